@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Slipstream",
+    products: [
+        .library(name: "SlipstreamHTTP", targets: ["SlipstreamHTTP"]),
+        .library(name: "SlipstreamDownload", targets: ["SlipstreamDownload"]),
+        .library(name: "SlipstreamAudio", targets: ["SlipstreamAudio"]),
+        .executable(name: "slipstream", targets: ["slipstream"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "SlipstreamHTTP", dependencies: ["CCurl"]),
+        .target(name: "SlipstreamDownload", dependencies: ["SlipstreamHTTP"]),
+        .target(name: "SlipstreamAudio"),
+        .executableTarget(
+            name: "slipstream",
+            dependencies: ["SlipstreamDownload", "SlipstreamHTTP", "SlipstreamAudio"]
+        ),
+        // Shared by the test targets: a loopback HTTP server that misbehaves on demand,
+        // the nginx the test script starts, and helpers for test files.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SlipstreamHTTPTests", dependencies: ["SlipstreamHTTP", "TestSupport"]),
+        .testTarget(name: "SlipstreamDownloadTests", dependencies: ["SlipstreamDownload", "TestSupport"]),
+        .testTarget(name: "SlipstreamAudioTests", dependencies: ["SlipstreamAudio", "TestSupport"]),
+        .testTarget(name: "SlipstreamCLITests", dependencies: ["TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
