@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Generates the audio fixtures the SlipstreamAudio tests parse, from Debian's own tools
+# (sox, lame, ffmpeg, mpg123; perl for the hand-built tags), and the reference figures the
+# decoders report for each of them. Binaries are never committed: this script is the fixture.
+#   scripts/make-audio-fixtures.sh OUTDIR
+# Writes OUTDIR/*.{mp3,mp2,aac,wav} and OUTDIR/reference.tsv with one line per fixture:
+#   name  kind  packets  samples  duration  sample_rate  channels  title  artist  album
+# packets: MPEG frames as mpg123 counts them (the Xing/Info frame excluded), ADTS frames as
+#   ffprobe -count_packets counts them, "-" for WAV (ffmpeg's packets are its own choice);
+# samples: per channel, after gapless trimming, as the decoders output them (mpg123 for
+#   MPEG audio, ffmpeg for ADTS, the file itself for WAV), and so are sample_rate (Hz) and
+#   channels; duration: ffprobe's format duration (seconds);
+# title/artist/album: the tags ffprobe reads ("-" when absent).
+# Idempotent: a finished OUTDIR whose stamp matches this script is left as it is.
+set -euo pipefail
+
+out="${1:?usage: make-audio-fixtures.sh OUTDIR}"
+stamp="$(sha256sum "$0" | cut -d' ' -f1)"
+if [[ -f "$out/reference.tsv" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then
+    exit 0
+fi
+mkdir -p "$out"
+rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out/reference.tsv" "$out/.stamp"
+tmp="$(mktemp -d "$out/.tmp.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+
+# Sources: a 3-second sweep (left) and pink noise (right), repeatable (-R), undithered (-D).
+source_wav() { # rate channels seconds file
+    sox -R -D -n -r "$1" -c 2 -b 16 "$tmp/s.wav" synth "$3" sine 220-3520 pinknoise gain -4
+    if [[ "$2" == 1 ]]; then sox -R -D "$tmp/s.wav" "$4" remix 1; else mv "$tmp/s.wav" "$4"; fi
+}
+source_wav 44100 2 3 "$tmp/44100.wav"
+for rate in 22050 24000 16000 8000 11025 12000 48000; do source_wav "$rate" 2 3 "$tmp/$rate.wav"; done
+source_wav 44100 1 3 "$tmp/44100-mono.wav"
+
+mp3() { lame --quiet --noreplaygain "$@"; }
+# MPEG-1 Layer III: CBR, VBR, ABR, mono, CRC, free format, with and without the Xing/LAME frame.
+mp3 -b 32 --resample 44.1 "$tmp/44100.wav" "$out/mp3-cbr32.mp3"
+mp3 -b 128 "$tmp/44100.wav" "$out/mp3-cbr128.mp3"
+mp3 -b 320 "$tmp/44100.wav" "$out/mp3-cbr320.mp3"
+mp3 -V 0 "$tmp/44100.wav" "$out/mp3-vbr-v0.mp3"
+mp3 -V 9 "$tmp/44100.wav" "$out/mp3-vbr-v9.mp3"
+mp3 --abr 112 "$tmp/44100.wav" "$out/mp3-abr112.mp3"
+mp3 -m m -b 64 "$tmp/44100-mono.wav" "$out/mp3-mono64.mp3"
+mp3 -p -b 128 "$tmp/44100.wav" "$out/mp3-crc128.mp3"
+mp3 --freeformat -b 400 "$tmp/44100.wav" "$out/mp3-freeformat400.mp3"
+mp3 -t -b 128 "$tmp/44100.wav" "$out/mp3-cbr128-noxing.mp3"
+mp3 -t -V 2 "$tmp/44100.wav" "$out/mp3-vbr-v2-noxing.mp3"
+mp3 -b 192 "$tmp/48000.wav" "$out/mp3-cbr192-48k.mp3"
+# MPEG-2 (22.05/24/16 kHz) and MPEG-2.5 (8/11.025/12 kHz).
+mp3 -b 64 "$tmp/22050.wav" "$out/mp3-mpeg2-22050.mp3"
+mp3 -V 4 "$tmp/24000.wav" "$out/mp3-mpeg2-24000-vbr.mp3"
+mp3 -b 48 -m m "$tmp/16000.wav" "$out/mp3-mpeg2-16000-mono.mp3"
+mp3 -b 16 "$tmp/8000.wav" "$out/mp3-mpeg25-8000.mp3"
+mp3 -V 6 "$tmp/11025.wav" "$out/mp3-mpeg25-11025-vbr.mp3"
+mp3 -t -b 24 --resample 12 "$tmp/12000.wav" "$out/mp3-mpeg25-12000-noxing.mp3"
+# Tags written by lame itself.
+mp3 -b 128 --id3v1-only --tt "Lame One" --ta "Lame Artist" --tl "Lame Album" \
+    "$tmp/44100.wav" "$out/mp3-id3v1.mp3"
+mp3 -b 128 --id3v2-only --tt "Lame Two" --ta "Lame Artist" --tl "Lame Album" \
+    "$tmp/44100.wav" "$out/mp3-id3v2-lame.mp3"
+
+# Hand-built tags (perl: the only tool that writes every ID3 variant byte-exactly).
+tag() { perl -e "$(cat <<'PERL'
+use strict; use Encode qw(encode);
+binmode STDOUT;
+sub ss { my $n = shift; pack("C4", ($n >> 21) & 127, ($n >> 14) & 127, ($n >> 7) & 127, $n & 127) }
+sub v23 { my ($id, $body) = @_; $id . pack("N", length $body) . "\0\0" . $body }
+sub v24 { my ($id, $body) = @_; $id . ss(length $body) . "\0\0" . $body }
+sub v22 { my ($id, $body) = @_; $id . substr(pack("N", length $body), 1) . $body }
+my $kind = shift;
+if ($kind eq "v23-picture") {
+    # 10 MiB of repeatable junk full of fake frame headers: a sync may never be taken from it.
+    srand(42); my $junk = join("", map { pack("N", int(rand(2**32))) } 1 .. 262144);
+    $junk .= "\xff\xfb\x90\x64" x 4096; $junk = $junk x 10;
+    my $frames = v23("TIT2", "\0Big Picture") . v23("TPE1", "\x01" . encode("UTF-16", "\x{c4}rtist \x{2603}"))
+        . v23("TALB", "\0Junk") . v23("APIC", "\0image/jpeg\0\x03cover\0" . $junk);
+    print "ID3\x03\x00\x00" . ss(length($frames) + 1024) . $frames . ("\0" x 1024);
+} elsif ($kind eq "v24-footer") {
+    # Extended header (6 bytes, CRC flag clear), UTF-8 and UTF-16BE text, and a footer.
+    my $frames = "\0\0\0\x06\x01\x00" . v24("TIT2", "\x03" . encode("UTF-8", "T\x{ef}tle \x{2713}"))
+        . v24("TPE1", "\x02" . encode("UTF-16BE", "Ba\x{df} \x{263a}")) . v24("TALB", "\x03Vier\0");
+    print "ID3\x04\x00\x50" . ss(length $frames) . $frames . "3DI\x04\x00\x50" . ss(length $frames);
+} elsif ($kind eq "v22") {
+    my $frames = v22("TT2", "\0Twenty-Two") . v22("TP1", "\0Old Artist") . v22("TAL", "\0Old Album");
+    print "ID3\x02\x00\x00" . ss(length($frames) + 100) . $frames . ("\0" x 100);
+} elsif ($kind eq "tail") {
+    # APEv2 (header + items + footer), Lyrics3v2, then ID3v1.1: everything that trails an MP3.
+    my $items = join("", map { pack("V V", length $_->[1], 0) . $_->[0] . "\0" . $_->[1] }
+        (["Title", "Tail Title"], ["Artist", "Tail Artist"], ["Album", "Tail Album"]));
+    my $size = length($items) + 32;
+    my $hf = sub { "APETAGEX" . pack("V V V V", 2000, $size, 3, shift) . ("\0" x 8) };
+    print $hf->(0xA0000000) . $items . $hf->(0x80000000);
+    my $lyrics = "LYRICSBEGIN" . "IND00002" . "11" . "LYR00012" . "[00:01]Hello";
+    print $lyrics . sprintf("%06d", length $lyrics) . "LYRICS200";
+    my $f = sub { my ($s, $n) = @_; substr($s . ("\0" x $n), 0, $n) };
+    print "TAG" . $f->("Tail Title", 30) . $f->("Tail Artist", 30) . $f->("Tail Album", 30)
+        . "2024" . $f->("comment", 28) . "\0\x05\x0c";
+}
+PERL
+)" "$@"; }
+tag v23-picture >"$tmp/v23.tag"
+cat "$tmp/v23.tag" "$out/mp3-cbr128.mp3" >"$out/mp3-id3v23-picture.mp3"
+tag v24-footer >"$tmp/v24.tag"
+cat "$tmp/v24.tag" "$out/mp3-vbr-v0.mp3" >"$out/mp3-id3v24-footer.mp3"
+tag v22 >"$tmp/v22.tag"
+cat "$tmp/v22.tag" "$out/mp3-mono64.mp3" >"$out/mp3-id3v22.mp3"
+tag tail >"$tmp/tail.tag"
+cat "$out/mp3-cbr128.mp3" "$tmp/tail.tag" >"$out/mp3-ape-lyrics3-id3v1.mp3"
+
+# MPEG-1 Layer II (ffmpeg's mp2 encoder; no header frames).
+ffmpeg -v error -y -i "$tmp/44100.wav" -c:a mp2 -b:a 192k -f mp2 "$out/mp2-192k.mp2"
+ffmpeg -v error -y -i "$tmp/48000.wav" -ac 1 -c:a mp2 -b:a 64k -f mp2 "$out/mp2-48k-mono.mp2"
+
+# AAC in ADTS.
+ffmpeg -v error -y -i "$tmp/44100.wav" -c:a aac -b:a 128k -f adts "$out/aac-lc-128k.aac"
+ffmpeg -v error -y -i "$tmp/22050.wav" -ac 1 -c:a aac -b:a 48k -f adts "$out/aac-lc-22050-mono.aac"
+
+# WAV: 8/16/24/32-bit integer, float, big-endian RIFX, WAVE_FORMAT_EXTENSIBLE (24-bit from
+# sox), and an odd-sized unknown chunk before an odd-sized data chunk followed by a LIST chunk.
+sox -R -D "$tmp/44100.wav" -b 8 "$out/wav-u8.wav"
+sox -R -D "$tmp/44100.wav" -b 16 "$out/wav-s16.wav"
+sox -R -D "$tmp/44100.wav" -b 24 "$out/wav-s24-extensible.wav"
+sox -R -D "$tmp/44100.wav" -b 32 -e signed-integer "$out/wav-s32.wav"
+sox -R -D "$tmp/44100.wav" -b 32 -e floating-point "$out/wav-f32.wav"
+sox -R -D "$tmp/44100.wav" -b 16 -B "$out/wav-rifx-s16.wav"
+sox -R -D "$tmp/11025.wav" -b 8 -c 1 "$tmp/odd.wav" trim 0 1.0001
+perl -e '
+    use strict; binmode STDIN; binmode STDOUT; local $/; my $w = <STDIN>;
+    my $data = index($w, "data"); my $n = unpack("V", substr($w, $data + 4, 4));
+    my $body = substr($w, 12, $data - 12) . "junk" . pack("V", 3) . "abc\0"
+        . substr($w, $data, 8 + $n) . ($n % 2 ? "\0" : "") . "LIST" . pack("V", 10) . "INFOIART\0\0";
+    print "RIFF" . pack("V", 4 + length $body) . "WAVE" . $body;
+' <"$tmp/odd.wav" >"$out/wav-u8-odd-chunks.wav"
+
+# Reference figures.
+probe() { ffprobe -v quiet -select_streams a:0 -show_entries "$1" -of default=nw=1:nk=1 "$2" | head -1; }
+tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
+{
+    for f in "$out"/*; do
+        name="$(basename "$f")"
+        case "$name" in
+        *.mp3 | *.mp2)
+            kind=mpeg
+            packets="$(mpg123 -t -v "$f" 2>&1 | tr '\r' '\n' | sed -n 's/^> 0*\([0-9][0-9]*\)+0*0 .*/\1/p' | tail -1)"
+            mpg123 -q -w "$tmp/decoded.wav" "$f"
+            decoded="$tmp/decoded.wav"
+            ;;
+        *.aac)
+            kind=adts
+            packets="$(ffprobe -v error -count_packets -show_entries stream=nb_read_packets -of csv=p=0 "$f")"
+            ffmpeg -v error -y -i "$f" "$tmp/decoded.wav"
+            decoded="$tmp/decoded.wav"
+            ;;
+        *.wav)
+            kind=wav
+            packets=-
+            decoded="$f"
+            ;;
+        esac
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$kind" "$packets" "$(soxi -s "$decoded")" \
+            "$(probe format=duration "$f")" "$(soxi -r "$decoded")" "$(soxi -c "$decoded")" \
+            "$(tagval title "$f")" "$(tagval artist "$f")" "$(tagval album "$f")"
+    done
+} >"$tmp/reference.tsv"
+mv "$tmp/reference.tsv" "$out/reference.tsv"
+echo "$stamp" >"$out/.stamp"
