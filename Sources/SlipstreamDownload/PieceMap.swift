@@ -1,0 +1,127 @@
+/// Which bytes of a file of known size are done, which are being fetched (and by which
+/// connection), and which are free. A pure value: the downloader asks it what to fetch
+/// next and tells it what was written.
+///
+/// Every byte is in exactly one of three places: `done`, `free`, or the unwritten part
+/// (`next..<end`) of exactly one assignment. A connection that starts or finishes calls
+/// `assign()`, which hands out the largest free run, or else steals the back half of the
+/// largest in-flight remainder when both halves are at least `minimumSplitSize` (aria2 and
+/// axel style work stealing): a slow connection never holds up the end of a download.
+public struct PieceMap: Sendable, Equatable {
+    /// Work for one connection: bytes `next..<end` still to be written.
+    public struct Assignment: Sendable, Equatable {
+        /// Identifies the assignment in `commit`, `release` and `assignment(_:)`.
+        public let id: Int
+        /// The first byte of the assignment as handed out (where its request starts).
+        public let start: Int64
+        /// The next byte to write.
+        public fileprivate(set) var next: Int64
+        /// One past the last byte to write. Shrinks when another connection steals the tail.
+        public fileprivate(set) var end: Int64
+
+        /// Bytes still to write.
+        public var remaining: Int64 { end - next }
+    }
+
+    /// The file size in bytes.
+    public let size: Int64
+    /// The smallest part that `assign()` splits off a running assignment, in bytes.
+    public let minimumSplitSize: Int64
+    /// Bytes written.
+    public private(set) var done: ByteRanges
+    /// Bytes neither written nor assigned.
+    public private(set) var free: ByteRanges
+    /// Assignments by id.
+    public private(set) var assignments: [Int: Assignment] = [:]
+    private var nextID = 1
+
+    /// A map of a file of `size` bytes of which `done` are already written (e.g. on resume).
+    public init(size: Int64, minimumSplitSize: Int64 = 1 << 20, done: ByteRanges = ByteRanges()) {
+        precondition(size >= 0 && minimumSplitSize > 0)
+        self.size = size
+        self.minimumSplitSize = minimumSplitSize
+        var clamped = done
+        clamped.remove(size..<Int64.max)
+        self.done = clamped
+        var free = ByteRanges([0..<size])
+        for range in clamped { free.remove(range) }
+        self.free = free
+    }
+
+    /// Whether every byte is written.
+    public var isComplete: Bool { done.byteCount == size }
+
+    /// Bytes written.
+    public var completedBytes: Int64 { done.byteCount }
+
+    /// The assignment with this id, while it runs.
+    public func assignment(_ id: Int) -> Assignment? { assignments[id] }
+
+    /// New work for an idle connection: the largest free run, else the back half of the
+    /// largest in-flight remainder when each half is at least `minimumSplitSize`; nil when
+    /// there is nothing worth fetching on another connection.
+    public mutating func assign() -> Assignment? {
+        if let run = free.largest {
+            free.remove(run)
+            return add(run)
+        }
+        guard let victim = assignments.values.max(by: { a, b in
+            a.remaining != b.remaining ? a.remaining < b.remaining : a.id > b.id
+        }), victim.remaining / 2 >= minimumSplitSize
+        else { return nil }
+        let middle = victim.next + victim.remaining / 2
+        let tail = middle..<victim.end
+        assignments[victim.id]?.end = middle
+        return add(tail)
+    }
+
+    private mutating func add(_ range: Range<Int64>) -> Assignment {
+        let assignment = Assignment(id: nextID, start: range.lowerBound, next: range.lowerBound, end: range.upperBound)
+        nextID += 1
+        assignments[assignment.id] = assignment
+        return assignment
+    }
+
+    /// Records that `count` bytes were written at the assignment's `next` offset. `count` must
+    /// not exceed `remaining`. Returns true when the assignment is finished (and removed).
+    @discardableResult
+    public mutating func commit(_ id: Int, count: Int64) -> Bool {
+        guard var assignment = assignments[id] else {
+            preconditionFailure("commit to unknown assignment \(id)")
+        }
+        precondition(count >= 0 && count <= assignment.remaining, "commit beyond the assignment's end")
+        done.insert(assignment.next..<(assignment.next + count))
+        assignment.next += count
+        if assignment.remaining == 0 {
+            assignments[id] = nil
+            return true
+        }
+        assignments[id] = assignment
+        return false
+    }
+
+    /// Ends an assignment early (its connection failed or stopped): what it did not write goes
+    /// back to the free pool. Does nothing for an unknown id.
+    public mutating func release(_ id: Int) {
+        guard let assignment = assignments.removeValue(forKey: id) else { return }
+        free.insert(assignment.next..<assignment.end)
+    }
+
+    /// Checks that every byte is in exactly one place; for tests and debugging.
+    public func isConsistent() -> Bool {
+        var covered = done
+        var total = done.byteCount + free.byteCount
+        for range in free {
+            if covered.overlaps(range) { return false }
+            covered.insert(range)
+        }
+        for assignment in assignments.values {
+            let range = assignment.next..<assignment.end
+            if range.isEmpty || covered.overlaps(range) { return false }
+            covered.insert(range)
+            total += assignment.remaining
+        }
+        return total == size && covered.byteCount == size
+            && (size == 0 || covered.ranges == [0..<size])
+    }
+}

@@ -1,0 +1,171 @@
+import CCurl
+
+/// One transfer's libcurl easy handle and the state its callbacks keep. Lives on the
+/// engine's I/O thread only: created, driven and destroyed there.
+final class CurlTransfer {
+    let id: UInt64
+    let request: HTTPRequest
+    let sink: any HTTPSink
+    let easy: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    /// Header fields of the response being received; reset at each status line
+    /// (redirects, `100 Continue`, proxy CONNECT answers).
+    private var headers = HTTPHeaders()
+    private var headDelivered = false
+    /// Set when the sink ended the transfer itself: `.finish` (nil) or `.abort` (the error).
+    private(set) var sinkEnded: Result<Void, HTTPError>?
+
+    init?(id: UInt64, request: HTTPRequest, sink: any HTTPSink) {
+        guard let easy = curl_easy_init() else { return nil }
+        self.id = id
+        self.request = request
+        self.sink = sink
+        self.easy = easy
+        errorBuffer = .allocate(capacity: Int(slipstream_curl_error_size))
+        errorBuffer.initialize(to: 0)
+        configure()
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    private func configure() {
+        let r = request
+        setLong(CURLOPT_NOSIGNAL, 1)
+        setString(CURLOPT_URL, r.url)
+        setString(CURLOPT_PROTOCOLS_STR, "http,https")
+        setString(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        if r.method == .head { setLong(CURLOPT_NOBODY, 1) }
+        if let range = r.range { setString(CURLOPT_RANGE, range.description) }
+        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000))
+        setLong(CURLOPT_LOW_SPEED_LIMIT, r.lowSpeedLimit)
+        setLong(CURLOPT_LOW_SPEED_TIME, r.lowSpeedLimit > 0 ? r.lowSpeedTime : 0)
+        // An empty string turns off the environment's proxy variables: only `proxy` counts.
+        setString(CURLOPT_PROXY, r.proxy ?? "")
+        setLong(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        setLong(CURLOPT_FOLLOWLOCATION, r.maxRedirects > 0 ? 1 : 0)
+        setLong(CURLOPT_MAXREDIRS, r.maxRedirects)
+        setString(CURLOPT_USERAGENT, r.userAgent)
+        setLong(CURLOPT_SSL_VERIFYPEER, r.verifyTLS ? 1 : 0)
+        setLong(CURLOPT_SSL_VERIFYHOST, r.verifyTLS ? 2 : 0)
+        setLong(CURLOPT_BUFFERSIZE, min(max(r.receiveBufferSize, 16 * 1024), 1024 * 1024))
+        setLong(CURLOPT_TCP_KEEPALIVE, 1)
+        _ = slipstream_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+
+        var fields = HTTPHeaders()
+        if r.identityEncoding { fields.add(name: "Accept-Encoding", value: "identity") }
+        for field in r.headers {
+            fields.remove(name: field.name)
+        }
+        for field in r.headers { fields.add(name: field.name, value: field.value) }
+        for field in fields {
+            headerList = curl_slist_append(headerList, "\(field.name): \(field.value)")
+        }
+        _ = slipstream_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList)
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = slipstream_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
+        _ = slipstream_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+        _ = slipstream_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        _ = slipstream_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
+        _ = slipstream_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me)
+    }
+
+    private func setLong(_ option: CURLoption, _ value: Int) {
+        _ = slipstream_curl_easy_setopt_long(easy, option, value)
+    }
+
+    private func setString(_ option: CURLoption, _ value: String) {
+        _ = slipstream_curl_easy_setopt_string(easy, option, value)
+    }
+
+    // MARK: Callbacks (I/O thread)
+
+    func onHeaderLine(_ line: UnsafeRawBufferPointer) {
+        var text = String(decoding: line, as: UTF8.self)
+        while let last = text.last, last == "\r" || last == "\n" { text.removeLast() }
+        if text.hasPrefix("HTTP/") {
+            headers = HTTPHeaders()
+        } else if let colon = text.firstIndex(of: ":") {
+            let name = String(text[..<colon])
+            let value = String(Substring(text[text.index(after: colon)...]).trimmingSpaces())
+            headers.add(name: name, value: value)
+        }
+    }
+
+    /// Returns what libcurl expects from a write callback.
+    func onBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if !headDelivered, !deliverHead() { return 0 }
+        switch sink.receive(body: bytes) {
+        case .proceed:
+            return bytes.count
+        case .pause:
+            return slipstream_curl_writefunc_pause
+        case .finish:
+            sinkEnded = .success(())
+            return 0
+        case .abort(let error):
+            sinkEnded = .failure(error)
+            return 0
+        }
+    }
+
+    /// Hands the head to the sink; false when the sink ended the transfer.
+    private func deliverHead() -> Bool {
+        headDelivered = true
+        var status = 0
+        _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var urlPointer: UnsafeMutablePointer<CChar>?
+        _ = slipstream_curl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &urlPointer)
+        let effectiveURL = urlPointer.map { String(cString: $0) } ?? request.url
+        let head = HTTPResponseHead(status: status, headers: headers, effectiveURL: effectiveURL)
+        switch sink.receive(head: head) {
+        case .proceed, .pause:
+            return true
+        case .finish:
+            sinkEnded = .success(())
+            return false
+        case .abort(let error):
+            sinkEnded = .failure(error)
+            return false
+        }
+    }
+
+    /// The outcome of a transfer libcurl reports as done with `code`.
+    func outcome(of code: CURLcode) -> Result<Void, HTTPError> {
+        if let sinkEnded { return sinkEnded }
+        if code == CURLE_OK {
+            if !headDelivered, !deliverHead() { return sinkEnded ?? .success(()) }
+            return .success(())
+        }
+        let detail = String(cString: errorBuffer)
+        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        var status = 0
+        _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        return .failure(HTTPError(
+            CurlResultCode.errorCode(for: code), url: request.url, message: message,
+            status: status == 0 ? nil : status, curlCode: Int(code.rawValue)))
+    }
+}
+
+private func curlWriteCallback(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.onBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+}
+
+private func curlHeaderCallback(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    transfer.onHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    return size * count
+}

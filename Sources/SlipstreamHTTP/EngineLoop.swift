@@ -1,0 +1,81 @@
+import CCurl
+
+/// The I/O thread's side of the engine: owns the multi handle's transfers and runs
+/// `curl_multi_perform` / `curl_multi_poll` until shut down.
+final class EngineLoop {
+    enum Command {
+        case add(id: UInt64, request: HTTPRequest, sink: any HTTPSink)
+        case resume(id: UInt64)
+        case cancel(id: UInt64)
+        case shutdown
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private var transfers: [UInt64: CurlTransfer] = [:]
+    private var shuttingDown = false
+
+    init(multi: UnsafeMutableRawPointer) {
+        self.multi = multi
+    }
+
+    func run(next: () -> [Command]) {
+        while true {
+            for command in next() { handle(command) }
+            if shuttingDown { break }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            collectFinished()
+            var ready: Int32 = 0
+            curl_multi_poll(multi, nil, 0, 1000, &ready)
+        }
+        for id in Array(transfers.keys) { cancel(id) }
+        curl_multi_cleanup(multi)
+    }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case .add(let id, let request, let sink):
+            guard let transfer = CurlTransfer(id: id, request: request, sink: sink) else {
+                sink.complete(.failure(HTTPError(.other, url: request.url, message: "libcurl could not create a handle")))
+                return
+            }
+            transfers[id] = transfer
+            let code = curl_multi_add_handle(multi, transfer.easy)
+            if code != CURLM_OK {
+                transfers[id] = nil
+                sink.complete(.failure(HTTPError(
+                    .other, url: request.url, message: String(cString: curl_multi_strerror(code)))))
+            }
+        case .resume(let id):
+            if let transfer = transfers[id] {
+                curl_easy_pause(transfer.easy, slipstream_curl_pause_cont)
+            }
+        case .cancel(let id):
+            cancel(id)
+        case .shutdown:
+            shuttingDown = true
+        }
+    }
+
+    private func cancel(_ id: UInt64) {
+        guard let transfer = transfers.removeValue(forKey: id) else { return }
+        curl_multi_remove_handle(multi, transfer.easy)
+        transfer.sink.complete(.failure(HTTPError(.cancelled, url: transfer.request.url, message: "cancelled")))
+    }
+
+    private func collectFinished() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            var pointer: UnsafeMutableRawPointer?
+            _ = slipstream_curl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &pointer)
+            guard let pointer else { continue }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(pointer).takeUnretainedValue()
+            let outcome = transfer.outcome(of: code)
+            curl_multi_remove_handle(multi, easy)
+            transfers[transfer.id] = nil
+            transfer.sink.complete(outcome)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// The transfer engine: libcurl's multi interface driven by one dedicated I/O thread.
+///
+/// Many transfers share one engine, its connection cache and its DNS cache. Calls from any
+/// thread (`start`, and `resume`/`cancel` on a transfer) are queued and picked up by the I/O
+/// thread, which `curl_multi_wakeup` interrupts; sinks are called on the I/O thread only.
+/// An engine lives until `shutdown()`; `HTTPEngine.shared` lives as long as the process.
+public final class HTTPEngine: Sendable {
+    /// Engine-wide settings.
+    public struct Configuration: Sendable {
+        /// Whether transfers to one HTTP/2 host may share a connection. Default false: a
+        /// segmented download wants one TCP connection per segment.
+        public var multiplexing = false
+        /// The most connections kept open for reuse. Default 64.
+        public var connectionCacheSize = 64
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The engine most callers share.
+    public static let shared = HTTPEngine()
+
+    private enum Command: Sendable {
+        case add(id: UInt64, request: HTTPRequest, sink: any HTTPSink)
+        case resume(id: UInt64)
+        case cancel(id: UInt64)
+        case shutdown
+    }
+
+    private struct Inbox {
+        var commands: [Command] = []
+        var nextID: UInt64 = 1
+        var isShutDown = false
+    }
+
+    /// The multi handle. Only the I/O thread uses it, except for `curl_multi_wakeup`, which
+    /// libcurl documents as safe to call from any thread.
+    nonisolated(unsafe) private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+
+    /// Starts an engine and its I/O thread.
+    public init(configuration: Configuration = Configuration()) {
+        CurlGlobal.initialize()
+        guard let multi = curl_multi_init() else {
+            fatalError("curl_multi_init failed: libcurl is out of memory")
+        }
+        self.multi = multi
+        _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexing ? 2 : 0)
+        _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize)
+        let thread = Thread { [self] in
+            EngineLoop(multi: self.multi).run(next: { self.takeCommands() })
+        }
+        thread.name = "slipstream-http"
+        thread.start()
+    }
+
+    /// Starts a transfer; `sink` receives its response on the I/O thread. After `shutdown()`
+    /// the sink is completed at once with `.cancelled`.
+    @discardableResult
+    public func start(_ request: HTTPRequest, sink: any HTTPSink) -> HTTPTransfer {
+        let id: UInt64? = inbox.withLock { inbox in
+            guard !inbox.isShutDown else { return nil }
+            let id = inbox.nextID
+            inbox.nextID += 1
+            inbox.commands.append(.add(id: id, request: request, sink: sink))
+            return id
+        }
+        guard let id else {
+            sink.complete(.failure(HTTPError(.cancelled, url: request.url, message: "the HTTP engine was shut down")))
+            return HTTPTransfer(id: 0, engine: self)
+        }
+        curl_multi_wakeup(multi)
+        return HTTPTransfer(id: id, engine: self)
+    }
+
+    /// Cancels every transfer (their sinks complete with `.cancelled`) and stops the I/O thread.
+    public func shutdown() {
+        send(.shutdown)
+    }
+
+    func resume(_ id: UInt64) { send(.resume(id: id)) }
+    func cancel(_ id: UInt64) { send(.cancel(id: id)) }
+
+    private func send(_ command: Command) {
+        let accepted = inbox.withLock { inbox in
+            guard !inbox.isShutDown else { return false }
+            inbox.commands.append(command)
+            if case .shutdown = command { inbox.isShutDown = true }
+            return true
+        }
+        if accepted { curl_multi_wakeup(multi) }
+    }
+
+    private func takeCommands() -> [EngineLoop.Command] {
+        inbox.withLock { inbox in
+            guard !inbox.commands.isEmpty else { return [] }
+            defer { inbox.commands.removeAll(keepingCapacity: true) }
+            return inbox.commands.map { command in
+                switch command {
+                case .add(let id, let request, let sink): .add(id: id, request: request, sink: sink)
+                case .resume(let id): .resume(id: id)
+                case .cancel(let id): .cancel(id: id)
+                case .shutdown: .shutdown
+                }
+            }
+        }
+    }
+}
+
+/// A running transfer: resume it after its sink paused it, or cancel it. Safe to use from
+/// any thread, any number of times, also after the transfer ended (then it does nothing).
+public final class HTTPTransfer: Sendable {
+    private let id: UInt64
+    private let engine: HTTPEngine
+
+    init(id: UInt64, engine: HTTPEngine) {
+        self.id = id
+        self.engine = engine
+    }
+
+    /// Delivers the body again after the sink answered `.pause`.
+    public func resume() { if id != 0 { engine.resume(id) } }
+
+    /// Stops the transfer; its sink completes with `.cancelled` unless it already completed.
+    public func cancel() { if id != 0 { engine.cancel(id) } }
+}
+
+/// `curl_global_init`, once per process, before the first handle.
+enum CurlGlobal {
+    private static let initialized: Bool = {
+        curl_global_init(slipstream_curl_global_all) == CURLE_OK
+    }()
+
+    static func initialize() {
+        precondition(initialized, "curl_global_init failed")
+    }
+}

@@ -1,0 +1,68 @@
+/// A failed transfer: what kind of failure, the URL it concerns and the underlying cause.
+public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure. A struct rather than an enum so that new kinds don't break callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A stable name for the kind, e.g. `connect`.
+        public let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The URL could not be parsed.
+        public static let malformedURL = Code("malformed URL")
+        /// The URL's scheme is not `http` or `https`.
+        public static let unsupportedScheme = Code("unsupported scheme")
+        /// The host name (or the proxy's) did not resolve.
+        public static let resolve = Code("resolve")
+        /// No TCP connection could be made.
+        public static let connect = Code("connect")
+        /// The proxy refused or failed.
+        public static let proxy = Code("proxy")
+        /// TLS handshake or certificate verification failed.
+        public static let tls = Code("TLS")
+        /// The connect timeout passed, or the transfer stayed below the low-speed limit too long.
+        public static let timeout = Code("timeout")
+        /// More redirects than the request allows.
+        public static let tooManyRedirects = Code("too many redirects")
+        /// The connection closed, or failed, before the whole body arrived.
+        public static let connectionLost = Code("connection lost")
+        /// The server answered with a status the caller cannot use (see `status`).
+        public static let httpStatus = Code("HTTP status")
+        /// A range request got an answer that is not the asked-for range.
+        public static let rangeNotHonoured = Code("range not honoured")
+        /// The response is malformed in a way that makes it unusable.
+        public static let invalidResponse = Code("invalid response")
+        /// The sink could not take the body (e.g. a disk write failed).
+        public static let writeFailed = Code("write failed")
+        /// The transfer was cancelled.
+        public static let cancelled = Code("cancelled")
+        /// Any other libcurl failure.
+        public static let other = Code("transfer failed")
+
+        /// The name.
+        public var description: String { name }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// The URL of the request.
+    public var url: String
+    /// What went wrong, for a person.
+    public var message: String
+    /// The HTTP status, where one was received.
+    public var status: Int?
+    /// libcurl's result code, where libcurl reported the failure.
+    public var curlCode: Int?
+
+    /// Creates an error.
+    public init(_ code: Code, url: String, message: String, status: Int? = nil, curlCode: Int? = nil) {
+        self.code = code
+        self.url = url
+        self.message = message
+        self.status = status
+        self.curlCode = curlCode
+    }
+
+    /// One line: the URL, the kind and the cause.
+    public var description: String {
+        "\(url): \(message)"
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Helpers for test files: fast reproducible content, comparison, temporary folders.
+public enum TestFiles {
+    /// Writes `size` bytes from a seeded generator (xorshift), 1 MiB at a time.
+    public static func writeRandom(to path: String, size: Int, seed: UInt64) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: path)
+        else { throw POSIXError(.EACCES) }
+        defer { try? handle.close() }
+        var state = seed | 1
+        var remaining = size
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        while remaining > 0 {
+            let count = min(remaining, block.count)
+            block.withUnsafeMutableBytes { raw in
+                let words = raw.bindMemory(to: UInt64.self)
+                for index in 0..<(count + 7) / 8 where index < words.count {
+                    state ^= state << 13
+                    state ^= state >> 7
+                    state ^= state << 17
+                    words[index] = state
+                }
+            }
+            try handle.write(contentsOf: block[..<count])
+            remaining -= count
+        }
+    }
+
+    /// Random bytes in memory, for the in-test server.
+    public static func randomBytes(_ count: Int, seed: UInt64 = 42) -> [UInt8] {
+        var generator = SeededGenerator(seed: seed)
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    /// Whether two files have the same bytes.
+    public static func equal(_ a: String, _ b: String) -> Bool {
+        guard let first = FileHandle(forReadingAtPath: a), let second = FileHandle(forReadingAtPath: b) else { return false }
+        defer { try? first.close(); try? second.close() }
+        while true {
+            let x = (try? first.read(upToCount: 4 << 20)) ?? nil
+            let y = (try? second.read(upToCount: 4 << 20)) ?? nil
+            if x != y { return false }
+            if x == nil || x!.isEmpty { return true }
+        }
+    }
+
+    /// Whether the file at `path` holds exactly `bytes`.
+    public static func contents(of path: String, equal bytes: [UInt8]) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { return false }
+        return data.elementsEqual(bytes)
+    }
+
+    /// A new empty folder under the test run's work folder (or the system's temporary folder).
+    public static func makeTemporaryFolder() throws -> String {
+        let base = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_WORK"] ?? NSTemporaryDirectory()
+        let path = base + "/t-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+/// A seedable random number generator (SplitMix64) so tests are reproducible.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator that yields the same sequence for the same seed.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

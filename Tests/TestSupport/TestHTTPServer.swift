@@ -1,0 +1,230 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A small HTTP/1.1 server on 127.0.0.1 for tests that need faults nginx cannot produce:
+/// a handler decides each response, and the response can lie, stall, close early or
+/// stream without a length. One thread per connection; keep-alive supported.
+public final class TestHTTPServer: Sendable {
+    /// A parsed request.
+    public struct Request: Sendable {
+        /// `GET`, `HEAD`, ...
+        public var method: String
+        /// The path with any query, e.g. `/file?x=1`.
+        public var path: String
+        /// Header fields with lower-cased names (the last one wins).
+        public var headers: [String: String]
+        /// The parsed `Range: bytes=a-b` (b nil for `a-`), if any.
+        public var range: (start: Int64, end: Int64?)? {
+            guard let value = headers["range"], value.hasPrefix("bytes=") else { return nil }
+            let parts = value.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, let start = Int64(parts[0]) else { return nil }
+            return (start, Int64(parts[1]))
+        }
+    }
+
+    /// What to send back, and how.
+    public struct Response: Sendable {
+        /// The status code.
+        public var status: Int
+        /// Header fields; Content-Length is added unless `chunked`.
+        public var headers: [(String, String)]
+        /// The body.
+        public var body: [UInt8]
+        /// Send with `Transfer-Encoding: chunked` and no length.
+        public var chunked = false
+        /// Close the connection after this many body bytes.
+        public var closeAfter: Int?
+        /// Stop sending (but keep the connection open) after this many body bytes.
+        public var stallAfter: Int?
+        /// Pace the body at about this many bytes per second.
+        public var bytesPerSecond: Int?
+
+        /// A response with the given parts.
+        public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
+        /// The honest answer for `content` to `request`: 206 with Content-Range for a
+        /// satisfiable range, 416 for an unsatisfiable one, else 200.
+        public static func file(_ content: [UInt8], for request: Request, etag: String? = "\"v1\"",
+                                lastModified: String? = nil) -> Response {
+            var headers: [(String, String)] = [("Accept-Ranges", "bytes")]
+            if let etag { headers.append(("ETag", etag)) }
+            if let lastModified { headers.append(("Last-Modified", lastModified)) }
+            let size = Int64(content.count)
+            guard let range = request.range else {
+                return Response(status: 200, headers: headers, body: content)
+            }
+            let end = min(range.end ?? (size - 1), size - 1)
+            guard range.start < size, range.start <= end else {
+                return Response(status: 416, headers: headers + [("Content-Range", "bytes */\(size)")])
+            }
+            headers.append(("Content-Range", "bytes \(range.start)-\(end)/\(size)"))
+            return Response(status: 206, headers: headers, body: Array(content[Int(range.start)...Int(end)]))
+        }
+    }
+
+    private struct State {
+        var requests: [Request] = []
+        var openConnections = 0
+        var maxOpenConnections = 0
+        var stopped = false
+    }
+
+    private let listener: Int32
+    /// The port it listens on.
+    public let port: Int
+    private let state = Mutex(State())
+    private let handler: @Sendable (Request) -> Response
+
+    /// Starts a server on a free loopback port.
+    public init(handler: @escaping @Sendable (Request) -> Response) throws {
+        self.handler = handler
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// `http://127.0.0.1:PORT` + path.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Every request received so far, in order.
+    public var requests: [Request] { state.withLock { $0.requests } }
+
+    /// The most connections that were open at once.
+    public var maxOpenConnections: Int { state.withLock { $0.maxOpenConnections } }
+
+    /// Stops accepting; stalled responses end and their connections close.
+    public func stop() {
+        state.withLock { $0.stopped = true }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            state.withLock {
+                $0.openConnections += 1
+                $0.maxOpenConnections = max($0.maxOpenConnections, $0.openConnections)
+            }
+            let thread = Thread { [self] in
+                serve(client)
+                close(client)
+                state.withLock { $0.openConnections -= 1 }
+            }
+            thread.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        var buffer: [UInt8] = []
+        while !isStopped {
+            guard let request = readRequest(client, buffer: &buffer) else { return }
+            state.withLock { $0.requests.append(request) }
+            let response = handler(request)
+            guard send(response, for: request, to: client) else { return }
+        }
+    }
+
+    private func readRequest(_ client: Int32, buffer: inout [UInt8]) -> Request? {
+        let terminator: [UInt8] = Array("\r\n\r\n".utf8)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let end = buffer.firstRange(of: terminator) {
+                let text = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                buffer.removeSubrange(..<end.upperBound)
+                var lines = text.components(separatedBy: "\r\n")
+                let requestLine = lines.removeFirst().split(separator: " ")
+                guard requestLine.count >= 2 else { return nil }
+                var headers: [String: String] = [:]
+                for line in lines {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+                        .trimmingCharacters(in: .whitespaces)
+                }
+                return Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers)
+            }
+            let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return nil }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Sends a response; false when the connection must close.
+    private func send(_ response: Response, for request: Request, to client: Int32) -> Bool {
+        var head = "HTTP/1.1 \(response.status) \(response.status < 300 ? "OK" : "Status")\r\n"
+        for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
+        if response.chunked {
+            head += "Transfer-Encoding: chunked\r\n"
+        } else {
+            head += "Content-Length: \(response.body.count)\r\n"
+        }
+        head += "\r\n"
+        guard write(Array(head.utf8), to: client) else { return false }
+        if request.method == "HEAD" { return true }
+
+        var body = response.body[...]
+        var sent = 0
+        let piece = response.bytesPerSecond.map { max(1, $0 / 20) } ?? 64 * 1024
+        while !body.isEmpty {
+            if let stall = response.stallAfter, sent >= stall {
+                while !isStopped { usleep(20_000) }
+                return false
+            }
+            var count = min(piece, body.count)
+            if let limit = response.closeAfter { count = min(count, limit - sent) }
+            if let stall = response.stallAfter { count = min(count, max(stall - sent, 0)) }
+            if count == 0 { return false }  // closeAfter reached
+            let slice = Array(body.prefix(count))
+            let framed = response.chunked
+                ? Array(String(count, radix: 16).utf8) + [13, 10] + slice + [13, 10] : slice
+            guard write(framed, to: client) else { return false }
+            body = body.dropFirst(count)
+            sent += count
+            if let rate = response.bytesPerSecond { usleep(UInt32(1_000_000 * count / rate)) }
+            if let limit = response.closeAfter, sent >= limit { return false }
+        }
+        if response.chunked { return write(Array("0\r\n\r\n".utf8), to: client) }
+        return response.closeAfter == nil
+    }
+
+    private func write(_ bytes: [UInt8], to client: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count <= 0 { return false }
+            offset += count
+        }
+        return true
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The nginx that `scripts/test.sh` starts on a loopback port, and the files it serves.
+public enum TestNginx {
+    /// Why a test that needs nginx cannot run.
+    public struct NotRunning: Error, CustomStringConvertible {
+        public var description: String { "nginx is not running: run the tests with scripts/test.sh" }
+    }
+
+    /// The port, from `SLIPSTREAM_TEST_NGINX_PORT`.
+    public static func port() throws -> Int {
+        guard let text = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_NGINX_PORT"], let port = Int(text)
+        else { throw NotRunning() }
+        return port
+    }
+
+    /// The folder nginx serves under `/files/`, `/rate/`, `/gzip/` and `/moved/`.
+    public static func filesFolder() throws -> String {
+        guard let path = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_WWW"] else { throw NotRunning() }
+        return path
+    }
+
+    /// `http://127.0.0.1:PORT/LOCATION/NAME`, e.g. `url("a.bin", location: "rate")`.
+    public static func url(_ name: String, location: String = "files", query: String? = nil) throws -> String {
+        "http://127.0.0.1:\(try port())/\(location)/\(name)" + (query.map { "?\($0)" } ?? "")
+    }
+
+    /// Makes (once per test run) a served file of `size` pseudo-random bytes and returns its path.
+    /// Files of one name and size are identical across calls and tests.
+    @discardableResult
+    public static func makeFile(_ name: String, size: Int) throws -> String {
+        let path = try filesFolder() + "/" + name
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+           (attributes[.size] as? NSNumber)?.intValue == size {
+            return path
+        }
+        let temporary = path + ".tmp\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try TestFiles.writeRandom(to: temporary, size: size, seed: UInt64(truncatingIfNeeded: name.hashValueStable))
+        guard rename(temporary, path) == 0 else { throw POSIXError(.EIO) }
+        return path
+    }
+}
+
+extension String {
+    /// A hash of the string that is the same in every process (unlike `hashValue`).
+    var hashValueStable: UInt64 {
+        utf8.reduce(14_695_981_039_346_656_037) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+    }
+}
