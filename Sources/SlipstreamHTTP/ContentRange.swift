@@ -48,7 +48,7 @@ extension Substring {
     func trimmingSpaces() -> Substring {
         var result = self
         while let c = result.first, c == " " || c == "\t" { result.removeFirst() }
-        while let c = result.last, c == " " || c == "\t" || c == "\r" || c == "\n" { result.removeLast() }
+        while let c = result.last, c == " " || c == "\t" { result.removeLast() }
         return result
     }
 }

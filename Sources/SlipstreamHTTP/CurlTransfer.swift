@@ -87,8 +87,9 @@ final class CurlTransfer {
     // MARK: Callbacks (I/O thread)
 
     func onHeaderLine(_ line: UnsafeRawBufferPointer) {
-        var text = String(decoding: line, as: UTF8.self)
-        while let last = text.last, last == "\r" || last == "\n" { text.removeLast() }
+        var length = line.count
+        while length > 0, line[length - 1] == 13 || line[length - 1] == 10 { length -= 1 }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<length]), as: UTF8.self)
         if text.hasPrefix("HTTP/") {
             headers = HTTPHeaders()
         } else if let colon = text.firstIndex(of: ":") {

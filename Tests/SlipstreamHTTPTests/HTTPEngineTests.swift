@@ -1,0 +1,183 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import SlipstreamHTTP
+
+@Suite struct HTTPEngineTests {
+    let engine = HTTPEngine.shared
+
+    @Test func rangeRequestAgainstNginx() async throws {
+        let path = try TestNginx.makeFile("engine-1m.bin", size: 1 << 20)
+        var request = HTTPRequest(url: try TestNginx.url("engine-1m.bin"))
+        request.range = .init(start: 1000, end: 1999)
+        let response = try await engine.fetch(request)
+        #expect(response.head.status == 206)
+        #expect(response.head.contentRange == ContentRange(range: 1000...1999, total: 1 << 20))
+        #expect(response.head.contentLength == 1000)
+        #expect(response.head.hasStrongETag)
+        #expect(response.head.lastModified != nil)
+        let source = try #require(FileManager.default.contents(atPath: path))
+        #expect(response.body.elementsEqual(source[1000...1999]))
+    }
+
+    @Test func followsRedirectsAndReportsTheEffectiveURL() async throws {
+        try TestNginx.makeFile("engine-small.bin", size: 100)
+        let response = try await engine.fetch(HTTPRequest(url: try TestNginx.url("engine-small.bin", location: "moved")))
+        #expect(response.head.status == 200)
+        #expect(response.head.effectiveURL == (try TestNginx.url("engine-small.bin")))
+        #expect(response.body.count == 100)
+    }
+
+    @Test func redirectLimit() async throws {
+        let server = try TestHTTPServer { _ in .init(status: 302, headers: [("Location", "/again")]) }
+        defer { server.stop() }
+        var request = HTTPRequest(url: server.url("/start"))
+        request.maxRedirects = 3
+        await #expect(throws: HTTPError.self) { try await engine.fetch(request) }
+        do {
+            _ = try await engine.fetch(request)
+        } catch {
+            #expect(error.code == .tooManyRedirects)
+        }
+    }
+
+    @Test func statusIsReportedNotThrown() async throws {
+        let response = try await engine.fetch(HTTPRequest(url: try TestNginx.url("no-such-file")))
+        #expect(response.head.status == 404)
+        #expect(!response.head.isSuccess)
+    }
+
+    @Test(arguments: [
+        ("ftp://127.0.0.1/x", HTTPError.Code.unsupportedScheme),
+        ("http://[::1", HTTPError.Code.malformedURL),
+        ("http://127.0.0.1:1/refused", HTTPError.Code.connect),
+    ])
+    func transportErrors(url: String, code: HTTPError.Code) async {
+        do {
+            _ = try await engine.fetch(HTTPRequest(url: url))
+            Issue.record("expected \(code)")
+        } catch {
+            #expect(error.code == code)
+            #expect(error.url == url)
+            #expect(!error.message.isEmpty)
+        }
+    }
+
+    @Test func stallBeyondTheLowSpeedTimeTimesOut() async throws {
+        let body = TestFiles.randomBytes(100_000)
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(body, for: request)
+            response.stallAfter = 1000
+            return response
+        }
+        defer { server.stop() }
+        var request = HTTPRequest(url: server.url("/stall"))
+        request.lowSpeedTime = 1
+        do {
+            _ = try await engine.fetch(request)
+            Issue.record("expected a timeout")
+        } catch {
+            #expect(error.code == .timeout)
+        }
+    }
+
+    @Test func connectionClosedMidBodyIsConnectionLost() async throws {
+        let body = TestFiles.randomBytes(100_000)
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(body, for: request)
+            response.closeAfter = 5000
+            return response
+        }
+        defer { server.stop() }
+        do {
+            _ = try await engine.fetch(HTTPRequest(url: server.url("/close")))
+            Issue.record("expected connection lost")
+        } catch {
+            #expect(error.code == .connectionLost)
+        }
+    }
+
+    @Test func sentHeadersAndIdentityEncoding() async throws {
+        let server = try TestHTTPServer { request in
+            .init(status: 200, body: Array("\(request.headers["accept-encoding"] ?? "-")|\(request.headers["x-test"] ?? "-")|\(request.headers["user-agent"] ?? "-")".utf8))
+        }
+        defer { server.stop() }
+        var request = HTTPRequest(url: server.url("/echo"))
+        request.headers.add(name: "X-Test", value: "yes")
+        request.userAgent = "tester/1"
+        let response = try await engine.fetch(request)
+        #expect(String(decoding: response.body, as: UTF8.self) == "identity|yes|tester/1")
+    }
+
+    @Test func pauseDeliversTheSameBytesAgainAfterResume() async throws {
+        let path = try TestNginx.makeFile("engine-4m.bin", size: 4 << 20)
+        let sink = PausingSink()
+        let transfer = engine.start(HTTPRequest(url: try TestNginx.url("engine-4m.bin")), sink: sink)
+        // Resume from another thread every time the sink pauses, until the end.
+        while !sink.isComplete {
+            try await Task.sleep(for: .milliseconds(5))
+            transfer.resume()
+        }
+        #expect(sink.pauses > 3)
+        #expect(sink.result?.isSuccess == true)
+        let source = try #require(FileManager.default.contents(atPath: path))
+        #expect(sink.body.elementsEqual(source))
+    }
+
+    @Test func cancellingOneTransferLeavesTheOthers() async throws {
+        try TestNginx.makeFile("engine-8m.bin", size: 8 << 20)
+        let slow = try TestNginx.url("engine-8m.bin", location: "rate", query: "rate=1m")
+        let fast = try TestNginx.url("engine-1m2.bin")
+        try TestNginx.makeFile("engine-1m2.bin", size: 1 << 20)
+        let slowSink = PausingSink(pauseEvery: 0)
+        let slowTransfer = engine.start(HTTPRequest(url: slow), sink: slowSink)
+        let other = try await engine.fetch(HTTPRequest(url: fast))
+        slowTransfer.cancel()
+        slowTransfer.cancel()
+        while !slowSink.isComplete { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(other.body.count == 1 << 20)
+        if case .failure(let error) = slowSink.result { #expect(error.code == .cancelled) } else { Issue.record("not cancelled") }
+    }
+}
+
+/// Pauses every `pauseEvery`-th slice (0: never) and collects the body.
+final class PausingSink: HTTPSink {
+    private struct State {
+        var body: [UInt8] = []
+        var calls = 0
+        var pauses = 0
+        var result: Result<Void, HTTPError>?
+    }
+    private let state = Mutex(State())
+    private let pauseEvery: Int
+
+    init(pauseEvery: Int = 3) { self.pauseEvery = pauseEvery }
+
+    var isComplete: Bool { state.withLock { $0.result != nil } }
+    var pauses: Int { state.withLock { $0.pauses } }
+    var body: [UInt8] { state.withLock { $0.body } }
+    var result: Result<Void, HTTPError>? { state.withLock { $0.result } }
+
+    func receive(head: HTTPResponseHead) -> HTTPSinkDecision { .proceed }
+
+    func receive(body: UnsafeRawBufferPointer) -> HTTPSinkDecision {
+        state.withLock { state in
+            state.calls += 1
+            if pauseEvery > 0, state.calls % pauseEvery == 0 {
+                state.pauses += 1
+                return .pause
+            }
+            state.body.append(contentsOf: body)
+            return .proceed
+        }
+    }
+
+    func complete(_ result: Result<Void, HTTPError>) {
+        state.withLock { $0.result = result }
+    }
+}
+
+extension Result {
+    var isSuccess: Bool { if case .success = self { true } else { false } }
+}
