@@ -1,0 +1,27 @@
+import Synchronization
+
+/// A running download. Read its `events`, await its `value`, or `cancel()` it. Safe to use
+/// from any thread.
+public final class Download: Sendable {
+    /// What happens to the download; see `DownloadEvent`. One reader.
+    public let events: AsyncStream<DownloadEvent>
+    private let job: DownloadJob
+
+    init(job: DownloadJob, events: AsyncStream<DownloadEvent>) {
+        self.job = job
+        self.events = events
+    }
+
+    /// The result, once every byte is on disk under the final name; throws the
+    /// `DownloadError` that stopped the download otherwise.
+    public var value: DownloadResult {
+        get async throws(DownloadError) { try await job.result() }
+    }
+
+    /// A snapshot of progress now.
+    public var progress: DownloadProgress { job.progress() }
+
+    /// Stops every transfer; the download fails with `.cancelled` and its `.part` file stays.
+    /// Safe to call at any time and more than once.
+    public func cancel() { job.cancel() }
+}

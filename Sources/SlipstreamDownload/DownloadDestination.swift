@@ -1,0 +1,60 @@
+import Foundation
+
+/// Where a download goes: a given file, or a folder where the name comes from the server
+/// (`Content-Disposition`) or the URL.
+public enum DownloadDestination: Sendable, Equatable {
+    /// Exactly this path.
+    case file(String)
+    /// This folder, under a name chosen from the response.
+    case folder(String)
+
+    /// Refuses, before any request, what can never work: a file path that is a folder, a
+    /// missing or unwritable folder, or (without `overwrite`) an existing file.
+    func check(overwrite: Bool) throws(DownloadError) {
+        switch self {
+        case .file(let path):
+            var isFolder: ObjCBool = false
+            if path.hasSuffix("/") || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue) {
+                throw DownloadError(.output, "\(path) is a folder; give a file name with -o, or the folder with -d")
+            }
+            try Self.checkFolder(Self.folder(of: path))
+            try Self.checkFree(path, overwrite: overwrite)
+        case .folder(let folder):
+            try Self.checkFolder(folder)
+        }
+    }
+
+    /// The final path once the response is known.
+    func finalPath(contentDisposition: String?, effectiveURL: String, overwrite: Bool) throws(DownloadError) -> String {
+        switch self {
+        case .file(let path):
+            return path
+        case .folder(let folder):
+            let name = OutputName.choose(contentDisposition: contentDisposition, url: effectiveURL)
+            let path = folder == "." ? name : (folder as NSString).appendingPathComponent(name)
+            try Self.checkFree(path, overwrite: overwrite)
+            return path
+        }
+    }
+
+    private static func folder(of path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+
+    private static func checkFolder(_ folder: String) throws(DownloadError) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw DownloadError(.output, "the folder \(folder) does not exist")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw DownloadError(.output, "cannot write in the folder \(folder): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func checkFree(_ path: String, overwrite: Bool) throws(DownloadError) {
+        if !overwrite, FileManager.default.fileExists(atPath: path) {
+            throw DownloadError(.output, "\(path) already exists; use --force to replace it")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+/// What happens to a download, in order: `started`, any number of `progress`, then exactly
+/// one of `finished` or `failed`.
+public enum DownloadEvent: Sendable {
+    /// The server answered and the output file is open.
+    case started(DownloadInfo)
+    /// A snapshot of progress (at most ten a second; the newest wins when the reader lags).
+    case progress(DownloadProgress)
+    /// Every byte is on disk under its final name.
+    case finished(DownloadResult)
+    /// The download stopped for this reason.
+    case failed(DownloadError)
+}
+
+/// What the first response told about the download.
+public struct DownloadInfo: Sendable, Equatable {
+    /// The file being written (`path` + `.part` until the end).
+    public var path: String
+    /// The size in bytes, when known.
+    public var totalBytes: Int64?
+    /// Whether the server serves byte ranges, so several connections are used.
+    public var segmented: Bool
+    /// The URL that answered, after redirects.
+    public var effectiveURL: String
+}
+
+/// A snapshot of a running download.
+public struct DownloadProgress: Sendable, Equatable {
+    /// Bytes written to disk.
+    public var completedBytes: Int64
+    /// The size in bytes, when known.
+    public var totalBytes: Int64?
+    /// The recent speed in bytes per second (over the last two seconds or so).
+    public var bytesPerSecond: Double
+    /// Connections transferring now.
+    public var activeConnections: Int
+
+    /// Seconds left at the recent speed, when both are known.
+    public var secondsRemaining: Double? {
+        guard let totalBytes, bytesPerSecond > 0 else { return nil }
+        return Double(totalBytes - completedBytes) / bytesPerSecond
+    }
+
+    /// The fraction done, 0...1, when the size is known.
+    public var fractionCompleted: Double? {
+        guard let totalBytes else { return nil }
+        return totalBytes == 0 ? 1 : Double(completedBytes) / Double(totalBytes)
+    }
+}
+
+/// A finished download.
+public struct DownloadResult: Sendable, Equatable {
+    /// The final path of the file.
+    public var path: String
+    /// Its size in bytes.
+    public var bytes: Int64
+    /// Whether several connections could be used.
+    public var segmented: Bool
+    /// Bytes received in total, including any fetched twice after a failed connection.
+    public var bytesReceived: Int64
+}

@@ -1,0 +1,368 @@
+import SlipstreamHTTP
+import Synchronization
+
+/// Runs one download: the first request finds out the size and whether ranges work, then
+/// connections fetch the ranges the piece map hands out and write them at their offsets.
+///
+/// Transfer callbacks arrive on the engine's I/O thread only; `cancel`, `progress` and
+/// `result` may come from any thread, so all state sits behind one mutex. Disk writes happen
+/// outside the lock: only the I/O thread writes, and the file is closed by the I/O thread
+/// once no connection is left.
+final class DownloadJob: Sendable {
+    private enum Mode {
+        /// The first response has not arrived.
+        case probing
+        /// Ranges work: many connections, each with an assignment of the piece map.
+        case segmented(PieceMap)
+        /// One connection, written in order; `size` when the server gave a length.
+        case streaming(written: Int64, size: Int64?)
+    }
+
+    private struct Connection {
+        var assignment: Int?
+        var transfer: HTTPTransfer?
+    }
+
+    private struct Plan {
+        var connection: Int
+        var assignment: PieceMap.Assignment
+    }
+
+    private struct State {
+        var mode = Mode.probing
+        var file: PartFile?
+        var finalPath: String?
+        var requestURL: String
+        var connections: [Int: Connection] = [:]
+        var nextConnection = 1
+        var failures = 0
+        var lastError: DownloadError?
+        /// Set when the download must stop: cancelled, a disk error, an unusable first answer.
+        var fatal: DownloadError?
+        var outcome: Result<DownloadResult, DownloadError>?
+        var waiters: [CheckedContinuation<Result<DownloadResult, DownloadError>, Never>] = []
+        var meter: SpeedMeter
+        var lastProgressEvent = -1.0
+        var bytesReceived: Int64 = 0
+    }
+
+    private let engine: HTTPEngine
+    private let configuration: DownloadConfiguration
+    private let url: String
+    private let destination: DownloadDestination
+    private let events: AsyncStream<DownloadEvent>.Continuation
+    private let clock = ContinuousClock()
+    private let startTime: ContinuousClock.Instant
+    private let state: Mutex<State>
+
+    init(engine: HTTPEngine, configuration: DownloadConfiguration, url: String,
+         destination: DownloadDestination, events: AsyncStream<DownloadEvent>.Continuation) {
+        self.engine = engine
+        self.configuration = configuration
+        self.url = url
+        self.destination = destination
+        self.events = events
+        startTime = clock.now
+        state = Mutex(State(requestURL: url, meter: SpeedMeter(start: 0)))
+    }
+
+    private var now: Double {
+        let elapsed = startTime.duration(to: clock.now).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+    }
+
+    // MARK: Starting, cancelling, observing (any thread)
+
+    /// Sends the first request: `Range: bytes=0-`, which also tells whether ranges work.
+    func begin() {
+        let sink = SegmentSink(job: self, connection: 0, requestStart: 0, requestEnd: nil)
+        state.withLock { $0.connections[0] = Connection() }
+        let transfer = engine.start(configuration.request(url, range: .init(start: 0)), sink: sink)
+        attach(transfer, to: 0)
+    }
+
+    func cancel() {
+        let transfers: [HTTPTransfer] = state.withLock { state in
+            guard state.outcome == nil, state.fatal == nil else { return [] }
+            state.fatal = DownloadError(.cancelled, "the download of \(url) was cancelled"
+                + (state.file.map { "; what was fetched stays in \($0.path)" } ?? ""))
+            return state.connections.values.compactMap(\.transfer)
+        }
+        transfers.forEach { $0.cancel() }
+    }
+
+    func progress() -> DownloadProgress {
+        state.withLock { Self.snapshot(&$0, at: now) }
+    }
+
+    func result() async throws(DownloadError) -> DownloadResult {
+        let outcome = await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                if state.outcome == nil { state.waiters.append(continuation) }
+                return state.outcome
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+        return try outcome.get()
+    }
+
+    private func attach(_ transfer: HTTPTransfer, to connection: Int) {
+        let stop = state.withLock { state in
+            state.connections[connection]?.transfer = transfer
+            return state.fatal != nil
+        }
+        if stop { transfer.cancel() }
+    }
+
+    private func launch(_ plans: [Plan]) {
+        for plan in plans {
+            let (requestURL, start, end) = (state.withLock { $0.requestURL }, plan.assignment.start, plan.assignment.end)
+            let sink = SegmentSink(job: self, connection: plan.connection, requestStart: start, requestEnd: end)
+            let transfer = engine.start(configuration.request(requestURL, range: .init(start: start, end: end - 1)), sink: sink)
+            attach(transfer, to: plan.connection)
+        }
+    }
+
+    // MARK: Transfer callbacks (I/O thread)
+
+    func receive(head: HTTPResponseHead, on sink: SegmentSink) -> HTTPSinkDecision {
+        var plans: [Plan] = []
+        var started: DownloadInfo?
+        let decision: HTTPSinkDecision = state.withLock { state in
+            if let fatal = state.fatal { return .abort(HTTPError(.cancelled, url: url, message: fatal.message)) }
+            guard case .probing = state.mode else {
+                return validateSegment(head, on: sink, state: &state)
+            }
+            switch ProbeAnswer.from(head: head, url: url) {
+            case .failure(let error):
+                state.fatal = DownloadError(error)
+                return .abort(error)
+            case .success(let answer):
+                do throws(DownloadError) {
+                    try openFile(for: answer, head: head, state: &state)
+                } catch {
+                    state.fatal = error
+                    return .abort(HTTPError(.writeFailed, url: url, message: error.message))
+                }
+                state.requestURL = head.effectiveURL
+                if let size = answer.segmentedSize {
+                    var map = PieceMap(size: size, minimumSplitSize: configuration.minimumSplitSize)
+                    state.connections[sink.connection]?.assignment = map.assign()?.id
+                    state.mode = .segmented(map)
+                    plans = planConnections(state: &state)
+                } else {
+                    state.mode = .streaming(written: 0, size: answer.size)
+                }
+                started = DownloadInfo(path: state.finalPath ?? "", totalBytes: answer.size,
+                                       segmented: answer.segmentedSize != nil, effectiveURL: head.effectiveURL)
+                return answer.isEmptyFile ? .finish : .proceed
+            }
+        }
+        if let started { events.yield(.started(started)) }
+        launch(plans)
+        return decision
+    }
+
+    func receive(body: UnsafeRawBufferPointer, on sink: SegmentSink) -> HTTPSinkDecision {
+        // Where these bytes go, decided under the lock; written outside it.
+        let target: (file: PartFile, offset: Int64, count: Int)? = state.withLock { state in
+            guard state.fatal == nil, let file = state.file else { return nil }
+            switch state.mode {
+            case .probing:
+                return nil
+            case .streaming(let written, _):
+                return (file, written, body.count)
+            case .segmented(let map):
+                guard let id = state.connections[sink.connection]?.assignment, let assignment = map.assignment(id)
+                else { return nil }
+                return (file, assignment.next, Int(min(Int64(body.count), assignment.remaining)))
+            }
+        }
+        guard let target else { return .abort(HTTPError(.cancelled, url: url, message: "stopped")) }
+        do throws(DownloadError) {
+            try target.file.write(UnsafeRawBufferPointer(rebasing: body[..<target.count]), at: target.offset)
+        } catch {
+            stop(with: error)
+            return .abort(HTTPError(.writeFailed, url: url, message: error.message))
+        }
+        var progressEvent: DownloadProgress?
+        let decision: HTTPSinkDecision = state.withLock { state in
+            let time = now
+            state.bytesReceived += Int64(target.count)
+            state.meter.add(Int64(target.count), at: time)
+            var decision = HTTPSinkDecision.proceed
+            switch state.mode {
+            case .probing:
+                break
+            case .streaming(let written, let size):
+                state.mode = .streaming(written: written + Int64(target.count), size: size)
+            case .segmented(var map):
+                let id = state.connections[sink.connection]!.assignment!
+                let end = map.assignment(id)!.end
+                if map.commit(id, count: Int64(target.count)) {
+                    state.connections[sink.connection]?.assignment = nil
+                    // A request that ends where the assignment ends completes by itself and
+                    // keeps its connection; one whose tail was taken by another stops here.
+                    let natural = sink.requestEnd == end && target.count == body.count
+                    decision = natural ? .proceed : .finish
+                }
+                state.mode = .segmented(map)
+            }
+            if time - state.lastProgressEvent >= 0.1 {
+                state.lastProgressEvent = time
+                progressEvent = Self.snapshot(&state, at: time)
+            }
+            return decision
+        }
+        if let progressEvent { events.yield(.progress(progressEvent)) }
+        return decision
+    }
+
+    func complete(_ result: Result<Void, HTTPError>, on sink: SegmentSink) {
+        var plans: [Plan] = []
+        var toCancel: [HTTPTransfer] = []
+        let finished: Bool = state.withLock { state in
+            let assignment = state.connections.removeValue(forKey: sink.connection)?.assignment
+            switch (state.mode, result) {
+            case (.probing, .failure(let error)):
+                if state.fatal == nil { state.fatal = DownloadError(error) }
+            case (.probing, .success):
+                state.fatal = DownloadError(.http, "\(url): the server sent no response")
+            case (.streaming(let written, let size), .success):
+                if let size, written != size {
+                    state.fatal = DownloadError(.network, "\(url): the body ended after \(written) of \(size) bytes")
+                }
+            case (.streaming, .failure(let error)):
+                if state.fatal == nil { state.fatal = DownloadError(error) }
+            case (.segmented(var map), _):
+                if let assignment {
+                    // Ended before its range did: the rest goes back to the pool.
+                    map.release(assignment)
+                    state.mode = .segmented(map)
+                    if state.fatal == nil {
+                        state.failures += 1
+                        state.lastError = result.failureError.map(DownloadError.init)
+                            ?? DownloadError(.network, "\(url): a connection ended before its range did")
+                    }
+                }
+                if state.fatal == nil, !map.isComplete {
+                    if state.failures <= configuration.connectionFailureBudget {
+                        plans = planConnections(state: &state)
+                    } else if state.connections.isEmpty {
+                        let last = state.lastError?.message ?? "connections failed"
+                        state.fatal = DownloadError(state.lastError?.code ?? .network,
+                            "\(last) (gave up after \(state.failures) failed connections)", http: state.lastError?.http)
+                    }
+                }
+            }
+            if state.fatal != nil { toCancel = state.connections.values.compactMap(\.transfer) }
+            return state.connections.isEmpty && plans.isEmpty
+        }
+        toCancel.forEach { $0.cancel() }
+        launch(plans)
+        if finished { finish() }
+    }
+
+    // MARK: Helpers (called with the lock held, except `stop` and `finish`)
+
+    /// Checks a range response before any of its bytes is written.
+    private func validateSegment(_ head: HTTPResponseHead, on sink: SegmentSink, state: inout State) -> HTTPSinkDecision {
+        guard case .segmented(let map) = state.mode else { return .proceed }
+        let asked = "bytes \(sink.requestStart)-\((sink.requestEnd ?? map.size) - 1)"
+        let problem: String?
+        if head.status != 206 {
+            problem = "answered \(asked) with status \(head.status)"
+        } else if let range = head.contentRange, range.range?.lowerBound == sink.requestStart {
+            problem = range.total == map.size ? nil : "changed size: Content-Range \(head.headers["Content-Range"] ?? "") for a file of \(map.size) bytes"
+        } else {
+            problem = "answered \(asked) with Content-Range \(head.headers["Content-Range"] ?? "(none)")"
+        }
+        guard let problem else { return .proceed }
+        return .abort(HTTPError(.rangeNotHonoured, url: state.requestURL, message: "the server \(problem)", status: head.status))
+    }
+
+    /// New connections for idle capacity, each with an assignment.
+    private func planConnections(state: inout State) -> [Plan] {
+        guard case .segmented(var map) = state.mode else { return [] }
+        var plans: [Plan] = []
+        while state.connections.count < configuration.connections, let assignment = map.assign() {
+            let connection = state.nextConnection
+            state.nextConnection += 1
+            state.connections[connection] = Connection(assignment: assignment.id)
+            plans.append(Plan(connection: connection, assignment: assignment))
+        }
+        state.mode = .segmented(map)
+        return plans
+    }
+
+    private func openFile(for answer: ProbeAnswer, head: HTTPResponseHead, state: inout State) throws(DownloadError) {
+        let path = try destination.finalPath(contentDisposition: head.contentDispositionFileName,
+                                             effectiveURL: head.effectiveURL, overwrite: configuration.overwrite)
+        let file = try PartFile(creating: path + ".part")
+        state.file = file
+        state.finalPath = path
+        if let size = answer.size { try file.preallocate(size) }
+    }
+
+    private func stop(with error: DownloadError) {
+        let transfers: [HTTPTransfer] = state.withLock { state in
+            if state.fatal == nil { state.fatal = error }
+            return state.connections.values.compactMap(\.transfer)
+        }
+        transfers.forEach { $0.cancel() }
+    }
+
+    /// Called once, on the I/O thread, when no connection is left.
+    private func finish() {
+        let (file, finalPath, fatal, received, segmented, size) = state.withLock { state in
+            let (segmented, size): (Bool, Int64) = switch state.mode {
+            case .segmented(let map): (true, map.size)
+            case .streaming(let written, _): (false, written)
+            case .probing: (false, 0)
+            }
+            return (state.file, state.finalPath, state.fatal, state.bytesReceived, segmented, size)
+        }
+        file?.close()
+        var outcome: Result<DownloadResult, DownloadError>
+        if let fatal {
+            outcome = .failure(fatal)
+        } else if let file, let finalPath {
+            do throws(DownloadError) {
+                try file.rename(to: finalPath, overwrite: configuration.overwrite)
+                outcome = .success(DownloadResult(path: finalPath, bytes: size, segmented: segmented, bytesReceived: received))
+            } catch {
+                outcome = .failure(error)
+            }
+        } else {
+            outcome = .failure(DownloadError(.http, "\(url): no usable response"))
+        }
+        let waiters = state.withLock { state in
+            state.outcome = outcome
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        switch outcome {
+        case .success(let result): events.yield(.finished(result))
+        case .failure(let error): events.yield(.failed(error))
+        }
+        events.finish()
+        waiters.forEach { $0.resume(returning: outcome) }
+    }
+
+    private static func snapshot(_ state: inout State, at time: Double) -> DownloadProgress {
+        let (completed, total): (Int64, Int64?) = switch state.mode {
+        case .probing: (0, nil)
+        case .segmented(let map): (map.completedBytes, map.size)
+        case .streaming(let written, let size): (written, size)
+        }
+        return DownloadProgress(completedBytes: completed, totalBytes: total,
+                                bytesPerSecond: state.meter.rate(at: time),
+                                activeConnections: state.connections.count)
+    }
+}
+
+extension Result {
+    var failureError: Failure? {
+        if case .failure(let error) = self { error } else { nil }
+    }
+}

@@ -1,0 +1,40 @@
+import SlipstreamHTTP
+
+/// Starts downloads: segmented over several connections where the server supports ranges,
+/// one streamed connection where it does not, always straight to disk.
+///
+/// ```swift
+/// let download = try Downloader().start("https://example.test/big.iso", to: .file("big.iso"))
+/// for await event in download.events { ... }
+/// let result = try await download.value
+/// ```
+public final class Downloader: Sendable {
+    private let engine: HTTPEngine
+    /// The settings every download of this downloader uses.
+    public let configuration: DownloadConfiguration
+
+    /// A downloader on `engine` (default: the shared one) with `configuration`.
+    public init(engine: HTTPEngine = .shared, configuration: DownloadConfiguration = DownloadConfiguration()) {
+        self.engine = engine
+        var configuration = configuration
+        configuration.connections = min(max(configuration.connections, 1), 64)
+        configuration.minimumSplitSize = max(configuration.minimumSplitSize, 1)
+        self.configuration = configuration
+    }
+
+    /// Starts downloading `url` to `destination`. Throws at once, before any request, for a
+    /// URL that is not http/https or a destination that cannot work; everything later is
+    /// reported through the download's events and `value`.
+    public func start(_ url: String, to destination: DownloadDestination) throws(DownloadError) -> Download {
+        let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
+        guard url.contains("://"), scheme == "http" || scheme == "https" else {
+            throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
+        }
+        try destination.check(overwrite: configuration.overwrite)
+        let (events, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(32))
+        let job = DownloadJob(engine: engine, configuration: configuration, url: url,
+                              destination: destination, events: continuation)
+        job.begin()
+        return Download(job: job, events: events)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `.part` file a download writes into: positioned writes from libcurl's buffers
+/// straight to the file (no copy), preallocation, and the final rename.
+final class PartFile: Sendable {
+    let path: String
+    let descriptor: Int32
+
+    /// Creates (or truncates) `path` for writing.
+    init(creating path: String) throws(DownloadError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw DownloadError(.disk, "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        self.path = path
+        descriptor = fd
+    }
+
+    /// Reserves `size` bytes on disk, so a full disk is found before the download starts.
+    func preallocate(_ size: Int64) throws(DownloadError) {
+        guard size > 0 else { return }
+        let result = posix_fallocate(descriptor, 0, off_t(size))
+        switch result {
+        case 0:
+            return
+        case ENOSPC, EFBIG:
+            throw DownloadError(.noSpace, "not enough space for \(path): it needs \(size) bytes, "
+                + "\(Self.freeBytes(near: path).map { "\($0) bytes are free" } ?? "the disk is full")")
+        default:
+            // Filesystems without preallocation: grow the file instead; a full disk then shows at write time.
+            guard ftruncate(descriptor, off_t(size)) == 0 else {
+                throw DownloadError(.disk, "cannot size \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Writes all of `bytes` at `offset`.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) {
+        var done = 0
+        while done < bytes.count {
+            let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if count < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                if code == ENOSPC || code == EDQUOT {
+                    throw DownloadError(.noSpace, "the disk is full writing \(path) at byte \(offset + Int64(done))")
+                }
+                throw DownloadError(.disk, "cannot write \(path) at byte \(offset + Int64(done)): \(String(cString: strerror(code)))")
+            }
+            done += count
+        }
+    }
+
+    func close() {
+        Glibc.close(descriptor)
+    }
+
+    /// Renames the file to `destination`, refusing to replace an existing file unless `overwrite`.
+    func rename(to destination: String, overwrite: Bool) throws(DownloadError) {
+        if !overwrite, FileManager.default.fileExists(atPath: destination) {
+            throw DownloadError(.output, "\(destination) already exists (the download stays in \(path)); use --force to replace it")
+        }
+        guard Glibc.rename(path, destination) == 0 else {
+            throw DownloadError(.disk, "cannot rename \(path) to \(destination): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    static func freeBytes(near path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, &info) == 0
+        else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import SlipstreamDownload
+
+@Suite struct DestinationTests {
+    @Test(arguments: [
+        (nil, "http://h/a/b/file.iso?x=1", "file.iso"),
+        ("report.pdf", "http://h/dl?id=3", "report.pdf"),
+        ("../../etc/passwd", "http://h/x", "passwd"),
+        ("..", "http://h/x.bin", "x.bin"),
+        (".hidden", "http://h/x", "hidden"),
+        ("a\\b\\c.txt", "http://h/x", "c.txt"),
+        (nil, "http://h/", "index.html"),
+        (nil, "http://h/my%20song.mp3", "my song.mp3"),
+        (nil, "http://h/%2E%2E", "index.html"),
+    ] as [(String?, String, String)])
+    func namesAreSafe(disposition: String?, url: String, expected: String) {
+        #expect(OutputName.choose(contentDisposition: disposition, url: url) == expected)
+    }
+
+    @Test func badDestinationsAreRefusedBeforeAnyRequest() throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(FileManager.default.createFile(atPath: folder + "/exists.bin", contents: Data([1])))
+        let downloader = Downloader()
+        let cases: [(DownloadDestination, String)] = [
+            (.file(folder), "is a folder"),
+            (.file(folder + "/missing/x.bin"), "does not exist"),
+            (.file(folder + "/exists.bin"), "already exists"),
+            (.folder(folder + "/missing"), "does not exist"),
+        ]
+        for (destination, message) in cases {
+            #expect {
+                _ = try downloader.start("http://127.0.0.1:1/x.bin", to: destination)
+            } throws: { error in
+                let error = error as? DownloadError
+                return error?.code == .output && error?.message.contains(message) == true
+            }
+        }
+        #expect(throws: DownloadError.self) { _ = try downloader.start("ftp://host/x", to: .folder(folder)) }
+        #expect(throws: DownloadError.self) { _ = try downloader.start("not a url", to: .folder(folder)) }
+        #expect(FileManager.default.contents(atPath: folder + "/exists.bin") == Data([1]))
+    }
+}

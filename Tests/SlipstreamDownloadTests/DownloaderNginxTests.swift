@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import SlipstreamDownload
+
+/// Downloads from the real nginx that scripts/test.sh starts.
+@Suite struct DownloaderNginxTests {
+    static let sizes = [0, 1, (1 << 20) + 1, 256 << 20]
+
+    @Test(arguments: sizes, [1, 4, 8, 16])
+    func downloadsAreExact(size: Int, connections: Int) async throws {
+        let name = "exact-\(size).bin"
+        let source = try TestNginx.makeFile(name, size: size)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = DownloadConfiguration()
+        configuration.connections = connections
+        let download = try Downloader(configuration: configuration).start(try TestNginx.url(name), to: .folder(folder))
+        let result = try await download.value
+        #expect(result.path == folder + "/" + name)
+        #expect(result.bytes == Int64(size))
+        #expect(result.segmented == (size > 0))
+        #expect(TestFiles.equal(result.path, source))
+        #expect(!FileManager.default.fileExists(atPath: result.path + ".part"))
+        // Nothing fetched twice when nothing failed.
+        #expect(result.bytesReceived == Int64(size))
+    }
+
+    @Test(arguments: [1, 8])
+    func rateLimitedConnectionsSplitTheWork(connections: Int) async throws {
+        let source = try TestNginx.makeFile("limited-6m.bin", size: 6 << 20)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = DownloadConfiguration()
+        configuration.connections = connections
+        configuration.minimumSplitSize = 256 << 10
+        let download = try Downloader(configuration: configuration)
+            .start(try TestNginx.url("limited-6m.bin", location: "rate", query: "rate=4m"), to: .file(folder + "/out.bin"))
+        var sawConnections = 0
+        var sawStart = false
+        for await event in download.events {
+            switch event {
+            case .started(let info): sawStart = info.segmented && info.totalBytes == 6 << 20
+            case .progress(let progress): sawConnections = max(sawConnections, progress.activeConnections)
+            case .finished, .failed: break
+            }
+        }
+        let result = try await download.value
+        #expect(sawStart)
+        #expect(sawConnections == connections)
+        #expect(TestFiles.equal(result.path, source))
+    }
+
+    @Test func compressedResponsesAreStoredAsSentInOneConnection() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let text = String(repeating: "slipstream ", count: 100_000)
+        try text.write(toFile: try TestNginx.filesFolder() + "/text.txt", atomically: true, encoding: .utf8)
+        var configuration = DownloadConfiguration()
+        configuration.headers.add(name: "Accept-Encoding", value: "gzip")
+        let download = try Downloader(configuration: configuration)
+            .start(try TestNginx.url("text.txt", location: "gzip"), to: .file(folder + "/text.gz"))
+        let result = try await download.value
+        #expect(!result.segmented)
+        let stored = try #require(FileManager.default.contents(atPath: result.path))
+        #expect(stored.starts(with: [0x1F, 0x8B]))
+        #expect(stored.count < text.utf8.count / 10)
+    }
+
+    @Test func redirectedDownloadKeepsTheNameOfTheTarget() async throws {
+        let source = try TestNginx.makeFile("target-2m.bin", size: 2 << 20)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await Downloader().start(try TestNginx.url("target-2m.bin", location: "moved"), to: .folder(folder)).value
+        #expect(result.path == folder + "/target-2m.bin")
+        #expect(TestFiles.equal(result.path, source))
+    }
+
+    @Test func notFoundIsAnHTTPErrorAndLeavesNoFile() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let download = try Downloader().start(try TestNginx.url("missing.bin"), to: .folder(folder))
+        do {
+            _ = try await download.value
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.code == .http)
+            #expect(error.http?.status == 404)
+            #expect(error.message.contains("missing.bin"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
+    @Test func cancelStopsAndKeepsThePartFile() async throws {
+        try TestNginx.makeFile("cancel-8m.bin", size: 8 << 20)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let download = try Downloader().start(
+            try TestNginx.url("cancel-8m.bin", location: "rate", query: "rate=256k"), to: .file(folder + "/c.bin"))
+        for await event in download.events {
+            if case .progress(let progress) = event, progress.completedBytes > 0 { break }
+        }
+        download.cancel()
+        download.cancel()
+        do {
+            _ = try await download.value
+            Issue.record("expected cancelled")
+        } catch {
+            #expect(error.code == .cancelled)
+        }
+        #expect(FileManager.default.fileExists(atPath: folder + "/c.bin.part"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/c.bin"))
+    }
+}
