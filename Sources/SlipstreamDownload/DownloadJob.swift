@@ -20,6 +20,8 @@ final class DownloadJob: Sendable {
 
     private struct Connection {
         var assignment: Int?
+        /// One past the last byte its request asked for; nil for the open-ended first request.
+        var requestEnd: Int64?
         var transfer: HTTPTransfer?
     }
 
@@ -36,6 +38,9 @@ final class DownloadJob: Sendable {
         var connections: [Int: Connection] = [:]
         var nextConnection = 1
         var failures = 0
+        /// Range requests answered with something else. After the first, no connection is
+        /// added while one is running; after `maxRangeLies`, the download fails.
+        var rangeLies = 0
         var lastError: DownloadError?
         /// Set when the download must stop: cancelled, a disk error, an unusable first answer.
         var fatal: DownloadError?
@@ -45,6 +50,9 @@ final class DownloadJob: Sendable {
         var lastProgressEvent = -1.0
         var bytesReceived: Int64 = 0
     }
+
+    /// Wrong answers to range requests a download tolerates.
+    static let maxRangeLies = 3
 
     private let engine: HTTPEngine
     private let configuration: DownloadConfiguration
@@ -236,17 +244,24 @@ final class DownloadJob: Sendable {
                 if state.fatal == nil { state.fatal = DownloadError(error) }
             case (.segmented(var map), _):
                 if let assignment {
-                    // Ended before its range did: the rest goes back to the pool.
+                    // Ended before its range did: the rest goes back to a running connection
+                    // whose request still covers it, else to the pool.
                     map.release(assignment)
+                    Self.reclaimFreeRuns(&map, connections: state.connections)
                     state.mode = .segmented(map)
                     if state.fatal == nil {
                         state.failures += 1
-                        state.lastError = result.failureError.map(DownloadError.init)
+                        let error = result.failureError
+                        if error?.code == .rangeNotHonoured { state.rangeLies += 1 }
+                        state.lastError = error.map(DownloadError.init)
                             ?? DownloadError(.network, "\(url): a connection ended before its range did")
                     }
                 }
                 if state.fatal == nil, !map.isComplete {
-                    if state.failures <= configuration.connectionFailureBudget {
+                    if state.rangeLies >= Self.maxRangeLies, let lie = state.lastError {
+                        state.fatal = DownloadError(.http, "\(lie.message); the server does not honour ranges "
+                            + "reliably, try one connection (-n 1)", http: lie.http)
+                    } else if state.failures <= configuration.connectionFailureBudget {
                         plans = planConnections(state: &state)
                     } else if state.connections.isEmpty {
                         let last = state.lastError?.message ?? "connections failed"
@@ -285,14 +300,23 @@ final class DownloadJob: Sendable {
     private func planConnections(state: inout State) -> [Plan] {
         guard case .segmented(var map) = state.mode else { return [] }
         var plans: [Plan] = []
-        while state.connections.count < configuration.connections, let assignment = map.assign() {
+        let limit = state.rangeLies > 0 ? 1 : configuration.connections
+        while state.connections.count < limit, let assignment = map.assign() {
             let connection = state.nextConnection
             state.nextConnection += 1
-            state.connections[connection] = Connection(assignment: assignment.id)
+            state.connections[connection] = Connection(assignment: assignment.id, requestEnd: assignment.end)
             plans.append(Plan(connection: connection, assignment: assignment))
         }
         state.mode = .segmented(map)
         return plans
+    }
+
+    /// Gives free runs back to running connections whose requests still cover them.
+    private static func reclaimFreeRuns(_ map: inout PieceMap, connections: [Int: Connection]) {
+        for connection in connections.values {
+            guard let id = connection.assignment else { continue }
+            map.extend(id, upTo: connection.requestEnd ?? map.size)
+        }
     }
 
     private func openFile(for answer: ProbeAnswer, head: HTTPResponseHead, state: inout State) throws(DownloadError) {

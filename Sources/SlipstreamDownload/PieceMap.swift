@@ -107,6 +107,22 @@ public struct PieceMap: Sendable, Equatable {
         free.insert(assignment.next..<assignment.end)
     }
 
+    /// Grows a running assignment over the free run that starts exactly at its end, up to
+    /// `limit` (exclusive): a connection whose request still covers those bytes takes them
+    /// back instead of a new request. Returns the new end.
+    @discardableResult
+    public mutating func extend(_ id: Int, upTo limit: Int64) -> Int64 {
+        guard var assignment = assignments[id] else { return 0 }
+        guard let run = free.ranges.first(where: { $0.lowerBound == assignment.end }), limit > assignment.end else {
+            return assignment.end
+        }
+        let newEnd = min(run.upperBound, limit)
+        free.remove(assignment.end..<newEnd)
+        assignment.end = newEnd
+        assignments[id] = assignment
+        return newEnd
+    }
+
     /// Checks that every byte is in exactly one place; for tests and debugging.
     public func isConsistent() -> Bool {
         var covered = done

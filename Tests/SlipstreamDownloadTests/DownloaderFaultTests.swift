@@ -1,0 +1,178 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import SlipstreamDownload
+
+/// Servers that lie, stall, close early or stream without a length: every case ends in the
+/// exact file or a clear error, never a wrong file reported as a success.
+@Suite struct DownloaderFaultTests {
+    static let content = TestFiles.randomBytes(3 << 20, seed: 7)
+
+    func download(_ server: TestHTTPServer, connections: Int = 4, configure: (inout DownloadConfiguration) -> Void = { _ in })
+        async throws -> (Result<DownloadResult, DownloadError>, String) {
+        let folder = try TestFiles.makeTemporaryFolder()
+        var configuration = DownloadConfiguration()
+        configuration.connections = connections
+        configuration.minimumSplitSize = 256 << 10
+        configure(&configuration)
+        let download = try Downloader(configuration: configuration).start(server.url("/file.bin"), to: .folder(folder))
+        do {
+            return (.success(try await download.value), folder)
+        } catch {
+            return (.failure(error), folder)
+        }
+    }
+
+    @Test func rangesAnsweredWith200UseOneConnection() async throws {
+        let server = try TestHTTPServer { _ in .init(status: 200, body: Self.content) }
+        defer { server.stop() }
+        let (result, folder) = try await download(server)
+        let done = try result.get()
+        #expect(!done.segmented)
+        #expect(TestFiles.contents(of: folder + "/file.bin", equal: Self.content))
+        #expect(server.requests.count == 1)
+    }
+
+    /// The first answer is honest; later ones are 200s, wrong starts or wrong totals. Those
+    /// are dropped before a byte is written: the download ends with the exact file (the honest
+    /// connection took the ranges back) or a clear error, after a few requests, never a wrong file.
+    @Test(arguments: ["200", "start", "total"])
+    func lyingRangeAnswersAreDropped(lie: String) async throws {
+        let server = try TestHTTPServer { request in
+            guard let range = request.range, range.start > 0 else { return .file(Self.content, for: request) }
+            var response = TestHTTPServer.Response.file(Self.content, for: request)
+            switch lie {
+            case "200": return .init(status: 200, body: Self.content)
+            case "start":
+                let end = range.end ?? Int64(Self.content.count - 1)
+                response.headers.removeAll { $0.0 == "Content-Range" }
+                response.headers.append(("Content-Range", "bytes \(range.start + 1)-\(end)/\(Self.content.count)"))
+            default:
+                response.headers.removeAll { $0.0 == "Content-Range" }
+                response.headers.append(("Content-Range", "bytes \(range.start)-\(range.end ?? 0)/\(Self.content.count + 5)"))
+            }
+            return response
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server) { $0.connectionFailureBudget = 100 }
+        switch result {
+        case .success:
+            #expect(TestFiles.contents(of: folder + "/file.bin", equal: Self.content))
+        case .failure(let error):
+            #expect(error.code == .http)
+            #expect(error.message.contains("-n 1"))
+            #expect(!FileManager.default.fileExists(atPath: folder + "/file.bin"))
+        }
+        #expect(server.requests.count <= 4 + DownloadJob.maxRangeLies)
+    }
+
+    @Test func aConnectionThatClosesMidBodyIsReplaced() async throws {
+        let count = Mutex(0)
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(Self.content, for: request)
+            let n = count.withLock { $0 += 1; return $0 }
+            if n <= 3 { response.closeAfter = 100_000 }
+            return response
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server)
+        let done = try result.get()
+        #expect(TestFiles.contents(of: folder + "/file.bin", equal: Self.content))
+        #expect(done.bytesReceived >= Int64(Self.content.count))
+    }
+
+    @Test func aServerThatAlwaysClosesFailsClearlyAndKeepsThePart() async throws {
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(Self.content, for: request)
+            response.closeAfter = 50_000
+            return response
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server) { $0.connectionFailureBudget = 3 }
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.code == .network)
+        #expect(error.message.contains("gave up"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/file.bin"))
+        #expect(FileManager.default.fileExists(atPath: folder + "/file.bin.part"))
+    }
+
+    @Test func aStalledConnectionIsDroppedAndItsRangeFetchedElsewhere() async throws {
+        let count = Mutex(0)
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(Self.content, for: request)
+            if count.withLock({ $0 += 1; return $0 }) == 2 { response.stallAfter = 10_000 }
+            return response
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server) { $0.lowSpeedTime = 2 }
+        if case .failure(let error) = result {
+            Issue.record("\(error) \(server.requests.map { $0.headers["range"] ?? "" })")
+        }
+        #expect(TestFiles.contents(of: folder + "/file.bin", equal: Self.content))
+    }
+
+    @Test func chunkedWithoutLengthIsStreamed() async throws {
+        let server = try TestHTTPServer { _ in
+            var response = TestHTTPServer.Response(status: 200, body: Self.content)
+            response.chunked = true
+            return response
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server)
+        let done = try result.get()
+        #expect(!done.segmented && done.bytes == Int64(Self.content.count))
+        #expect(TestFiles.contents(of: folder + "/file.bin", equal: Self.content))
+    }
+
+    @Test func a200ThatEndsEarlyIsAnError() async throws {
+        let server = try TestHTTPServer { _ in
+            var response = TestHTTPServer.Response(status: 200, body: Self.content)
+            response.closeAfter = 1000
+            return response
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server)
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.code == .network)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/file.bin"))
+    }
+
+    @Test func redirectToAnotherPath() async throws {
+        let server = try TestHTTPServer { request in
+            request.path == "/file.bin" ? .init(status: 302, headers: [("Location", "/real/data.bin")])
+                : .file(Self.content, for: request)
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server)
+        let done = try result.get()
+        #expect(done.path == folder + "/data.bin")
+        #expect(TestFiles.contents(of: done.path, equal: Self.content))
+        // Later ranges go straight to the redirect's target.
+        #expect(server.requests.filter { $0.path == "/file.bin" }.count == 1)
+    }
+
+    @Test func contentDispositionNamesTheFile() async throws {
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(Self.content, for: request)
+            response.headers.append(("Content-Disposition", "attachment; filename=\"../named.bin\""))
+            return response
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server)
+        #expect(try result.get().path == folder + "/named.bin")
+    }
+
+    @Test func noSpaceIsRefusedBeforeTheDownloadStarts() async throws {
+        let huge: Int64 = 1 << 50
+        let server = try TestHTTPServer { request in
+            .init(status: 206, headers: [("Content-Range", "bytes 0-\(huge - 1)/\(huge)")], body: [])
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server)
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.code == .noSpace)
+        #expect(error.message.contains("file.bin.part"))
+        _ = folder
+    }
+}
