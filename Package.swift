@@ -28,7 +28,7 @@ let package = Package(
         .testTarget(name: "SlipstreamHTTPTests", dependencies: ["SlipstreamHTTP", "TestSupport"]),
         .testTarget(name: "SlipstreamDownloadTests", dependencies: ["SlipstreamDownload", "TestSupport"]),
         .testTarget(name: "SlipstreamAudioTests", dependencies: ["SlipstreamAudio", "TestSupport"]),
-        .testTarget(name: "SlipstreamCLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "SlipstreamCLITests", dependencies: ["slipstream", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

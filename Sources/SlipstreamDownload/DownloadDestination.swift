@@ -15,12 +15,12 @@ public enum DownloadDestination: Sendable, Equatable {
         case .file(let path):
             var isFolder: ObjCBool = false
             if path.hasSuffix("/") || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue) {
-                throw DownloadError(.output, "\(path) is a folder; give a file name with -o, or the folder with -d")
+                throw DownloadError(.output, "\(path) is a folder; give a file path, or leave -o out to use the server's name in the current folder")
             }
-            try Self.checkFolder(Self.folder(of: path))
+            try Self.checkFolder(Self.folder(of: path), for: path)
             try Self.checkFree(path, overwrite: overwrite)
         case .folder(let folder):
-            try Self.checkFolder(folder)
+            try Self.checkFolder(folder, for: nil)
         }
     }
 
@@ -42,13 +42,14 @@ public enum DownloadDestination: Sendable, Equatable {
         return folder.isEmpty ? "." : folder
     }
 
-    private static func checkFolder(_ folder: String) throws(DownloadError) {
+    private static func checkFolder(_ folder: String, for path: String?) throws(DownloadError) {
+        let prefix = path.map { "cannot write \($0): " } ?? ""
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw DownloadError(.output, "the folder \(folder) does not exist")
+            throw DownloadError(.output, prefix + "the folder \(folder) does not exist")
         }
         guard access(folder, W_OK) == 0 else {
-            throw DownloadError(.output, "cannot write in the folder \(folder): \(String(cString: strerror(errno)))")
+            throw DownloadError(.output, prefix + "cannot write in the folder \(folder): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -34,6 +34,14 @@ public struct DownloadProgress: Sendable, Equatable {
     /// Connections transferring now.
     public var activeConnections: Int
 
+    /// Creates a snapshot.
+    public init(completedBytes: Int64, totalBytes: Int64?, bytesPerSecond: Double, activeConnections: Int) {
+        self.completedBytes = completedBytes
+        self.totalBytes = totalBytes
+        self.bytesPerSecond = bytesPerSecond
+        self.activeConnections = activeConnections
+    }
+
     /// Seconds left at the recent speed, when both are known.
     public var secondsRemaining: Double? {
         guard let totalBytes, bytesPerSecond > 0 else { return nil }

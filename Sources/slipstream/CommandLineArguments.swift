@@ -1,0 +1,88 @@
+/// A usage error: the message says what was wrong, for one line on stderr.
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Walks command-line arguments: options with values in every common spelling
+/// (`-o FILE`, `-oFILE`, `--output FILE`, `--output=FILE`), flags, and positionals
+/// (everything after `--` is positional).
+struct CommandLineArguments {
+    private var remaining: [String]
+    private var onlyPositionals = false
+
+    init(_ arguments: [String]) {
+        remaining = arguments
+    }
+
+    /// The next token: `.option(name, inlineValue)` for `-x`/`--name`, `.positional` otherwise.
+    enum Token: Equatable {
+        case option(String, inlineValue: String?)
+        case positional(String)
+    }
+
+    mutating func next() -> Token? {
+        guard !remaining.isEmpty else { return nil }
+        let argument = remaining.removeFirst()
+        if onlyPositionals || argument == "-" || !argument.hasPrefix("-") { return .positional(argument) }
+        if argument == "--" {
+            onlyPositionals = true
+            return next()
+        }
+        if argument.hasPrefix("--") {
+            if let equals = argument.firstIndex(of: "=") {
+                return .option(String(argument[..<equals]), inlineValue: String(argument[argument.index(after: equals)...]))
+            }
+            return .option(argument, inlineValue: nil)
+        }
+        // A short option: `-n8` carries its value inline.
+        let name = String(argument.prefix(2))
+        let rest = String(argument.dropFirst(2))
+        return .option(name, inlineValue: rest.isEmpty ? nil : rest)
+    }
+
+    /// The value of an option: its inline value, or the next argument.
+    mutating func value(for option: String, inline: String?) throws(UsageError) -> String {
+        if let inline { return inline }
+        guard !remaining.isEmpty else { throw UsageError("\(option) needs a value") }
+        return remaining.removeFirst()
+    }
+
+    /// Refuses an inline value for a flag (`--force=yes`, or `-qx`).
+    static func flag(_ option: String, inline: String?) throws(UsageError) {
+        if inline != nil { throw UsageError("\(option) takes no value") }
+    }
+
+    /// Parses a whole number in `range`.
+    static func integer(_ text: String, for option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    /// Parses seconds, fractions allowed, greater than zero.
+    static func seconds(_ text: String, for option: String) throws(UsageError) -> Double {
+        guard let value = Double(text), value > 0, value.isFinite else {
+            throw UsageError("\(option) must be a number of seconds above 0, not '\(text)'")
+        }
+        return value
+    }
+
+    /// Parses a size in bytes with an optional K, M or G suffix (powers of 1024), e.g. `1M`.
+    static func byteSize(_ text: String, for option: String) throws(UsageError) -> Int64 {
+        var digits = Substring(text)
+        var multiplier: Int64 = 1
+        switch digits.last.map({ Character($0.uppercased()) }) {
+        case "K": multiplier = 1 << 10
+        case "M": multiplier = 1 << 20
+        case "G": multiplier = 1 << 30
+        default: break
+        }
+        if multiplier > 1 { digits = digits.dropLast() }
+        guard let value = Int64(digits), value > 0, value <= Int64.max / multiplier else {
+            throw UsageError("\(option) must be a size like 512K, 1M or 2G, not '\(text)'")
+        }
+        return value * multiplier
+    }
+}

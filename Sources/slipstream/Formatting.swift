@@ -1,0 +1,53 @@
+import Foundation
+import SlipstreamDownload
+
+/// How sizes, speeds, durations and progress look on the terminal. Pure.
+enum Formatting {
+    /// `0 B`, `1023 B`, `1.0 KiB`, `12.3 MiB`, `1.00 GiB`.
+    static func bytes(_ count: Int64) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        guard count >= 1024 else { return "\(count) B" }
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return String(format: value >= 100 ? "%.0f %@" : (value >= 10 ? "%.1f %@" : "%.2f %@"), value, units[unit])
+    }
+
+    /// `12.3 MiB/s`.
+    static func speed(_ bytesPerSecond: Double) -> String {
+        bytes(Int64(bytesPerSecond.rounded())) + "/s"
+    }
+
+    /// `0:07`, `12:05`, `1:02:03`; `--:--` when unknown.
+    static func duration(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite, seconds >= 0, seconds < 360_000 else { return "--:--" }
+        let total = Int(seconds.rounded(.up))
+        let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
+        return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%d:%02d", minutes, secs)
+    }
+
+    /// The status line: ` 42%  420 MiB / 1.00 GiB  112 MiB/s  ETA 0:05  8 connections`.
+    static func progressLine(_ progress: DownloadProgress) -> String {
+        var parts: [String] = []
+        if let fraction = progress.fractionCompleted {
+            parts.append(String(format: "%3d%%", Int((fraction * 100).rounded(.down))))
+            parts.append("\(bytes(progress.completedBytes)) / \(bytes(progress.totalBytes ?? 0))")
+        } else {
+            parts.append(bytes(progress.completedBytes))
+        }
+        parts.append(speed(progress.bytesPerSecond))
+        if progress.totalBytes != nil { parts.append("ETA \(duration(progress.secondsRemaining))") }
+        parts.append(progress.activeConnections == 1 ? "1 connection" : "\(progress.activeConnections) connections")
+        return parts.joined(separator: "  ")
+    }
+
+    /// The line printed at the end: `saved big.iso: 1.00 GiB in 9.2 s (111 MiB/s), 8 connections`.
+    static func summary(_ result: DownloadResult, seconds: Double, connections: Int) -> String {
+        let rate = seconds > 0 ? Double(result.bytes) / seconds : 0
+        let how = result.segmented ? "up to \(connections) connections" : "1 connection (no ranges)"
+        return "saved \(result.path): \(bytes(result.bytes)) in \(String(format: "%.1f", seconds)) s (\(speed(rate))), \(how)"
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import SlipstreamDownload
+
+/// The options of `slipstream get`, parsed from its arguments. Pure.
+struct GetOptions {
+    var url: String?
+    var output: String?
+    var quiet = false
+    var help = false
+    var configuration = DownloadConfiguration()
+
+    static let usage = """
+        Usage: slipstream get [options] URL
+
+        Downloads URL to a file over several connections where the server allows ranges.
+
+        Options:
+          -o, --output FILE          write to FILE (default: the server's file name, else the
+                                     URL's last path segment, in the current folder)
+              --force                replace FILE if it exists
+          -n, --connections N        connections to use, 1 to 64 (default 8)
+              --min-split-size SIZE  smallest range split off for another connection, with
+                                     K, M or G (default 1M)
+              --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
+          -H, --header 'Name: value' send an extra header (repeatable)
+              --user-agent TEXT      the User-Agent to send
+              --connect-timeout S    seconds to wait for each connection (default 30)
+          -k, --insecure             do not verify TLS certificates
+          -q, --quiet                print nothing but errors
+          -h, --help                 show this help
+
+        Exit status: 0 done, 2 usage error or bad URL, 3 network failure, 4 HTTP failure
+        (status or broken ranges), 5 file or disk failure (output path, no space, write error).
+        """
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> GetOptions {
+        var options = GetOptions()
+        var reader = CommandLineArguments(arguments)
+        while let token = reader.next() {
+            switch token {
+            case .positional(let value):
+                guard options.url == nil else { throw UsageError("only one URL, please (got '\(options.url!)' and '\(value)')") }
+                options.url = value
+            case .option(let name, let inline):
+                try options.apply(name, inline: inline, reader: &reader)
+            }
+        }
+        if !options.help, options.url == nil { throw UsageError("get needs a URL") }
+        return options
+    }
+
+    private mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError) {
+        switch name {
+        case "-o", "--output":
+            output = try reader.value(for: name, inline: inline)
+            if output!.isEmpty { throw UsageError("\(name) needs a file name") }
+        case "--force":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.overwrite = true
+        case "-n", "--connections":
+            configuration.connections = try CommandLineArguments.integer(
+                try reader.value(for: name, inline: inline), for: name, in: 1...64)
+        case "--min-split-size":
+            configuration.minimumSplitSize = try CommandLineArguments.byteSize(
+                try reader.value(for: name, inline: inline), for: name)
+        case "--proxy":
+            let proxy = try reader.value(for: name, inline: inline)
+            let schemes = ["http://", "https://", "socks4://", "socks4a://", "socks5://", "socks5h://"]
+            guard schemes.contains(where: { proxy.lowercased().hasPrefix($0) }) else {
+                throw UsageError("--proxy must start with one of \(schemes.joined(separator: ", ")), not '\(proxy)'")
+            }
+            configuration.proxy = proxy
+        case "-H", "--header":
+            let header = try reader.value(for: name, inline: inline)
+            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
+                  !header[..<colon].contains(where: { $0 == " " || $0 == "\t" })
+            else { throw UsageError("\(name) must look like 'Name: value', not '\(header)'") }
+            configuration.headers.add(name: String(header[..<colon]),
+                                      value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        case "--user-agent":
+            configuration.userAgent = try reader.value(for: name, inline: inline)
+        case "--connect-timeout":
+            configuration.connectTimeout = try CommandLineArguments.seconds(
+                try reader.value(for: name, inline: inline), for: name)
+        case "-k", "--insecure":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.verifyTLS = false
+        case "-q", "--quiet":
+            try CommandLineArguments.flag(name, inline: inline)
+            quiet = true
+        case "-h", "--help":
+            help = true
+        default:
+            throw UsageError("unknown option \(name) for get (see slipstream get --help)")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import SlipstreamHTTP
+
+/// The `slipstream` command: dispatches to its subcommands.
+@main
+enum SlipstreamMain {
+    static let usage = """
+        Usage: slipstream COMMAND [options]
+
+        Commands:
+          get URL      download URL over several connections (slipstream get --help)
+
+        Options: -h/--help, --version
+        """
+
+    static func main() async {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        let status: ExitStatus
+        switch arguments.first {
+        case "get":
+            arguments.removeFirst()
+            status = await GetCommand.run(arguments)
+        case "-h", "--help", "help":
+            print(usage)
+            status = .success
+        case "--version":
+            print("slipstream \(SlipstreamVersion.string)")
+            status = .success
+        case nil:
+            Terminal.error("no command given\n\(usage)")
+            status = .usage
+        case let other?:
+            Terminal.error("unknown command '\(other)' (see slipstream --help)")
+            status = .usage
+        }
+        exit(status.rawValue)
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Writing to the terminal: messages and errors on stderr, and a status line redrawn in place.
+enum Terminal {
+    static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+    /// `slipstream: MESSAGE` on stderr.
+    static func error(_ message: String) {
+        write("slipstream: \(message)\n")
+    }
+
+    /// A line on stderr.
+    static func message(_ message: String) {
+        write(message + "\n")
+    }
+
+    /// Redraws the status line; `final` ends it with a newline.
+    static func statusLine(_ text: String, final: Bool = false) {
+        write("\r\(text)\u{1B}[K" + (final ? "\n" : ""))
+    }
+
+    static func clearStatusLine() {
+        write("\r\u{1B}[K")
+    }
+
+    private static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Foundation.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if count <= 0 { return }
+            offset += count
+        }
+    }
+}

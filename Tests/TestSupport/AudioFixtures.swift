@@ -1,0 +1,53 @@
+import Foundation
+
+/// The audio fixtures `scripts/make-audio-fixtures.sh` generates, and the reference figures it
+/// recorded from mpg123/ffprobe/soxi. The directory comes from `SLIPSTREAM_TEST_AUDIO`.
+public enum AudioFixtures {
+    /// One line of `reference.tsv`.
+    public struct Reference: Sendable, CustomStringConvertible {
+        /// File name, e.g. `mp3-cbr128.mp3`.
+        public var name: String
+        /// `mpeg`, `adts` or `wav`.
+        public var kind: String
+        /// Packets (MPEG/ADTS frames, the Xing frame excluded); `nil` for WAV.
+        public var packets: Int?
+        /// Frames (samples per channel) the reference decoder output, after gapless trimming.
+        public var samples: Int64
+        /// ffprobe's duration in seconds.
+        public var duration: Double
+        /// Sample rate (Hz) and channels the reference decoder output.
+        public var sampleRate: Int
+        public var channels: Int
+        /// Tags ffprobe read; `nil` when absent.
+        public var title: String?
+        public var artist: String?
+        public var album: String?
+
+        public var description: String { name }
+    }
+
+    /// The fixture directory, or `nil` when `SLIPSTREAM_TEST_AUDIO` is not set.
+    public static var directory: URL? {
+        ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_AUDIO"].map { URL(fileURLWithPath: $0) }
+    }
+
+    /// Every fixture's reference line; empty when there are no fixtures.
+    public static let references: [Reference] = {
+        guard let directory, let text = try? String(contentsOf: directory.appendingPathComponent("reference.tsv"), encoding: .utf8)
+        else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 10, let samples = Int64(f[3]), let duration = Double(f[4]),
+                  let rate = Int(f[5]), let channels = Int(f[6]) else { return nil }
+            let tag = { (s: String) in s == "-" ? nil : s }
+            return Reference(name: f[0], kind: f[1], packets: Int(f[2]), samples: samples, duration: duration,
+                             sampleRate: rate, channels: channels, title: tag(f[7]), artist: tag(f[8]), album: tag(f[9]))
+        }
+    }()
+
+    /// The bytes of fixture `name`.
+    public static func bytes(_ name: String) throws -> [UInt8] {
+        guard let directory else { throw CocoaError(.fileNoSuchFile) }
+        return [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+    }
+}
