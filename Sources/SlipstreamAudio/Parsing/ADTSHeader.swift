@@ -1,0 +1,62 @@
+/// The header of an ADTS frame (ISO 14496-3 1.A.2): AAC's self-framing transport.
+struct ADTSHeader: SyncFrameHeader {
+    static var headerLength: Int { 7 }
+
+    /// ID bit: MPEG-2 AAC (otherwise MPEG-4).
+    var isMPEG2: Bool
+    /// Audio object type minus one: 0 Main, 1 LC, 2 SSR, 3 LTP.
+    var profile: Int
+    var sampleRateIndex: Int
+    var sampleRate: Int
+    /// Channel configuration: 1...6 channels as numbered, 7 for 7.1; 0 when a PCE says.
+    var channelConfiguration: Int
+    /// A 16-bit CRC follows the fixed header (protection_absent = 0).
+    var hasCRC: Bool
+    /// Bytes of the whole frame, header included.
+    var frameLength: Int
+    /// Decoder buffer fullness in 32-bit words; 0x7FF means variable bit rate.
+    var bufferFullness: Int
+    /// Raw data blocks in the frame (1...4), of 1024 frames each.
+    var rawDataBlocks: Int
+
+    private static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+
+    init?(_ bytes: UnsafeRawBufferPointer, at index: Int) {
+        guard bytes.count - index >= Self.headerLength, bytes[index] == 0xFF, bytes[index + 1] & 0xF6 == 0xF0 else {
+            return nil
+        }
+        let b = { (i: Int) in Int(bytes[index + i]) }
+        isMPEG2 = b(1) & 0x08 != 0
+        hasCRC = b(1) & 1 == 0
+        profile = b(2) >> 6
+        sampleRateIndex = (b(2) >> 2) & 0x0F
+        channelConfiguration = (b(2) & 1) << 2 | b(3) >> 6
+        frameLength = (b(3) & 3) << 11 | b(4) << 3 | b(5) >> 5
+        bufferFullness = (b(5) & 0x1F) << 6 | b(6) >> 2
+        rawDataBlocks = b(6) & 3 + 1
+        guard Self.sampleRates.indices.contains(sampleRateIndex), frameLength > (hasCRC ? 9 : 7) else { return nil }
+        sampleRate = Self.sampleRates[sampleRateIndex]
+    }
+
+    static func mayStart(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Bool {
+        bytes[index] == 0xFF && (index + 1 == bytes.count || bytes[index + 1] & 0xF6 == 0xF0)
+    }
+
+    func agrees(with other: ADTSHeader) -> Bool {
+        isMPEG2 == other.isMPEG2 && profile == other.profile && sampleRateIndex == other.sampleRateIndex
+            && channelConfiguration == other.channelConfiguration
+    }
+
+    /// Number of channels (2 when the configuration is left to a PCE).
+    var channels: Int { [2, 1, 2, 3, 4, 5, 6, 8][channelConfiguration] }
+
+    /// Frames (samples per channel) in the ADTS frame.
+    var frameCount: Int { 1024 * rawDataBlocks }
+
+    /// The stream's format, given the packet size convention (one ADTS frame per packet).
+    var format: AudioFormat {
+        let name = ["Main", "LC", "SSR", "LTP"][profile]
+        return AudioFormat(codec: .aac, codecDescription: "AAC \(name) (ADTS, \(isMPEG2 ? "MPEG-2" : "MPEG-4"))",
+                           sampleRate: sampleRate, channels: channels, framesPerPacket: frameCount)
+    }
+}

@@ -1,0 +1,55 @@
+/// The coding of a stream's audio: what a decoder needs to be set up, in the spirit of
+/// AudioStreamBasicDescription.
+public struct AudioFormat: Hashable, Sendable, Codable {
+    /// The codec family.
+    public enum Codec: String, Hashable, Sendable, Codable {
+        /// MPEG-1/2/2.5 Layer I.
+        case mp1
+        /// MPEG-1/2/2.5 Layer II.
+        case mp2
+        /// MPEG-1/2/2.5 Layer III.
+        case mp3
+        /// AAC in ADTS frames (each packet is a whole ADTS frame, header included).
+        case aac
+        /// Uncompressed PCM from a WAV file (integer or floating point, see `pcm`).
+        case pcm
+    }
+
+    /// How uncompressed samples are laid out (WAV only).
+    public struct PCMLayout: Hashable, Sendable, Codable {
+        /// Bits per sample in the container (8, 16, 24, 32 or 64).
+        public var bitsPerSample: Int
+        /// Bytes per frame (one sample for every channel).
+        public var bytesPerFrame: Int
+        /// Samples are IEEE floating point (otherwise integers; 8-bit integers are unsigned).
+        public var isFloat: Bool
+        /// Samples are big-endian (RIFX files); otherwise little-endian.
+        public var isBigEndian: Bool
+    }
+
+    /// The codec family.
+    public var codec: Codec
+    /// A human description of the codec variant, e.g. "MPEG-2 Layer III" or "AAC LC (ADTS)".
+    public var codecDescription: String
+    /// Sample rate in Hz.
+    public var sampleRate: Int
+    /// Number of channels.
+    public var channels: Int
+    /// Frames (samples per channel) in each packet; for WAV, in every packet but the last.
+    public var framesPerPacket: Int
+    /// The sample layout for PCM; `nil` for compressed codecs.
+    public var pcm: PCMLayout?
+
+    /// Creates a format.
+    public init(
+        codec: Codec, codecDescription: String, sampleRate: Int, channels: Int,
+        framesPerPacket: Int, pcm: PCMLayout? = nil
+    ) {
+        self.codec = codec
+        self.codecDescription = codecDescription
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.framesPerPacket = framesPerPacket
+        self.pcm = pcm
+    }
+}

@@ -1,0 +1,95 @@
+/// Maps time to byte offset and back for a stream: exactly through the frame index for the part
+/// seen, by arithmetic for CBR and PCM, through the Xing or VBRI table beyond, and from the mean
+/// bit rate when nothing better is known. Every answer says which (`AudioSeekPoint.method`).
+public struct AudioSeekTable: Hashable, Sendable {
+    var index = FrameIndex()
+    /// Sample rate in Hz and frames per packet; 0 until the format is known.
+    var sampleRate = 0
+    var framesPerPacket = 0
+    /// Offset of the first audio packet.
+    var dataOffset: Int64?
+    /// Bytes per packet when every packet has the same bit rate (CBR MPEG audio), else `nil`.
+    var constantPacketSize: Double?
+    /// Bytes per frame for PCM, else `nil`.
+    var pcmBytesPerFrame: Int?
+    /// Points (frame, offset) from a Xing or VBRI table, with the method they came from.
+    var tableFrames: [Int64] = []
+    var tableOffsets: [Int64] = []
+    var tableMethod = AudioSeekPoint.Method.xingTable
+    /// Mean bytes per frame of the packets seen, for estimates.
+    var meanBytesPerFrame: Double?
+
+    /// Creates an empty table: every lookup returns `nil` until a format is known.
+    public init() {}
+
+    /// Where to seek for `time` (seconds from the start of the audio, before gapless trimming):
+    /// the packet containing it when the answer is exact, else an estimate; `nil` until the
+    /// format and data offset are known.
+    public func offset(forTime time: Double) -> AudioSeekPoint? {
+        guard sampleRate > 0, framesPerPacket > 0, let dataOffset, time.isFinite else { return nil }
+        let frame = Int64(max(time, 0) * Double(sampleRate))
+        if let bytes = pcmBytesPerFrame {
+            return point(frame: frame, offset: dataOffset + frame * Int64(bytes), .pcm)
+        }
+        if let entry = index.entry(atOrBeforeFrame: frame) {
+            return point(frame: entry.frame, offset: entry.offset, .frameIndex)
+        }
+        if let size = constantPacketSize {
+            let packet = frame / Int64(framesPerPacket)
+            return point(frame: packet * Int64(framesPerPacket),
+                         offset: dataOffset + Int64((Double(packet) * size).rounded(.down)), .constantBitRate)
+        }
+        if let offset = interpolate(frame, from: tableFrames, to: tableOffsets) {
+            return point(frame: frame, offset: offset, tableMethod)
+        }
+        return meanBytesPerFrame.map { point(frame: frame, offset: dataOffset + Int64(Double(frame) * $0), .averageBitRate) }
+    }
+
+    /// The time at byte `offset`: exact answers give the packet starting at or before it.
+    public func time(forOffset offset: Int64) -> AudioSeekPoint? {
+        guard sampleRate > 0, framesPerPacket > 0, let dataOffset else { return nil }
+        let relative = max(offset - dataOffset, 0)
+        if let bytes = pcmBytesPerFrame {
+            let frame = relative / Int64(bytes)
+            return point(frame: frame, offset: dataOffset + frame * Int64(bytes), .pcm)
+        }
+        if let entry = index.entry(atOrBeforeOffset: offset) {
+            return point(frame: entry.frame, offset: entry.offset, .frameIndex)
+        }
+        if let size = constantPacketSize {
+            let packet = Int64(Double(relative) / size)
+            return point(frame: packet * Int64(framesPerPacket),
+                         offset: dataOffset + Int64((Double(packet) * size).rounded(.down)), .constantBitRate)
+        }
+        if let frame = interpolate(offset, from: tableOffsets, to: tableFrames) {
+            return point(frame: frame, offset: offset, tableMethod)
+        }
+        return meanBytesPerFrame.map { point(frame: Int64(Double(relative) / $0), offset: offset, .averageBitRate) }
+    }
+
+    /// The exact first frame of a packet starting at `offset`, where the table knows it.
+    func startFrame(ofPacketAt offset: Int64) -> Int64? {
+        if let frame = index.startFrame(ofPacketAt: offset) { return frame }
+        guard let dataOffset, framesPerPacket > 0 else { return nil }
+        if let bytes = pcmBytesPerFrame { return (offset - dataOffset) / Int64(bytes) }
+        guard let size = constantPacketSize else { return nil }
+        return Int64((Double(offset - dataOffset) / size).rounded()) * Int64(framesPerPacket)
+    }
+
+    private func point(frame: Int64, offset: Int64, _ method: AudioSeekPoint.Method) -> AudioSeekPoint {
+        AudioSeekPoint(time: Double(frame) / Double(sampleRate), frame: frame, offset: offset, method: method)
+    }
+
+    /// Piecewise-linear interpolation of `value` through the points (`from[i]`, `to[i]`);
+    /// `from` is ascending. `nil` without at least two points or outside them.
+    private func interpolate(_ value: Int64, from: [Int64], to: [Int64]) -> Int64? {
+        guard from.count >= 2, let first = from.first, let last = from.last, value >= first, value <= last else {
+            return nil
+        }
+        var i = 1
+        while i < from.count - 1, from[i] < value { i += 1 }
+        let span = Double(from[i] - from[i - 1])
+        let fraction = span > 0 ? Double(value - from[i - 1]) / span : 0
+        return to[i - 1] + Int64(fraction * Double(to[i] - to[i - 1]))
+    }
+}

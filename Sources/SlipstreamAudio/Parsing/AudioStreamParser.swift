@@ -1,0 +1,118 @@
+/// The incremental audio stream parser (this project's AudioFileStream): bytes go in as they
+/// arrive, in chunks of any size; out come properties as soon as they are known and complete
+/// packets. Any split of the same bytes gives the same output. Memory is bounded: at most one
+/// incomplete packet (plus the next header, to confirm a sync) is held; tags are read as they
+/// pass and skipped, never held whole.
+///
+///     var parser = AudioStreamParser(hints: .init(contentType: "audio/mpeg"))
+///     try parser.parse(chunk, into: &sink)    // for every chunk, as it arrives
+///     try parser.finish(into: &sink)          // at the end of the stream
+///
+/// Formats: MPEG audio (Layers I-III, MPEG-1/2/2.5, with ID3v2, ID3v1, APE, Lyrics3, Xing/Info,
+/// LAME and VBRI), AAC in ADTS, and PCM WAV (RIFF/RIFX).
+public struct AudioStreamParser: Sendable {
+    enum Stage: Sendable {
+        case sniffing(FormatSniffer)
+        case mpeg(MPEGAudioParser)
+        case adts(ADTSParser)
+        case wav(WAVParser)
+        /// A parse error was thrown; everything more is ignored.
+        case failed(AudioParserError)
+    }
+
+    var stage = Stage.sniffing(FormatSniffer())
+    var state: StreamState
+    /// A tag being read, between packets.
+    var tagReader: TagReader?
+    /// Bytes still to drop before parsing resumes.
+    var skipRemaining: Int64 = 0
+    /// Bytes held because the window was too short; `pending[pendingStart...]` is live.
+    var pending: [UInt8] = []
+    var pendingStart = 0
+    /// Bytes the window must hold before the next step.
+    var needed = 1
+    /// Stream offset of the window's first byte.
+    var position: Int64 = 0
+
+    /// Creates a parser for a stream starting at byte 0.
+    public init(hints: AudioStreamHints = AudioStreamHints()) {
+        state = StreamState(hints: hints)
+    }
+
+    /// Everything known about the stream so far; the running-mean bit rate and estimates are
+    /// worked out afresh on each read.
+    public var properties: AudioStreamProperties { state.snapshot() }
+
+    /// The seek table for the stream so far.
+    public var seekTable: AudioSeekTable { state.seekTable }
+
+    /// Stream offset of the next byte the parser expects.
+    public var nextByteOffset: Int64 { position + Int64(heldCount) }
+
+    /// Parses the next bytes of the stream, telling `sink` of property changes and packets.
+    /// Throws when the format cannot be recognised or is not supported; after that, every call
+    /// throws the same error.
+    public mutating func parse(_ bytes: UnsafeRawBufferPointer, into sink: inout some AudioStreamSink) throws(AudioParserError) {
+        try run(bytes, isFinal: false, sink: &sink)
+    }
+
+    /// Ends the stream: emits a last packet that was waiting for the bytes after it, and sets
+    /// the counted totals.
+    public mutating func finish(into sink: inout some AudioStreamSink) throws(AudioParserError) {
+        try run(UnsafeRawBufferPointer(start: nil, count: 0), isFinal: true, sink: &sink)
+        if case .sniffing(let sniffer) = stage { throw fail(sniffer.failure(state.hints)) }
+        state.isFinished = true
+        sink.audioStream(propertiesChanged: state.snapshot())
+    }
+
+    /// Records `error` as the parser's end and returns it.
+    mutating func fail(_ error: AudioParserError) -> AudioParserError {
+        stage = .failed(error)
+        return error
+    }
+
+
+    /// Parses `bytes` and returns what was found (without the packets' contents).
+    public mutating func parse(_ bytes: [UInt8]) throws(AudioParserError) -> [AudioStreamEvent] {
+        var collector = AudioStreamEventCollector()
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(AudioParserError) in try parse(raw, into: &collector) }
+        }
+        try result.get()
+        return collector.events
+    }
+
+    /// Ends the stream and returns what was found.
+    public mutating func finish() throws(AudioParserError) -> [AudioStreamEvent] {
+        var collector = AudioStreamEventCollector()
+        try finish(into: &collector)
+        return collector.events
+    }
+
+    /// Tells the parser the next bytes come from `offset` (after a seek): held bytes are
+    /// dropped and the parser resynchronises. Packet times continue exactly where the seek
+    /// table knows the packet at `offset`, and are `nil` otherwise.
+    public mutating func discontinuity(at offset: Int64) {
+        if offset != nextByteOffset { state.isContinuous = false }
+        pending.removeAll(keepingCapacity: true)
+        pendingStart = 0
+        skipRemaining = 0
+        needed = 1
+        tagReader = nil
+        position = offset
+        state.nextFrame = state.seekTable.startFrame(ofPacketAt: offset)
+        switch stage {
+        case .mpeg(var parser):
+            parser.resynchronise()
+            stage = .mpeg(parser)
+        case .adts(var parser):
+            parser.resynchronise()
+            stage = .adts(parser)
+        case .wav(var parser):
+            skipRemaining = parser.resynchronise(at: offset)
+            stage = .wav(parser)
+        case .sniffing, .failed:
+            break
+        }
+    }
+}

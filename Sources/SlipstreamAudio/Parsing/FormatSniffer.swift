@@ -1,0 +1,101 @@
+/// Chooses a stream's format from its bytes (after any leading tags, which the parser reads
+/// first): WAV by its RIFF/RIFX header, MPEG audio or ADTS by a frame confirmed by the next one.
+/// Junk before the first frame is skipped up to a limit; past it, or at the end of a stream with
+/// nothing found, the error names what the bytes look like.
+struct FormatSniffer: Sendable {
+    /// A format the bytes were found to hold.
+    enum Format {
+        case mpeg, adts, wav
+    }
+
+    /// What to do next.
+    enum Outcome {
+        case step(ParseStep)
+        case found(Format)
+    }
+
+    /// Junk allowed before the first frame (bytes).
+    static let maximumJunk = 256 * 1024
+
+    /// The first bytes looked at, for the error message.
+    private var firstBytes: [UInt8]?
+    /// Where they were.
+    private var firstOffset: Int64 = 0
+    private var junk = 0
+
+    /// Looks at the window's front, at stream `offset`.
+    mutating func step(
+        _ window: UnsafeRawBufferPointer, offset: Int64, isFinal: Bool, hints: AudioStreamHints
+    ) throws(AudioParserError) -> Outcome {
+        let sample = 16
+        if firstBytes == nil {
+            guard window.count >= sample || isFinal else { return .step(.need(sample)) }
+            firstBytes = Array(window.prefix(sample))
+            firstOffset = offset
+        }
+        guard !window.isEmpty else { throw failure(hints) }
+        if window.hasPrefix("RIFF") || window.hasPrefix("RIFX") {
+            guard window.count >= 12 || isFinal else { return .step(.need(12)) }
+            if window.starts(with: "WAVE", at: 8) { return .found(.wav) }
+        }
+        var scratch = StreamState(hints: hints)
+        var mpeg = FrameSync<MPEGFrameHeader>()
+        switch mpeg.next(window, isFinal: isFinal, state: &scratch, size: {
+            MPEGAudioParser.frameSize($0, $1, freeFormatSize: nil, isFinal: isFinal)
+        }) {
+        case .frame: return .found(.mpeg)
+        case .step(.need(let count)): return .step(.need(count))
+        case .step: break
+        }
+        var adts = FrameSync<ADTSHeader>()
+        switch adts.next(window, isFinal: isFinal, state: &scratch, size: { header, _ in .bytes(header.frameLength) }) {
+        case .frame: return .found(.adts)
+        case .step(.need(let count)): return .step(.need(count))
+        case .step: break
+        }
+        var i = 1
+        while i < window.count, !Self.mayStart(window, at: i) { i += 1 }
+        junk += i
+        guard junk <= Self.maximumJunk else { throw failure(hints) }
+        return .step(.skip(Int64(i)))
+    }
+
+    /// Whether a format's header or a tag may start at `index`.
+    private static func mayStart(_ window: UnsafeRawBufferPointer, at index: Int) -> Bool {
+        MPEGFrameHeader.mayStart(window, at: index) || ADTSHeader.mayStart(window, at: index)
+            || TagReader.mayStart(window, at: index) || window.hasPrefix("RIFF", at: index)
+            || window.hasPrefix("RIFX", at: index)
+    }
+
+    /// The error for a stream in which no supported format was found.
+    func failure(_ hints: AudioStreamHints) -> AudioParserError {
+        let bytes = firstBytes ?? []
+        var message = "no MP3/MPEG audio, AAC (ADTS) or WAV found"
+        if junk > Self.maximumJunk { message += " in the first \(Self.maximumJunk) bytes" }
+        message += bytes.isEmpty ? ": the stream is empty" : "; it starts with \(Self.describe(bytes))"
+        if let type = hints.contentType { message += "; served as \(type)" }
+        return AudioParserError(code: .unrecognisedFormat, message: message, offset: firstOffset)
+    }
+
+    /// Names a file type by its first bytes, with the bytes in hex.
+    static func describe(_ bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes.prefix(12), as: UTF8.self)
+        let kinds: [(Bool, String)] = [
+            (text.hasPrefix("OggS"), "Ogg (Vorbis, Opus or FLAC in Ogg)"),
+            (text.hasPrefix("fLaC"), "FLAC"),
+            (bytes.count >= 8 && String(decoding: bytes[4..<8], as: UTF8.self) == "ftyp", "MP4/M4A"),
+            (text.hasPrefix("FORM"), "AIFF"),
+            (text.hasPrefix("caff"), "CAF"),
+            (bytes.starts(with: [0x1A, 0x45, 0xDF, 0xA3]), "Matroska/WebM"),
+            (text.hasPrefix("RIFF"), "a RIFF file that is not WAVE"),
+            (text.hasPrefix("#EXTM3U"), "an M3U playlist"),
+            (text.lowercased().hasPrefix("[playlist]"), "a PLS playlist"),
+            (text.hasPrefix("<"), "HTML or XML"),
+            (text.hasPrefix("{"), "JSON"),
+            (text.hasPrefix("MThd"), "MIDI"),
+            (text.hasPrefix("ICY "), "a SHOUTcast response head"),
+        ]
+        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+        return (kinds.first { $0.0 }.map { "\($0.1): " } ?? "") + hex
+    }
+}

@@ -1,0 +1,11 @@
+/// What a format parser or tag reader wants done with the bytes at the front of its window:
+/// the whole interface between the pure per-format logic and `AudioStreamParser`'s buffering.
+enum ParseStep: Hashable, Sendable {
+    /// Call again once the window holds at least this many bytes (always more than it holds).
+    case need(Int)
+    /// Drop this many bytes: a header understood, a tag, or junk. May exceed the window; the
+    /// rest is dropped as it arrives, without being held.
+    case skip(Int64)
+    /// The first `size` bytes are a packet of `frames` audio frames.
+    case packet(size: Int, frames: Int)
+}

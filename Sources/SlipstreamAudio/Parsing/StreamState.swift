@@ -1,0 +1,120 @@
+/// What the format parsers learn, shared by all of them: the discrete properties, the packet
+/// counts and running sums, and the seek table. Turns a packet's place in the stream into its
+/// time, and the sums into the properties a caller reads.
+struct StreamState: Sendable {
+    var hints: AudioStreamHints
+    /// The properties the parsers set directly (format, data offset, tags, delay ...); totals,
+    /// duration and bit rate are filled in by `snapshot()`.
+    var properties = AudioStreamProperties()
+    /// A discrete property changed since the sink was last told.
+    var changed = false
+    var seekTable = AudioSeekTable()
+
+    /// Totals the file states (Xing/VBRI, WAV `data` size): packets, bytes and frames.
+    var headerPacketCount: Int64?
+    var headerByteCount: Int64?
+    var headerFrameCount: Int64?
+    /// The bit rate a Xing ("VBR") or VBRI header implies, in bit/s.
+    var headerBitRate: Double?
+    /// The exact bit rate of PCM, in bit/s.
+    var pcmBitRate: Double?
+    /// The header bit rate (kbit/s) every MPEG frame so far has had: `nil` before the first,
+    /// 0 once two differ or for free format.
+    var commonFrameBitRate: Int?
+    /// The stream is free-format MPEG audio: one bit rate throughout, stated by no header.
+    var isFreeFormat = false
+
+    /// Packets, bytes and frames seen since the start.
+    private(set) var packetsSeen: Int64 = 0
+    private(set) var bytesSeen: Int64 = 0
+    private(set) var framesSeen: Int64 = 0
+    /// The first frame of the next packet, or `nil` when unknown (after a discontinuity).
+    var nextFrame: Int64? = 0
+    /// Every byte from the start has been seen, in order.
+    var isContinuous = true
+    /// The stream has ended.
+    var isFinished = false
+
+    init(hints: AudioStreamHints) {
+        self.hints = hints
+    }
+
+    /// Sets a property, noting a change when the value differs.
+    mutating func set<Value: Equatable>(_ keyPath: WritableKeyPath<AudioStreamProperties, Value>, _ value: Value) {
+        guard properties[keyPath: keyPath] != value else { return }
+        properties[keyPath: keyPath] = value
+        changed = true
+    }
+
+    /// Sets the format and, on the first packet, the seek table's geometry.
+    mutating func setFormat(_ format: AudioFormat) {
+        set(\.format, format)
+        seekTable.sampleRate = format.sampleRate
+        seekTable.framesPerPacket = format.framesPerPacket
+    }
+
+    /// Accounts for a packet and describes it.
+    mutating func recordPacket(offset: Int64, size: Int, frameCount: Int) -> AudioPacket {
+        if properties.dataOffset == nil {
+            set(\.dataOffset, offset)
+            seekTable.dataOffset = offset
+        }
+        if nextFrame == nil { nextFrame = seekTable.startFrame(ofPacketAt: offset) }
+        let startFrame = nextFrame
+        if let startFrame {
+            seekTable.index.record(offset: offset, size: size, frameCount: frameCount, startFrame: startFrame)
+        }
+        nextFrame = startFrame.map { $0 + Int64(frameCount) }
+        packetsSeen += 1
+        bytesSeen += Int64(size)
+        framesSeen += Int64(frameCount)
+        seekTable.meanBytesPerFrame = Double(bytesSeen) / Double(framesSeen)
+        let rate = properties.format?.sampleRate ?? 0
+        let time = startFrame.flatMap { rate > 0 ? Double($0) / Double(rate) : nil }
+        return AudioPacket(offset: offset, size: size, frameCount: frameCount, startFrame: startFrame, startTime: time)
+    }
+
+    /// Notes an MPEG frame's header bit rate (kbit/s, 0 for free format).
+    mutating func noteFrameBitRate(_ kbps: Int) {
+        commonFrameBitRate = commonFrameBitRate.map { $0 == kbps ? $0 : 0 } ?? kbps
+    }
+
+    /// The properties with totals, duration and bit rate worked out from what is known now.
+    func snapshot() -> AudioStreamProperties {
+        var result = properties
+        guard let format = properties.format, format.sampleRate > 0 else { return result }
+        let rate = Double(format.sampleRate)
+        result.bitRate = bitRate(sampleRate: rate)
+        var totalFrames: Int64?
+        if isFinished, isContinuous {
+            (result.packetCount, result.audioDataByteCount, totalFrames) = (packetsSeen, bytesSeen, framesSeen)
+            result.totalsSource = .counted
+        } else if let frames = headerFrameCount {
+            (result.packetCount, result.audioDataByteCount, totalFrames) = (headerPacketCount, headerByteCount, frames)
+            result.totalsSource = .header
+        }
+        if let totalFrames {
+            let trimmed = max(totalFrames - Int64(properties.encoderDelay ?? 0) - Int64(properties.encoderPadding ?? 0), 0)
+            result.trimmedFrameCount = trimmed
+            result.duration = Double(trimmed) / rate
+            result.durationSource = result.totalsSource
+        } else if let total = hints.totalByteCount, let dataOffset = properties.dataOffset,
+                  let bitRate = result.bitRate, bitRate.bitsPerSecond > 0
+        {
+            result.duration = Double(max(total - dataOffset, 0)) * 8 / bitRate.bitsPerSecond
+            result.durationSource = .estimate
+        }
+        return result
+    }
+
+    private func bitRate(sampleRate rate: Double) -> AudioStreamProperties.BitRate? {
+        if let pcmBitRate { return .init(bitsPerSecond: pcmBitRate, mode: .constant, source: .frameHeader) }
+        if let headerBitRate { return .init(bitsPerSecond: headerBitRate, mode: .variable, source: .vbrHeader) }
+        if let kbps = commonFrameBitRate, kbps > 0 {
+            return .init(bitsPerSecond: Double(kbps) * 1000, mode: .constant, source: .frameHeader)
+        }
+        guard framesSeen > 0 else { return nil }
+        let mean = Double(bytesSeen) * 8 * rate / Double(framesSeen)
+        return .init(bitsPerSecond: mean, mode: isFreeFormat ? .constant : .variable, source: .runningMean)
+    }
+}

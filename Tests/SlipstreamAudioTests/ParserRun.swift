@@ -1,0 +1,87 @@
+@testable import SlipstreamAudio
+
+/// Everything a parser emitted for a stream, with a checksum of each packet's bytes so runs can
+/// be compared exactly.
+struct ParserRun: Equatable {
+    var events: [AudioStreamEvent] = []
+    var packetChecksums: [UInt64] = []
+    var error: AudioParserError?
+    var final = AudioStreamProperties()
+    var seekTable = AudioSeekTable()
+    /// The most bytes the parser held at once.
+    var maximumHeld = 0
+
+    var packets: [AudioPacket] {
+        events.compactMap { if case .packet(let packet) = $0 { packet } else { nil } }
+    }
+
+    /// Parses `bytes` fed in chunks of the sizes `chunkSizes` yields (cycled), then finishes.
+    init(_ bytes: [UInt8], hints: AudioStreamHints = .init(), chunkSizes: () -> Int) {
+        var parser = AudioStreamParser(hints: hints)
+        var sink = Sink()
+        var held = 0
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(AudioParserError) in
+                var start = 0
+                while start < raw.count {
+                    let end = min(start + max(chunkSizes(), 1), raw.count)
+                    try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
+                    held = max(held, parser.heldCount)
+                    start = end
+                }
+                try parser.finish(into: &sink)
+            }
+        }
+        if case .failure(let error) = result { self.error = error }
+        maximumHeld = held
+        events = sink.events
+        packetChecksums = sink.checksums
+        final = parser.properties
+        seekTable = parser.seekTable
+    }
+
+    static func == (lhs: ParserRun, rhs: ParserRun) -> Bool {
+        lhs.events == rhs.events && lhs.packetChecksums == rhs.packetChecksums && lhs.error == rhs.error
+            && lhs.final == rhs.final && lhs.seekTable == rhs.seekTable
+    }
+
+    /// A short account of where this run first differs from `other`.
+    func firstDifference(from other: ParserRun) -> String {
+        if let i = zip(events, other.events).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+            return "event \(i): \(events[i]) vs \(other.events[i])"
+        }
+        if events.count != other.events.count { return "\(events.count) events vs \(other.events.count)" }
+        if packetChecksums != other.packetChecksums { return "packet contents differ" }
+        if error != other.error { return "error \(String(describing: error)) vs \(String(describing: other.error))" }
+        return final != other.final ? "final properties differ" : "seek tables differ"
+    }
+
+    private struct Sink: AudioStreamSink {
+        var events: [AudioStreamEvent] = []
+        var checksums: [UInt64] = []
+
+        mutating func audioStream(propertiesChanged properties: AudioStreamProperties) {
+            events.append(.propertiesChanged(properties))
+        }
+
+        mutating func audioStream(packet: AudioPacket, bytes: UnsafeRawBufferPointer) {
+            events.append(.packet(packet))
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            checksums.append(hash)
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64), so random splits are the same on every run.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
