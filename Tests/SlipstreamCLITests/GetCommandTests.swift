@@ -4,11 +4,11 @@ import TestSupport
 
 /// The built binary, run as a user would.
 @Suite struct GetCommandTests {
-    @Test func downloadsIntoTheCurrentFolderAndSaysSo() throws {
+    @Test func downloadsIntoTheCurrentFolderAndSaysSo() async throws {
         let source = try TestNginx.makeFile("cli-3m.bin", size: 3 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let output = try CommandRunner.run(["get", "-n", "4", try TestNginx.url("cli-3m.bin")], in: folder)
+        let output = try await CommandRunner.run(["get", "-n", "4", try TestNginx.url("cli-3m.bin")], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
         #expect(TestFiles.equal(folder + "/cli-3m.bin", source))
         // Not a terminal: no status line, one summary line.
@@ -18,20 +18,20 @@ import TestSupport
         #expect(output.stdout.isEmpty)
     }
 
-    @Test func outputOptionForceAndQuiet() throws {
+    @Test func outputOptionForceAndQuiet() async throws {
         let source = try TestNginx.makeFile("cli-small.bin", size: 5000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let url = try TestNginx.url("cli-small.bin")
-        let first = try CommandRunner.run(["get", "-q", "-o", "named.bin", url], in: folder)
+        let first = try await CommandRunner.run(["get", "-q", "-o", "named.bin", url], in: folder)
         #expect(first.status == 0 && first.stderr.isEmpty)
         #expect(TestFiles.equal(folder + "/named.bin", source))
 
-        let again = try CommandRunner.run(["get", "--output=named.bin", url], in: folder)
+        let again = try await CommandRunner.run(["get", "--output=named.bin", url], in: folder)
         #expect(again.status == 5)
         #expect(again.stderr == "slipstream: named.bin already exists; use --force to replace it\n")
 
-        let forced = try CommandRunner.run(["get", "-q", "--force", "-onamed.bin", url], in: folder)
+        let forced = try await CommandRunner.run(["get", "-q", "--force", "-onamed.bin", url], in: folder)
         #expect(forced.status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["named.bin"])
     }
@@ -52,45 +52,45 @@ import TestSupport
         (["get", "ftp://127.0.0.1/x"], "not an http:// or https:// URL"),
         (["get", "http://[::1"], "http://[::1: URL using bad/illegal format"),
     ] as [([String], String)])
-    func usageErrorsExitWithStatus2(arguments: [String], message: String) throws {
+    func usageErrorsExitWithStatus2(arguments: [String], message: String) async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let output = try CommandRunner.run(arguments, in: folder)
+        let output = try await CommandRunner.run(arguments, in: folder)
         #expect(output.status == 2)
         #expect(output.stderr.hasPrefix("slipstream: "))
         #expect(output.stderr.contains(message), "\(output.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
-    @Test func helpAndVersion() throws {
+    @Test func helpAndVersion() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
-        let help = try CommandRunner.run(["get", "--help"], in: folder)
+        let help = try await CommandRunner.run(["get", "--help"], in: folder)
         #expect(help.status == 0 && help.stdout.contains("--connections N"))
-        let version = try CommandRunner.run(["--version"], in: folder)
+        let version = try await CommandRunner.run(["--version"], in: folder)
         #expect(version.status == 0 && version.stdout.hasPrefix("slipstream "))
     }
 
-    @Test func notFoundExitsWith4AndLeavesNothing() throws {
+    @Test func notFoundExitsWith4AndLeavesNothing() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let url = try TestNginx.url("cli-missing.bin")
-        let output = try CommandRunner.run(["get", url], in: folder)
+        let output = try await CommandRunner.run(["get", url], in: folder)
         #expect(output.status == 4)
         #expect(output.stderr == "slipstream: \(url): the server answered HTTP 404 Not Found\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
-    @Test func unreachableServerExitsWith3() throws {
+    @Test func unreachableServerExitsWith3() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let output = try CommandRunner.run(["get", "http://127.0.0.1:1/x.bin"], in: folder)
+        let output = try await CommandRunner.run(["get", "http://127.0.0.1:1/x.bin"], in: folder)
         #expect(output.status == 3)
         #expect(output.stderr.contains("http://127.0.0.1:1/x.bin"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
     @Test(arguments: ["folder-is-output", "missing-folder", "read-only-fs"])
-    func badOutputPathsExitWith5(kind: String) throws {
+    func badOutputPathsExitWith5(kind: String) async throws {
         try TestNginx.makeFile("cli-small.bin", size: 5000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -99,7 +99,7 @@ import TestSupport
         case "missing-folder": folder + "/no/such/x.bin"
         default: "/proc/x.bin"  // a filesystem nobody (root included) can create files in
         }
-        let output = try CommandRunner.run(["get", "-o", target, try TestNginx.url("cli-small.bin")], in: folder)
+        let output = try await CommandRunner.run(["get", "-o", target, try TestNginx.url("cli-small.bin")], in: folder)
         #expect(output.status == 5, "\(output.stderr)")
         #expect(output.stderr.hasPrefix("slipstream: ") && output.stderr.contains(target))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)

@@ -21,8 +21,17 @@ public enum CommandRunner {
         return folder.appendingPathComponent("slipstream").path
     }
 
-    /// Runs `slipstream ARGUMENTS` in `folder` and waits for it.
-    public static func run(_ arguments: [String], in folder: String) throws -> Output {
+    /// Runs `slipstream ARGUMENTS` in `folder` and waits for it, on a Dispatch thread so the
+    /// wait does not hold a thread of the Swift concurrency pool.
+    public static func run(_ arguments: [String], in folder: String) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(arguments, in: folder) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], in folder: String) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
