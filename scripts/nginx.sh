@@ -5,13 +5,15 @@
 # nginx runs in the foreground of a background job (no daemon); nothing outside RUN_DIR is touched.
 
 nginx_free_port() {
-    python3 - <<'PY'
-import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])
-s.close()
-PY
+    local port
+    while true; do
+        port=$((20000 + RANDOM % 30000))
+        # Free when nothing answers a connection there.
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
 }
 
 nginx_start() {

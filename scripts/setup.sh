@@ -12,7 +12,7 @@ packages=(
 )
 # Benchmarks only: the download peers.
 if [[ "${1:-}" == "--benchmarks" ]]; then
-    packages+=(aria2 axel hyperfine time)
+    packages+=(aria2 axel time python3)
 fi
 
 missing=()

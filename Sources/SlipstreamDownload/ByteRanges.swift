@@ -35,7 +35,12 @@ public struct ByteRanges: Sendable, Equatable, Sequence {
             upper = Swift.max(upper, ranges[last].upperBound)
             last += 1
         }
-        ranges.replaceSubrange(first..<last, with: [lower..<upper])
+        // The common cases (growing one range, adding one) without a temporary array.
+        switch last - first {
+        case 0: ranges.insert(lower..<upper, at: first)
+        case 1: ranges[first] = lower..<upper
+        default: ranges.replaceSubrange(first..<last, with: CollectionOfOne(lower..<upper))
+        }
     }
 
     /// Removes a range, splitting any range that straddles it.

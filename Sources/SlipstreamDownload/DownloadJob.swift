@@ -9,13 +9,10 @@ import Synchronization
 /// outside the lock: only the I/O thread writes, and the file is closed by the I/O thread
 /// once no connection is left.
 final class DownloadJob: Sendable {
-    private enum Mode {
-        /// The first response has not arrived.
-        case probing
-        /// Ranges work: many connections, each with an assignment of the piece map.
-        case segmented(PieceMap)
-        /// One connection, written in order; `size` when the server gave a length.
-        case streaming(written: Int64, size: Int64?)
+    /// One connection written in order: bytes written, and the size when the server gave one.
+    private struct Stream {
+        var written: Int64 = 0
+        var size: Int64?
     }
 
     private struct Connection {
@@ -31,7 +28,11 @@ final class DownloadJob: Sendable {
     }
 
     private struct State {
-        var mode = Mode.probing
+        /// Set when ranges work: many connections, each with an assignment of the map.
+        /// Kept outside any enum so that it is mutated in place, never copied.
+        var map: PieceMap?
+        /// Set when ranges don't work (or the body can't be split). Neither set: probing.
+        var stream: Stream?
         var file: PartFile?
         var finalPath: String?
         var requestURL: String
@@ -138,7 +139,7 @@ final class DownloadJob: Sendable {
         var started: DownloadInfo?
         let decision: HTTPSinkDecision = state.withLock { state in
             if let fatal = state.fatal { return .abort(HTTPError(.cancelled, url: url, message: fatal.message)) }
-            guard case .probing = state.mode else {
+            guard state.map == nil, state.stream == nil else {
                 return validateSegment(head, on: sink, state: &state)
             }
             switch ProbeAnswer.from(head: head, url: url) {
@@ -156,10 +157,10 @@ final class DownloadJob: Sendable {
                 if let size = answer.segmentedSize {
                     var map = PieceMap(size: size, minimumSplitSize: configuration.minimumSplitSize)
                     state.connections[sink.connection]?.assignment = map.assign()?.id
-                    state.mode = .segmented(map)
+                    state.map = map
                     plans = planConnections(state: &state)
                 } else {
-                    state.mode = .streaming(written: 0, size: answer.size)
+                    state.stream = Stream(size: answer.size)
                 }
                 started = DownloadInfo(path: state.finalPath ?? "", totalBytes: answer.size,
                                        segmented: answer.segmentedSize != nil, effectiveURL: head.effectiveURL)
@@ -175,16 +176,10 @@ final class DownloadJob: Sendable {
         // Where these bytes go, decided under the lock; written outside it.
         let target: (file: PartFile, offset: Int64, count: Int)? = state.withLock { state in
             guard state.fatal == nil, let file = state.file else { return nil }
-            switch state.mode {
-            case .probing:
-                return nil
-            case .streaming(let written, _):
-                return (file, written, body.count)
-            case .segmented(let map):
-                guard let id = state.connections[sink.connection]?.assignment, let assignment = map.assignment(id)
-                else { return nil }
-                return (file, assignment.next, Int(min(Int64(body.count), assignment.remaining)))
-            }
+            if let stream = state.stream { return (file, stream.written, body.count) }
+            guard let id = state.connections[sink.connection]?.assignment, let assignment = state.map?.assignment(id)
+            else { return nil }
+            return (file, assignment.next, Int(min(Int64(body.count), assignment.remaining)))
         }
         guard let target else { return .abort(HTTPError(.cancelled, url: url, message: "stopped")) }
         do throws(DownloadError) {
@@ -199,22 +194,17 @@ final class DownloadJob: Sendable {
             state.bytesReceived += Int64(target.count)
             state.meter.add(Int64(target.count), at: time)
             var decision = HTTPSinkDecision.proceed
-            switch state.mode {
-            case .probing:
-                break
-            case .streaming(let written, let size):
-                state.mode = .streaming(written: written + Int64(target.count), size: size)
-            case .segmented(var map):
-                let id = state.connections[sink.connection]!.assignment!
-                let end = map.assignment(id)!.end
-                if map.commit(id, count: Int64(target.count)) {
+            if state.stream != nil {
+                state.stream!.written += Int64(target.count)
+            } else if state.map != nil, let id = state.connections[sink.connection]?.assignment {
+                let end = state.map!.assignment(id)!.end
+                if state.map!.commit(id, count: Int64(target.count)) {
                     state.connections[sink.connection]?.assignment = nil
                     // A request that ends where the assignment ends completes by itself and
                     // keeps its connection; one whose tail was taken by another stops here.
                     let natural = sink.requestEnd == end && target.count == body.count
                     decision = natural ? .proceed : .finish
                 }
-                state.mode = .segmented(map)
             }
             if time - state.lastProgressEvent >= 0.1 {
                 state.lastProgressEvent = time
@@ -231,24 +221,20 @@ final class DownloadJob: Sendable {
         var toCancel: [HTTPTransfer] = []
         let finished: Bool = state.withLock { state in
             let assignment = state.connections.removeValue(forKey: sink.connection)?.assignment
-            switch (state.mode, result) {
-            case (.probing, .failure(let error)):
-                if state.fatal == nil { state.fatal = DownloadError(error) }
-            case (.probing, .success):
-                state.fatal = DownloadError(.http, "\(url): the server sent no response")
-            case (.streaming(let written, let size), .success):
-                if let size, written != size {
-                    state.fatal = DownloadError(.network, "\(url): the body ended after \(written) of \(size) bytes")
+            if let stream = state.stream, case .success = result {
+                if let size = stream.size, stream.written != size {
+                    state.fatal = DownloadError(.network, "\(url): the body ended after \(stream.written) of \(size) bytes")
                 }
-            case (.streaming, .failure(let error)):
+            } else if state.map == nil, case .success = result {
+                state.fatal = DownloadError(.http, "\(url): the server sent no response")
+            } else if state.map == nil, case .failure(let error) = result {
                 if state.fatal == nil { state.fatal = DownloadError(error) }
-            case (.segmented(var map), _):
+            } else if state.map != nil {
                 if let assignment {
                     // Ended before its range did: the rest goes back to a running connection
                     // whose request still covers it, else to the pool.
-                    map.release(assignment)
-                    Self.reclaimFreeRuns(&map, connections: state.connections)
-                    state.mode = .segmented(map)
+                    state.map!.release(assignment)
+                    Self.reclaimFreeRuns(&state.map!, connections: state.connections)
                     if state.fatal == nil {
                         state.failures += 1
                         let error = result.failureError
@@ -257,7 +243,7 @@ final class DownloadJob: Sendable {
                             ?? DownloadError(.network, "\(url): a connection ended before its range did")
                     }
                 }
-                if state.fatal == nil, !map.isComplete {
+                if state.fatal == nil, !state.map!.isComplete {
                     if state.rangeLies >= Self.maxRangeLies, let lie = state.lastError {
                         state.fatal = DownloadError(.http, "\(lie.message); the server does not honour ranges "
                             + "reliably, try one connection (-n 1)", http: lie.http)
@@ -282,7 +268,7 @@ final class DownloadJob: Sendable {
 
     /// Checks a range response before any of its bytes is written.
     private func validateSegment(_ head: HTTPResponseHead, on sink: SegmentSink, state: inout State) -> HTTPSinkDecision {
-        guard case .segmented(let map) = state.mode else { return .proceed }
+        guard let map = state.map else { return .proceed }
         let asked = "bytes \(sink.requestStart)-\((sink.requestEnd ?? map.size) - 1)"
         let problem: String?
         if head.status != 206 {
@@ -298,16 +284,15 @@ final class DownloadJob: Sendable {
 
     /// New connections for idle capacity, each with an assignment.
     private func planConnections(state: inout State) -> [Plan] {
-        guard case .segmented(var map) = state.mode else { return [] }
+        guard state.map != nil else { return [] }
         var plans: [Plan] = []
         let limit = state.rangeLies > 0 ? 1 : configuration.connections
-        while state.connections.count < limit, let assignment = map.assign() {
+        while state.connections.count < limit, let assignment = state.map!.assign() {
             let connection = state.nextConnection
             state.nextConnection += 1
             state.connections[connection] = Connection(assignment: assignment.id, requestEnd: assignment.end)
             plans.append(Plan(connection: connection, assignment: assignment))
         }
-        state.mode = .segmented(map)
         return plans
     }
 
@@ -339,11 +324,7 @@ final class DownloadJob: Sendable {
     /// Called once, on the I/O thread, when no connection is left.
     private func finish() {
         let (file, finalPath, fatal, received, segmented, size) = state.withLock { state in
-            let (segmented, size): (Bool, Int64) = switch state.mode {
-            case .segmented(let map): (true, map.size)
-            case .streaming(let written, _): (false, written)
-            case .probing: (false, 0)
-            }
+            let (segmented, size) = (state.map != nil, state.map?.size ?? state.stream?.written ?? 0)
             return (state.file, state.finalPath, state.fatal, state.bytesReceived, segmented, size)
         }
         file?.close()
@@ -374,10 +355,10 @@ final class DownloadJob: Sendable {
     }
 
     private static func snapshot(_ state: inout State, at time: Double) -> DownloadProgress {
-        let (completed, total): (Int64, Int64?) = switch state.mode {
-        case .probing: (0, nil)
-        case .segmented(let map): (map.completedBytes, map.size)
-        case .streaming(let written, let size): (written, size)
+        let (completed, total): (Int64, Int64?) = if let map = state.map {
+            (map.completedBytes, map.size)
+        } else {
+            (state.stream?.written ?? 0, state.stream?.size)
         }
         return DownloadProgress(completedBytes: completed, totalBytes: total,
                                 bytesPerSecond: state.meter.rate(at: time),

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Measures `slipstream get` against curl, aria2c and axel on a local nginx, all in one run,
+# and prints tables of wall seconds, CPU seconds, peak RSS, correctness and ratios.
+#
+#   Benchmarks/download.sh [--runs N] [--only a|b|c]
+#
+# (a) 1 GiB unthrottled: slipstream -n 1, -n 8 and -n 16 against curl and aria2c -x8 -s8.
+# (b) 256 MiB at 20 MiB/s per connection (nginx limit_rate), N = 1, 4, 8, 16 connections,
+#     against aria2c -xN -sN -k1M, axel -n N and the ideal time size / (N x rate).
+# (c) stragglers: 256 MiB where one connection in five gets 1 MiB/s and the rest 20 MiB/s,
+#     8 connections, against aria2c -x8 -s8 -k1M and axel -n 8.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=3
+only=""
+while (($#)); do
+    case "$1" in
+        --runs) runs="$2"; shift 2 ;;
+        --only) only="$2"; shift 2 ;;
+        *) echo "usage: $0 [--runs N] [--only a|b|c]" >&2; exit 2 ;;
+    esac
+done
+
+scripts/setup.sh --benchmarks
+swift build -c release --product slipstream >/dev/null
+bin="$PWD/.build/release/slipstream"
+source scripts/nginx.sh
+
+work="$(mktemp -d /tmp/slipstream-bench.XXXXXX)"
+cleanup() { nginx_stop; rm -rf "$work"; }
+trap cleanup EXIT
+nginx_start "$work"
+base="http://127.0.0.1:$NGINX_PORT"
+files="$work/www/files"
+out="$work/out"
+mkdir -p "$out"
+results="$work/results.tsv"
+: > "$results"
+
+echo "making test files..." >&2
+head -c $((1 << 30)) /dev/urandom > "$files/1g.bin"
+head -c $((256 << 20)) /dev/urandom > "$files/256m.bin"
+sha_1g=$(sha256sum "$files/1g.bin" | cut -d' ' -f1)
+sha_256m=$(sha256sum "$files/256m.bin" | cut -d' ' -f1)
+
+# measure CASE CLIENT EXPECTED_SHA COMMAND...: runs the command `runs` times in $out, each time
+# from an empty folder, and appends "case client wall cpu rss_kib ok" lines to $results.
+measure() {
+    local case="$1" client="$2" sha="$3"
+    shift 3
+    local i
+    for i in $(seq 1 "$runs"); do
+        rm -rf "$out" && mkdir -p "$out"
+        local status=0
+        /usr/bin/time -o "$work/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || status=$?
+        local got ok=0
+        got=$(sha256sum "$out/file" 2>/dev/null | cut -d' ' -f1 || true)
+        [[ $status -eq 0 && "$got" == "$sha" ]] && ok=1
+        read -r wall user sys rss < <(tail -1 "$work/time.txt")
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$client" "$wall" \
+            "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$rss" "$ok" >> "$results"
+        echo "  $case $client run $i: ${wall}s ok=$ok" >&2
+    done
+}
+
+
+if [[ -z "$only" || "$only" == a ]]; then
+    echo "(a) 1 GiB unthrottled" >&2
+    url="$base/files/1g.bin"
+    measure a "slipstream -n 1" "$sha_1g" "$bin" get -q --force -n 1 -o "$out/file" "$url"
+    measure a "slipstream -n 8" "$sha_1g" "$bin" get -q --force -n 8 -o "$out/file" "$url"
+    measure a "slipstream -n 16" "$sha_1g" "$bin" get -q --force -n 16 -o "$out/file" "$url"
+    measure a "curl" "$sha_1g" curl -s -o "$out/file" "$url"
+    measure a "aria2c -x8 -s8" "$sha_1g" aria2c -q --allow-overwrite=true --auto-file-renaming=false \
+        --file-allocation=falloc --summary-interval=0 -x8 -s8 -d "$out" -o file "$url"
+fi
+
+if [[ -z "$only" || "$only" == b ]]; then
+    echo "(b) 256 MiB at 20 MiB/s per connection" >&2
+    url="$base/slow/256m.bin"
+    for n in 1 4 8 16; do
+        measure "b$n" "slipstream -n $n" "$sha_256m" "$bin" get -q --force -n "$n" -o "$out/file" "$url"
+        measure "b$n" "aria2c -x$n -s$n -k1M" "$sha_256m" aria2c -q --allow-overwrite=true \
+            --auto-file-renaming=false --file-allocation=falloc --summary-interval=0 \
+            -x"$n" -s"$n" -k1M -d "$out" -o file "$url"
+        measure "b$n" "axel -n $n" "$sha_256m" axel -q -n "$n" -o "$out/file" "$url"
+    done
+fi
+
+if [[ -z "$only" || "$only" == c ]]; then
+    echo "(c) stragglers: 256 MiB, one connection in five at 1 MiB/s" >&2
+    url="$base/straggle/256m.bin"
+    measure c "slipstream -n 8" "$sha_256m" "$bin" get -q --force -n 8 -o "$out/file" "$url"
+    measure c "aria2c -x8 -s8 -k1M" "$sha_256m" aria2c -q --allow-overwrite=true \
+        --auto-file-renaming=false --file-allocation=falloc --summary-interval=0 \
+        -x8 -s8 -k1M -d "$out" -o file "$url"
+    measure c "axel -n 8" "$sha_256m" axel -q -n 8 -o "$out/file" "$url"
+fi
+
+python3 Benchmarks/report.py "$results" --runs "$runs"
