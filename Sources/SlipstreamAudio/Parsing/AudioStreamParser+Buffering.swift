@@ -139,6 +139,7 @@ extension AudioStreamParser {
             switch outcome {
             case .step(let step):
                 stage = .sniffing(sniffer)
+                if case .skip(let count) = step { state.properties.junkByteCount += count }
                 return step
             case .found(.mpeg): stage = .mpeg(MPEGAudioParser())
             case .found(.adts): stage = .adts(ADTSParser())

@@ -64,6 +64,15 @@ public struct AudioTags: Hashable, Sendable, Codable {
         if !kinds.contains(kind) { kinds.append(kind) }
     }
 
+    /// Adds what `other` found: its kinds, and its values where they are more trusted.
+    mutating func merge(_ other: AudioTags) {
+        for kind in other.kinds { noteKind(kind) }
+        for (index, field) in [Field.title, .artist, .album].enumerated() {
+            let value = field == .title ? other.title : field == .artist ? other.artist : other.album
+            if let value, let kind = other.sources[index] { set(field, value, from: kind) }
+        }
+    }
+
     /// Sets `field` from a tag of `kind` unless a more trusted kind already set it. Empty values
     /// (after trimming spaces and NULs) are ignored.
     mutating func set(_ field: Field, _ value: String, from kind: Kind) {

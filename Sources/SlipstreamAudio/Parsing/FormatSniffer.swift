@@ -72,7 +72,7 @@ struct FormatSniffer: Sendable {
         let bytes = firstBytes ?? []
         var message = "no MP3/MPEG audio, AAC (ADTS) or WAV found"
         if junk > Self.maximumJunk { message += " in the first \(Self.maximumJunk) bytes" }
-        message += bytes.isEmpty ? ": the stream is empty" : "; it starts with \(Self.describe(bytes))"
+        message += bytes.isEmpty ? ": there are no bytes besides tags" : "; it starts with \(Self.describe(bytes))"
         if let type = hints.contentType { message += "; served as \(type)" }
         return AudioParserError(code: .unrecognisedFormat, message: message, offset: firstOffset)
     }

@@ -33,6 +33,7 @@ struct TagReader: Hashable, Sendable {
     /// Looks for the start of a tag at the front of `window` and reads fixed-size tags (ID3v1)
     /// at once into `tags`.
     static func detect(_ window: UnsafeRawBufferPointer, isFinal: Bool, tags: inout AudioTags) -> Detection {
+        guard !window.isEmpty, mayStart(window, at: 0) else { return .none }
         for magic in Magic.allCases where window.hasPrefix(magic.text) {
             guard window.count >= magic.length else { return isFinal ? .none : .need(magic.length) }
             return start(magic, window, tags: &tags)
@@ -42,7 +43,13 @@ struct TagReader: Hashable, Sendable {
 
     /// Whether a tag may start at `index` (its magic, possibly cut off by the window's end).
     static func mayStart(_ window: UnsafeRawBufferPointer, at index: Int) -> Bool {
-        Magic.allCases.contains { window.hasPrefix($0.text, at: index) }
+        switch window[index] {
+        case UInt8(ascii: "I"): window.hasPrefix("ID3", at: index)
+        case UInt8(ascii: "T"): window.hasPrefix("TAG", at: index)
+        case UInt8(ascii: "A"): window.hasPrefix("APETAGEX", at: index)
+        case UInt8(ascii: "L"): window.hasPrefix("LYRICSBEGIN", at: index)
+        default: false
+        }
     }
 
     private static func start(_ magic: Magic, _ window: UnsafeRawBufferPointer, tags: inout AudioTags) -> Detection {

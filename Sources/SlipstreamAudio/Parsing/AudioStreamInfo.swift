@@ -1,0 +1,124 @@
+import Foundation
+
+/// A summary of an audio stream for people and scripts (`slipstream info`): format, bit rate,
+/// duration and how it was found, tags, gapless figures. Made from the bytes of the stream's
+/// head (the whole file, ideally), plus optionally its last bytes for trailing tags; pure.
+public struct AudioStreamInfo: Hashable, Sendable, Codable {
+    /// The coding of the audio.
+    public var format: AudioFormat
+    /// The bit rate and how it was found.
+    public var bitRate: AudioStreamProperties.BitRate?
+    /// Duration in seconds after gapless trimming.
+    public var duration: Double?
+    /// Where `duration` came from: the header, a count of every packet, or an estimate.
+    public var durationSource: AudioStreamProperties.Source?
+    /// Packets in the stream, and where the count came from.
+    public var packetCount: Int64?
+    public var totalsSource: AudioStreamProperties.Source?
+    /// Offset of the first audio packet and bytes of audio.
+    public var dataOffset: Int64?
+    public var audioDataByteCount: Int64?
+    /// Encoder delay and padding in frames (LAME tag).
+    public var encoderDelay: Int?
+    public var encoderPadding: Int?
+    /// Frames (samples per channel) after gapless trimming.
+    public var trimmedFrameCount: Int64?
+    /// Title, artist, album, and the kinds of tag found.
+    public var tags: AudioTags
+    /// Whether a player can seek by time (given a seekable source).
+    public var isSeekableByTime: Bool
+    /// Total bytes of the stream, when known.
+    public var totalByteCount: Int64?
+
+    /// Summarises parsed properties.
+    public init(properties: AudioStreamProperties, format: AudioFormat, totalByteCount: Int64?) {
+        self.format = format
+        bitRate = properties.bitRate
+        duration = properties.duration
+        durationSource = properties.durationSource
+        packetCount = properties.packetCount
+        totalsSource = properties.totalsSource
+        dataOffset = properties.dataOffset
+        audioDataByteCount = properties.audioDataByteCount
+        encoderDelay = properties.encoderDelay
+        encoderPadding = properties.encoderPadding
+        trimmedFrameCount = properties.trimmedFrameCount
+        tags = properties.tags
+        isSeekableByTime = properties.isSeekableByTime
+        self.totalByteCount = totalByteCount
+    }
+
+    /// Parses `head` (the stream's first bytes; the whole stream when its length equals
+    /// `hints.totalByteCount`, which makes every total an exact count) and `tail` (the stream's
+    /// last bytes, for ID3v1/APE/Lyrics3 tags; `nil` when not fetched).
+    public static func scan(head: [UInt8], tail: [UInt8]? = nil, hints: AudioStreamHints) throws(AudioParserError) -> AudioStreamInfo {
+        var parser = AudioStreamParser(hints: hints)
+        _ = try parser.parse(head)
+        if let total = hints.totalByteCount, Int64(head.count) >= total { _ = try parser.finish() }
+        let properties = parser.properties
+        guard let format = properties.format else {
+            throw AudioParserError(code: .unrecognisedFormat, message:
+                "no audio packet in the first \(head.count) bytes; they start with \(FormatSniffer.describe(Array(head.prefix(16))))")
+        }
+        var info = AudioStreamInfo(properties: properties, format: format, totalByteCount: hints.totalByteCount)
+        if let tail { info.tags.merge(tail.withUnsafeBytes { TrailingTags.read($0) }) }
+        return info
+    }
+
+    /// The summary as `Label: value` lines, for a terminal.
+    public var textLines: [String] {
+        var lines: [(String, String)] = []
+        let channels = format.channels == 1 ? "mono" : format.channels == 2 ? "stereo" : "\(format.channels) channels"
+        lines.append(("Format", "\(format.codecDescription), \(format.sampleRate) Hz, \(channels)"))
+        if let bitRate {
+            let mode = bitRate.mode == .constant ? "CBR" : "VBR"
+            let source = switch bitRate.source {
+            case .frameHeader: "frame header"
+            case .vbrHeader: "VBR header"
+            case .runningMean: "mean of the packets read"
+            }
+            lines.append(("Bit rate", "\(Self.decimal(bitRate.bitsPerSecond / 1000, places: 1)) kbit/s \(mode) (\(source))"))
+        }
+        if let duration, let durationSource {
+            let how = durationSource == .header ? "from the header" : durationSource == .counted ? "exact count" : "estimate"
+            lines.append(("Duration", "\(Self.clock(duration)) (\(Self.decimal(duration, places: 3)) s, \(how))"))
+        }
+        if let packetCount { lines.append(("Packets", "\(packetCount)")) }
+        if let dataOffset {
+            lines.append(("Audio data", audioDataByteCount.map { "\($0) bytes from byte \(dataOffset)" } ?? "from byte \(dataOffset)"))
+        }
+        if encoderDelay != nil || encoderPadding != nil {
+            lines.append(("Gapless", "encoder delay \(encoderDelay ?? 0), padding \(encoderPadding ?? 0) frames"))
+        }
+        if let title = tags.title { lines.append(("Title", title)) }
+        if let artist = tags.artist { lines.append(("Artist", artist)) }
+        if let album = tags.album { lines.append(("Album", album)) }
+        if !tags.kinds.isEmpty { lines.append(("Tags", tags.kinds.map(\.rawValue).joined(separator: ", "))) }
+        lines.append(("Seekable", isSeekableByTime ? "by time" : "by byte offset only"))
+        let width = lines.map(\.0.count).max() ?? 0
+        return lines.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + $0.1 }
+    }
+
+    /// The summary as pretty-printed JSON with sorted keys (absent values left out).
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// `value` with `places` decimals, without Foundation's locale.
+    private static func decimal(_ value: Double, places: Int) -> String {
+        let scale = (0..<places).reduce(1.0) { result, _ in result * 10 }
+        let scaled = Int64((value * scale).rounded())
+        let fraction = String(scaled % Int64(scale))
+        return "\(scaled / Int64(scale))." + String(repeating: "0", count: places - fraction.count) + fraction
+    }
+
+    /// `seconds` as h:mm:ss or m:ss.
+    private static func clock(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
+        let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
+        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import SlipstreamAudio
+
+@Suite(.enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
+struct AudioStreamInfoTests {
+    @Test func wholeFileSummary() throws {
+        let bytes = try AudioFixtures.bytes("mp3-id3v24-footer.mp3")
+        let info = try AudioStreamInfo.scan(head: bytes, hints: .init(totalByteCount: Int64(bytes.count)))
+        #expect(info.durationSource == .counted)
+        #expect(info.bitRate?.mode == .variable)
+        #expect(info.encoderDelay == 576)
+        let text = info.textLines.joined(separator: "\n")
+        #expect(text.contains("Format:"))
+        #expect(text.contains("MPEG-1 Layer III, 44100 Hz, stereo"))
+        #expect(text.contains("0:03 (3.000 s, exact count)"))
+        #expect(text.contains("Title:      Tïtle ✓"))
+        let json = try info.json()
+        let decoded = try JSONDecoder().decode(AudioStreamInfo.self, from: Data(json.utf8))
+        #expect(decoded.duration == info.duration)
+        #expect(decoded.tags.title == info.tags.title)
+    }
+
+    @Test func headAndTail() throws {
+        let bytes = try AudioFixtures.bytes("mp3-ape-lyrics3-id3v1.mp3")
+        let info = try AudioStreamInfo.scan(head: Array(bytes[..<16384]), tail: Array(bytes.suffix(4096)),
+                                            hints: .init(totalByteCount: Int64(bytes.count)))
+        #expect(info.durationSource == .header)
+        #expect(info.tags.title == "Tail Title")
+        #expect(Set(info.tags.kinds) == [.ape, .lyrics3, .id3v1])
+        #expect(info.bitRate?.source == .frameHeader)
+    }
+
+    @Test func notAudio() {
+        #expect(throws: AudioParserError.self) {
+            try AudioStreamInfo.scan(head: Array("<!DOCTYPE html><html>".utf8), hints: .init())
+        }
+    }
+}
