@@ -1,5 +1,6 @@
-/// What is known about a stream besides its bytes. The bytes always decide the format; hints only
-/// break ties, let a stream too short to confirm a frame through, and make errors clearer.
+/// What is known about a stream besides its bytes. The bytes alone decide the format (streams
+/// are often served as application/octet-stream, or as audio/mpeg when they are AAC); the
+/// hints make errors clearer and size-based estimates possible.
 public struct AudioStreamHints: Hashable, Sendable {
     /// The HTTP `Content-Type`, e.g. `audio/mpeg`; `nil` (the default) when unknown.
     public var contentType: String?
@@ -14,18 +15,5 @@ public struct AudioStreamHints: Hashable, Sendable {
         self.contentType = contentType
         self.fileExtension = fileExtension
         self.totalByteCount = totalByteCount
-    }
-
-    /// The codec the hints point to, if any.
-    var suggestedCodec: AudioFormat.Codec? {
-        let type = contentType?.lowercased().split(separator: ";").first.map(String.init) ?? ""
-        let ext = fileExtension?.lowercased() ?? ""
-        if ["audio/aac", "audio/aacp", "audio/x-aac"].contains(type) || ext == "aac" { return .aac }
-        if ["audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave"].contains(type) || ext == "wav" {
-            return .pcm
-        }
-        if ["audio/mpeg", "audio/mp3", "audio/x-mpeg"].contains(type) || ext == "mp3" { return .mp3 }
-        if ext == "mp2" { return .mp2 }
-        return nil
     }
 }

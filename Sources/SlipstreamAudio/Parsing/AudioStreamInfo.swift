@@ -12,14 +12,17 @@ public struct AudioStreamInfo: Hashable, Sendable, Codable {
     public var duration: Double?
     /// Where `duration` came from: the header, a count of every packet, or an estimate.
     public var durationSource: AudioStreamProperties.Source?
-    /// Packets in the stream, and where the count came from.
+    /// Packets in the stream (the Xing/VBRI frame excluded).
     public var packetCount: Int64?
+    /// Where `packetCount` and `audioDataByteCount` came from.
     public var totalsSource: AudioStreamProperties.Source?
-    /// Offset of the first audio packet and bytes of audio.
+    /// Byte offset of the first audio packet.
     public var dataOffset: Int64?
+    /// Bytes of audio packets in the stream.
     public var audioDataByteCount: Int64?
-    /// Encoder delay and padding in frames (LAME tag).
+    /// Frames the encoder added at the start (LAME tag).
     public var encoderDelay: Int?
+    /// Frames the encoder added at the end (LAME tag).
     public var encoderPadding: Int?
     /// Frames (samples per channel) after gapless trimming.
     public var trimmedFrameCount: Int64?
