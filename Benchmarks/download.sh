@@ -41,61 +41,78 @@ results="$work/results.tsv"
 echo "making test files..." >&2
 head -c $((1 << 30)) /dev/urandom > "$files/1g.bin"
 head -c $((256 << 20)) /dev/urandom > "$files/256m.bin"
+sync
 sha_1g=$(sha256sum "$files/1g.bin" | cut -d' ' -f1)
 sha_256m=$(sha256sum "$files/256m.bin" | cut -d' ' -f1)
 
-# measure CASE CLIENT EXPECTED_SHA COMMAND...: runs the command `runs` times in $out, each time
-# from an empty folder, and appends "case client wall cpu rss_kib ok" lines to $results.
-measure() {
+# once CASE CLIENT EXPECTED_SHA COMMAND...: runs the command once in an empty $out, after
+# flushing earlier writes to disk (so no run pays for another's), and appends
+# "case client wall cpu rss_kib ok" to $results.
+once() {
     local case="$1" client="$2" sha="$3"
     shift 3
-    local i
-    for i in $(seq 1 "$runs"); do
-        rm -rf "$out" && mkdir -p "$out"
-        local status=0
-        /usr/bin/time -o "$work/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || status=$?
-        local got ok=0
-        got=$(sha256sum "$out/file" 2>/dev/null | cut -d' ' -f1 || true)
-        [[ $status -eq 0 && "$got" == "$sha" ]] && ok=1
-        read -r wall user sys rss < <(tail -1 "$work/time.txt")
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$client" "$wall" \
-            "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$rss" "$ok" >> "$results"
-        echo "  $case $client run $i: ${wall}s ok=$ok" >&2
+    rm -rf "$out" && mkdir -p "$out"
+    sync
+    local status=0
+    /usr/bin/time -o "$work/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || status=$?
+    local got ok=0 wall user sys rss
+    got=$(sha256sum "$out/file" 2>/dev/null | cut -d' ' -f1 || true)
+    [[ $status -eq 0 && "$got" == "$sha" ]] && ok=1
+    read -r wall user sys rss < <(tail -1 "$work/time.txt")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$client" "$wall" \
+        "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$rss" "$ok" >> "$results"
+    echo "  $case $client: ${wall}s ok=$ok" >&2
+}
+
+# measure CASE SHA: runs every client of the case (the array `clients`, "label|command") once
+# per round, `runs` rounds, so that noise spreads over all of them alike.
+measure() {
+    local case="$1" sha="$2" round entry
+    for round in $(seq 1 "$runs"); do
+        for entry in "${clients[@]}"; do
+            # shellcheck disable=SC2086
+            once "$case" "${entry%%|*}" "$sha" ${entry#*|}
+        done
     done
 }
 
+aria="aria2c -q --allow-overwrite=true --auto-file-renaming=false --file-allocation=falloc --summary-interval=0 -d $out -o file"
 
 if [[ -z "$only" || "$only" == a ]]; then
     echo "(a) 1 GiB unthrottled" >&2
     url="$base/files/1g.bin"
-    measure a "slipstream -n 1" "$sha_1g" "$bin" get -q --force -n 1 -o "$out/file" "$url"
-    measure a "slipstream -n 8" "$sha_1g" "$bin" get -q --force -n 8 -o "$out/file" "$url"
-    measure a "slipstream -n 16" "$sha_1g" "$bin" get -q --force -n 16 -o "$out/file" "$url"
-    measure a "curl" "$sha_1g" curl -s -o "$out/file" "$url"
-    measure a "aria2c -x8 -s8" "$sha_1g" aria2c -q --allow-overwrite=true --auto-file-renaming=false \
-        --file-allocation=falloc --summary-interval=0 -x8 -s8 -d "$out" -o file "$url"
+    clients=(
+        "slipstream -n 1|$bin get -q --force -n 1 -o $out/file $url"
+        "slipstream -n 8|$bin get -q --force -n 8 -o $out/file $url"
+        "slipstream -n 16|$bin get -q --force -n 16 -o $out/file $url"
+        "curl|curl -s -o $out/file $url"
+        "aria2c -x8 -s8|$aria -x8 -s8 $url"
+    )
+    measure a "$sha_1g"
 fi
 
 if [[ -z "$only" || "$only" == b ]]; then
     echo "(b) 256 MiB at 20 MiB/s per connection" >&2
     url="$base/slow/256m.bin"
     for n in 1 4 8 16; do
-        measure "b$n" "slipstream -n $n" "$sha_256m" "$bin" get -q --force -n "$n" -o "$out/file" "$url"
-        measure "b$n" "aria2c -x$n -s$n -k1M" "$sha_256m" aria2c -q --allow-overwrite=true \
-            --auto-file-renaming=false --file-allocation=falloc --summary-interval=0 \
-            -x"$n" -s"$n" -k1M -d "$out" -o file "$url"
-        measure "b$n" "axel -n $n" "$sha_256m" axel -q -n "$n" -o "$out/file" "$url"
+        clients=(
+            "slipstream -n $n|$bin get -q --force -n $n -o $out/file $url"
+            "aria2c -x$n -s$n -k1M|$aria -x$n -s$n -k1M $url"
+            "axel -n $n|axel -q -n $n -o $out/file $url"
+        )
+        measure "b$n" "$sha_256m"
     done
 fi
 
 if [[ -z "$only" || "$only" == c ]]; then
     echo "(c) stragglers: 256 MiB, one connection in five at 1 MiB/s" >&2
     url="$base/straggle/256m.bin"
-    measure c "slipstream -n 8" "$sha_256m" "$bin" get -q --force -n 8 -o "$out/file" "$url"
-    measure c "aria2c -x8 -s8 -k1M" "$sha_256m" aria2c -q --allow-overwrite=true \
-        --auto-file-renaming=false --file-allocation=falloc --summary-interval=0 \
-        -x8 -s8 -k1M -d "$out" -o file "$url"
-    measure c "axel -n 8" "$sha_256m" axel -q -n 8 -o "$out/file" "$url"
+    clients=(
+        "slipstream -n 8|$bin get -q --force -n 8 -o $out/file $url"
+        "aria2c -x8 -s8 -k1M|$aria -x8 -s8 -k1M $url"
+        "axel -n 8|axel -q -n 8 -o $out/file $url"
+    )
+    measure c "$sha_256m"
 fi
 
 python3 Benchmarks/report.py "$results" --runs "$runs"

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where a download goes: a given file, or a folder where the name comes from the server
 /// (`Content-Disposition`) or the URL.
@@ -13,11 +15,10 @@ public enum DownloadDestination: Sendable, Equatable {
     func check(overwrite: Bool) throws(DownloadError) {
         switch self {
         case .file(let path):
-            var isFolder: ObjCBool = false
-            if path.hasSuffix("/") || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue) {
+            if path.hasSuffix("/") || FileSystem.isFolder(path) {
                 throw DownloadError(.output, "\(path) is a folder; give a file path, or leave -o out to use the server's name in the current folder")
             }
-            try Self.checkFolder(Self.folder(of: path), for: path)
+            try Self.checkFolder(FileSystem.folder(of: path), for: path)
             try Self.checkFree(path, overwrite: overwrite)
         case .folder(let folder):
             try Self.checkFolder(folder, for: nil)
@@ -31,30 +32,24 @@ public enum DownloadDestination: Sendable, Equatable {
             return path
         case .folder(let folder):
             let name = OutputName.choose(contentDisposition: contentDisposition, url: effectiveURL)
-            let path = folder == "." ? name : (folder as NSString).appendingPathComponent(name)
+            let path = FileSystem.join(folder, name)
             try Self.checkFree(path, overwrite: overwrite)
             return path
         }
     }
 
-    private static func folder(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? "." : folder
-    }
-
     private static func checkFolder(_ folder: String, for path: String?) throws(DownloadError) {
         let prefix = path.map { "cannot write \($0): " } ?? ""
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+        guard FileSystem.isFolder(folder) else {
             throw DownloadError(.output, prefix + "the folder \(folder) does not exist")
         }
         guard access(folder, W_OK) == 0 else {
-            throw DownloadError(.output, prefix + "cannot write in the folder \(folder): \(String(cString: strerror(errno)))")
+            throw DownloadError(.output, prefix + "cannot write in the folder \(folder): \(FileSystem.lastError)")
         }
     }
 
     private static func checkFree(_ path: String, overwrite: Bool) throws(DownloadError) {
-        if !overwrite, FileManager.default.fileExists(atPath: path) {
+        if !overwrite, FileSystem.exists(path) {
             throw DownloadError(.output, "\(path) already exists; use --force to replace it")
         }
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Chooses a safe local file name for a download from what the server and the URL say.
 enum OutputName {
@@ -12,11 +12,11 @@ enum OutputName {
     }
 
     static func lastPathSegment(of url: String) -> String? {
-        guard let components = URLComponents(string: url) else { return nil }
-        let path = components.percentEncodedPath
-        guard let last = path.split(separator: "/", omittingEmptySubsequences: false).last, !last.isEmpty
+        // `path` is percent-decoded; sanitising takes care of any `/` that decoding produced.
+        guard let path = URLComponents(string: url)?.path, !path.hasSuffix("/"),
+              let last = path.split(separator: "/").last
         else { return nil }
-        return String(last).removingPercentEncoding ?? String(last)
+        return String(last)
     }
 
     static func sanitize(_ raw: String) -> String? {
@@ -24,7 +24,8 @@ enum OutputName {
         let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var name = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
         while name.hasPrefix(".") { name.removeFirst() }
-        name = name.trimmingCharacters(in: .whitespaces)
+        while name.first == " " { name.removeFirst() }
+        while name.last == " " { name.removeLast() }
         guard !name.isEmpty, name.utf8.count <= 255 else { return nil }
         return name
     }

@@ -1,5 +1,3 @@
-import Foundation
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +12,7 @@ final class PartFile: Sendable {
     init(creating path: String) throws(DownloadError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw DownloadError(.disk, "cannot create \(path): \(String(cString: strerror(errno)))")
+            throw DownloadError(.disk, "cannot create \(path): \(FileSystem.lastError)")
         }
         self.path = path
         descriptor = fd
@@ -29,11 +27,11 @@ final class PartFile: Sendable {
             return
         case ENOSPC, EFBIG:
             throw DownloadError(.noSpace, "not enough space for \(path): it needs \(size) bytes, "
-                + "\(Self.freeBytes(near: path).map { "\($0) bytes are free" } ?? "the disk is full")")
+                + "\(FileSystem.freeBytes(near: path).map { "\($0) bytes are free" } ?? "the disk is full")")
         default:
             // Filesystems without preallocation: grow the file instead; a full disk then shows at write time.
             guard ftruncate(descriptor, off_t(size)) == 0 else {
-                throw DownloadError(.disk, "cannot size \(path): \(String(cString: strerror(errno)))")
+                throw DownloadError(.disk, "cannot size \(path): \(FileSystem.lastError)")
             }
         }
     }
@@ -61,18 +59,11 @@ final class PartFile: Sendable {
 
     /// Renames the file to `destination`, refusing to replace an existing file unless `overwrite`.
     func rename(to destination: String, overwrite: Bool) throws(DownloadError) {
-        if !overwrite, FileManager.default.fileExists(atPath: destination) {
+        if !overwrite, FileSystem.exists(destination) {
             throw DownloadError(.output, "\(destination) already exists (the download stays in \(path)); use --force to replace it")
         }
         guard Glibc.rename(path, destination) == 0 else {
-            throw DownloadError(.disk, "cannot rename \(path) to \(destination): \(String(cString: strerror(errno)))")
+            throw DownloadError(.disk, "cannot rename \(path) to \(destination): \(FileSystem.lastError)")
         }
-    }
-
-    static func freeBytes(near path: String) -> Int64? {
-        var info = statvfs()
-        guard statvfs((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, &info) == 0
-        else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 }

@@ -1,5 +1,4 @@
 import CCurl
-import Foundation
 import Synchronization
 
 /// The transfer engine: libcurl's multi interface driven by one dedicated I/O thread.
@@ -51,11 +50,9 @@ public final class HTTPEngine: Sendable {
         self.multi = multi
         _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexing ? 2 : 0)
         _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize)
-        let thread = Thread { [self] in
+        IOThread.start { [self] in
             EngineLoop(multi: self.multi).run(next: { self.takeCommands() })
         }
-        thread.name = "slipstream-http"
-        thread.start()
     }
 
     /// Starts a transfer; `sink` receives its response on the I/O thread. After `shutdown()`

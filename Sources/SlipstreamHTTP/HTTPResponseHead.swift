@@ -1,5 +1,3 @@
-import Foundation
-
 /// The status and headers of the final response of a transfer (after redirects),
 /// with the fields Slipstream relies on already parsed.
 public struct HTTPResponseHead: Sendable, Equatable {

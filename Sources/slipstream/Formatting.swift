@@ -1,4 +1,3 @@
-import Foundation
 import SlipstreamDownload
 
 /// How sizes, speeds, durations and progress look on the terminal. Pure.
@@ -13,7 +12,17 @@ enum Formatting {
             value /= 1024
             unit += 1
         }
-        return String(format: value >= 100 ? "%.0f %@" : (value >= 10 ? "%.1f %@" : "%.2f %@"), value, units[unit])
+        return fixed(value, places: value >= 100 ? 0 : (value >= 10 ? 1 : 2)) + " " + units[unit]
+    }
+
+    /// `value` rounded to `places` decimals (0 to 3), as `12.30`; no locale.
+    static func fixed(_ value: Double, places: Int) -> String {
+        let scale = [1.0, 10, 100, 1000][min(max(places, 0), 3)]
+        let scaled = Int64((value * scale).rounded())
+        guard places > 0 else { return String(scaled) }
+        let whole = String(scaled / Int64(scale))
+        let fraction = String(abs(scaled % Int64(scale)))
+        return whole + "." + String(repeating: "0", count: places - fraction.count) + fraction
     }
 
     /// `12.3 MiB/s`.
@@ -26,14 +35,16 @@ enum Formatting {
         guard let seconds, seconds.isFinite, seconds >= 0, seconds < 360_000 else { return "--:--" }
         let total = Int(seconds.rounded(.up))
         let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
-        return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%d:%02d", minutes, secs)
+        let mmss = "\(minutes < 10 && hours > 0 ? "0" : "")\(minutes):\(secs < 10 ? "0" : "")\(secs)"
+        return hours > 0 ? "\(hours):\(mmss)" : mmss
     }
 
     /// The status line: ` 42%  420 MiB / 1.00 GiB  112 MiB/s  ETA 0:05  8 connections`.
     static func progressLine(_ progress: DownloadProgress) -> String {
         var parts: [String] = []
         if let fraction = progress.fractionCompleted {
-            parts.append(String(format: "%3d%%", Int((fraction * 100).rounded(.down))))
+            let percent = String(Int((fraction * 100).rounded(.down)))
+            parts.append(String(repeating: " ", count: max(0, 3 - percent.count)) + percent + "%")
             parts.append("\(bytes(progress.completedBytes)) / \(bytes(progress.totalBytes ?? 0))")
         } else {
             parts.append(bytes(progress.completedBytes))
@@ -48,6 +59,6 @@ enum Formatting {
     static func summary(_ result: DownloadResult, seconds: Double, connections: Int) -> String {
         let rate = seconds > 0 ? Double(result.bytes) / seconds : 0
         let how = result.segmented ? "up to \(connections) connections" : "1 connection (no ranges)"
-        return "saved \(result.path): \(bytes(result.bytes)) in \(String(format: "%.1f", seconds)) s (\(speed(rate))), \(how)"
+        return "saved \(result.path): \(bytes(result.bytes)) in \(fixed(seconds, places: 1)) s (\(speed(rate))), \(how)"
     }
 }

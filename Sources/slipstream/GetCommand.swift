@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SlipstreamDownload
 
 /// `slipstream get`: one download with a status line on a terminal.

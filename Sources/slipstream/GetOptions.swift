@@ -1,4 +1,3 @@
-import Foundation
 import SlipstreamDownload
 
 /// The options of `slipstream get`, parsed from its arguments. Pure.
@@ -76,7 +75,7 @@ struct GetOptions {
                   !header[..<colon].contains(where: { $0 == " " || $0 == "\t" })
             else { throw UsageError("\(name) must look like 'Name: value', not '\(header)'") }
             configuration.headers.add(name: String(header[..<colon]),
-                                      value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+                                      value: String(header[header.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
         case "--user-agent":
             configuration.userAgent = try reader.value(for: name, inline: inline)
         case "--connect-timeout":

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SlipstreamHTTP
 
 /// The `slipstream` command: dispatches to its subcommands.

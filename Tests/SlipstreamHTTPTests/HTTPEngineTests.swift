@@ -127,7 +127,7 @@ import TestSupport
 
     @Test func cancellingOneTransferLeavesTheOthers() async throws {
         try TestNginx.makeFile("engine-8m.bin", size: 8 << 20)
-        let slow = try TestNginx.url("engine-8m.bin", location: "rate", query: "rate=1m")
+        let slow = try TestNginx.url("engine-8m.bin", location: "rate", query: "rate=64k")
         let fast = try TestNginx.url("engine-1m2.bin")
         try TestNginx.makeFile("engine-1m2.bin", size: 1 << 20)
         let slowSink = PausingSink(pauseEvery: 0)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A summary of an audio stream for people and scripts (`slipstream info`): format, bit rate,
 /// duration and how it was found, tags, gapless figures. Made from the bytes of the stream's

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The few path and file checks downloads need, on POSIX calls.
+enum FileSystem {
+    /// The folder part of a path: `.` for a bare name, `/` for a file at the root.
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `folder/name`, or `name` alone for the current folder.
+    static func join(_ folder: String, _ name: String) -> String {
+        if folder == "." { return name }
+        return folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+
+    /// Whether anything exists at `path` (a dangling symbolic link counts).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Whether `path` is a folder (following symbolic links).
+    static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The text of the current `errno`.
+    static var lastError: String { String(cString: strerror(errno)) }
+
+    /// Bytes free for an unprivileged user on the filesystem holding `path`'s folder.
+    static func freeBytes(near path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(folder(of: path), &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+}
