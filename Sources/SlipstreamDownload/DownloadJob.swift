@@ -4,10 +4,10 @@ import Synchronization
 /// Runs one download: the first request finds out the size and whether ranges work, then
 /// connections fetch the ranges the piece map hands out and write them at their offsets.
 ///
-/// Transfer callbacks arrive on the engine's I/O thread only; `cancel`, `progress` and
-/// `result` may come from any thread, so all state sits behind one mutex. Disk writes happen
-/// outside the lock: only the I/O thread writes, and the file is closed by the I/O thread
-/// once no connection is left.
+/// Transfer callbacks arrive on the engine's I/O thread, the writer's on its own thread, and
+/// `cancel`, `progress` and `result` may come from any thread, so all state sits behind one
+/// mutex. The network thread only copies bytes into the writer's bounded pool (pausing the
+/// transfer when it is full); the writer thread writes them and, last, closes and renames.
 final class DownloadJob: Sendable {
     /// One connection written in order: bytes written, and the size when the server gave one.
     private struct Stream {
@@ -20,6 +20,8 @@ final class DownloadJob: Sendable {
         /// One past the last byte its request asked for; nil for the open-ended first request.
         var requestEnd: Int64?
         var transfer: HTTPTransfer?
+        /// Told to wait for room in the writer; resumed by `resumePaused`.
+        var paused = false
     }
 
     private struct Plan {
@@ -34,6 +36,7 @@ final class DownloadJob: Sendable {
         /// Set when ranges don't work (or the body can't be split). Neither set: probing.
         var stream: Stream?
         var file: PartFile?
+        var writer: DiskWriter?
         var finalPath: String?
         var requestURL: String
         var connections: [Int: Connection] = [:]
@@ -116,11 +119,13 @@ final class DownloadJob: Sendable {
     }
 
     private func attach(_ transfer: HTTPTransfer, to connection: Int) {
-        let stop = state.withLock { state in
+        let (stop, paused) = state.withLock { state in
             state.connections[connection]?.transfer = transfer
-            return state.fatal != nil
+            return (state.fatal != nil, state.connections[connection]?.paused == true)
         }
         if stop { transfer.cancel() }
+        // Paused before its handle was known: make sure a missed "room again" cannot strand it.
+        if paused { resumePaused() }
     }
 
     private func launch(_ plans: [Plan]) {
@@ -173,36 +178,42 @@ final class DownloadJob: Sendable {
     }
 
     func receive(body: UnsafeRawBufferPointer, on sink: SegmentSink) -> HTTPSinkDecision {
-        // Where these bytes go, decided under the lock; written outside it.
-        let target: (file: PartFile, offset: Int64, count: Int)? = state.withLock { state in
-            guard state.fatal == nil, let file = state.file else { return nil }
-            if let stream = state.stream { return (file, stream.written, body.count) }
-            guard let id = state.connections[sink.connection]?.assignment, let assignment = state.map?.assignment(id)
-            else { return nil }
-            return (file, assignment.next, Int(min(Int64(body.count), assignment.remaining)))
-        }
-        guard let target else { return .abort(HTTPError(.cancelled, url: url, message: "stopped")) }
-        do throws(DownloadError) {
-            try target.file.write(UnsafeRawBufferPointer(rebasing: body[..<target.count]), at: target.offset)
-        } catch {
-            stop(with: error)
-            return .abort(HTTPError(.writeFailed, url: url, message: error.message))
-        }
         var progressEvent: DownloadProgress?
         let decision: HTTPSinkDecision = state.withLock { state in
+            guard state.fatal == nil, let writer = state.writer else {
+                return .abort(HTTPError(.cancelled, url: url, message: "stopped"))
+            }
+            // Where these bytes go: the stream's end, or the assignment's next byte (never
+            // past the assignment's end, which another connection may have taken).
+            let assignment = state.connections[sink.connection]?.assignment
+            let offset: Int64
+            let count: Int
+            if let stream = state.stream {
+                (offset, count) = (stream.written, body.count)
+            } else if let id = assignment, let current = state.map?.assignment(id) {
+                (offset, count) = (current.next, Int(min(Int64(body.count), current.remaining)))
+            } else {
+                return .abort(HTTPError(.cancelled, url: url, message: "stopped"))
+            }
+            // Staged under the lock, so that the writer's "room again" cannot slip in between
+            // a refusal and the pause it causes.
+            guard writer.stage(UnsafeRawBufferPointer(rebasing: body[..<count]), at: offset) else {
+                state.connections[sink.connection]?.paused = true
+                return .pause
+            }
             let time = now
-            state.bytesReceived += Int64(target.count)
-            state.meter.add(Int64(target.count), at: time)
+            state.bytesReceived += Int64(count)
+            state.meter.add(Int64(count), at: time)
             var decision = HTTPSinkDecision.proceed
             if state.stream != nil {
-                state.stream!.written += Int64(target.count)
-            } else if state.map != nil, let id = state.connections[sink.connection]?.assignment {
+                state.stream!.written += Int64(count)
+            } else if let id = assignment {
                 let end = state.map!.assignment(id)!.end
-                if state.map!.commit(id, count: Int64(target.count)) {
+                if state.map!.commit(id, count: Int64(count)) {
                     state.connections[sink.connection]?.assignment = nil
                     // A request that ends where the assignment ends completes by itself and
                     // keeps its connection; one whose tail was taken by another stops here.
-                    let natural = sink.requestEnd == end && target.count == body.count
+                    let natural = sink.requestEnd == end && count == body.count
                     decision = natural ? .proceed : .finish
                 }
             }
@@ -214,6 +225,21 @@ final class DownloadJob: Sendable {
         }
         if let progressEvent { events.yield(.progress(progressEvent)) }
         return decision
+    }
+
+    /// The writer has room again: resume the connections it made wait (writer thread).
+    private func resumePaused() {
+        let transfers: [HTTPTransfer] = state.withLock { state in
+            var transfers: [HTTPTransfer] = []
+            for (number, connection) in state.connections where connection.paused {
+                if let transfer = connection.transfer {
+                    transfers.append(transfer)
+                    state.connections[number]?.paused = false
+                }
+            }
+            return transfers
+        }
+        transfers.forEach { $0.resume() }
     }
 
     func complete(_ result: Result<Void, HTTPError>, on sink: SegmentSink) {
@@ -261,7 +287,14 @@ final class DownloadJob: Sendable {
         }
         toCancel.forEach { $0.cancel() }
         launch(plans)
-        if finished { finish() }
+        if finished {
+            // After the last staged write, on the writer's thread: the file is then complete.
+            if let writer = state.withLock({ $0.writer }) {
+                writer.finish { self.finish() }
+            } else {
+                finish()
+            }
+        }
     }
 
     // MARK: Helpers (called with the lock held, except `stop` and `finish`)
@@ -311,6 +344,12 @@ final class DownloadJob: Sendable {
         state.file = file
         state.finalPath = path
         if let size = answer.size { try file.preallocate(size) }
+        let slotSize = configuration.request(url, range: nil).receiveBufferSize
+        state.writer = DiskWriter(
+            file: file, slotSize: slotSize,
+            maxSlots: configuration.connections * max(1, configuration.writeBufferPerConnection / slotSize),
+            onRoom: { [weak self] in self?.resumePaused() },
+            onError: { [weak self] error in self?.stop(with: error) })
     }
 
     private func stop(with error: DownloadError) {
@@ -321,7 +360,7 @@ final class DownloadJob: Sendable {
         transfers.forEach { $0.cancel() }
     }
 
-    /// Called once, on the I/O thread, when no connection is left.
+    /// Called once, when no connection is left and every staged byte is written.
     private func finish() {
         let (file, finalPath, fatal, received, segmented, size) = state.withLock { state in
             let (segmented, size) = (state.map != nil, state.map?.size ?? state.stream?.written ?? 0)

@@ -115,3 +115,37 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: folder + "/c.bin"))
     }
 }
+
+/// The writer's pool at its smallest (one slot per connection): transfers pause whenever the
+/// disk thread is behind and resume when it catches up; the file is still exact.
+@Suite struct WriteBackpressureTests {
+    @Test func smallestWriteBufferStillGivesTheExactFile() async throws {
+        let source = try TestNginx.makeFile("backpressure-64m.bin", size: 64 << 20)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = DownloadConfiguration()
+        configuration.writeBufferPerConnection = 1
+        let result = try await Downloader(configuration: configuration)
+            .start(try TestNginx.url("backpressure-64m.bin"), to: .folder(folder)).value
+        let exact = TestFiles.equal(result.path, source)
+        #expect(exact)
+        #expect(result.bytesReceived == 64 << 20)
+    }
+
+    @Test func aWriteFailureReachesTheWriterErrorHandler() async throws {
+        let file = try PartFile(creating: "/dev/full")
+        let failures = AsyncStream.makeStream(of: DownloadError.self)
+        let writer = DiskWriter(file: file, slotSize: 4096, maxSlots: 3, onRoom: {},
+                                onError: { failures.continuation.yield($0) })
+        let bytes = [UInt8](repeating: 7, count: 10_000)
+        #expect(bytes.withUnsafeBytes { writer.stage($0, at: 0) })
+        writer.finish { failures.continuation.finish() }
+        var errors: [DownloadError] = []
+        for await error in failures.stream { errors.append(error) }
+        #expect(errors.count == 1)
+        #expect(errors.first?.code == .noSpace)
+        #expect(errors.first?.message.contains("/dev/full at byte 0") == true)
+        #expect(writer.written.isEmpty)
+        file.close()
+    }
+}
