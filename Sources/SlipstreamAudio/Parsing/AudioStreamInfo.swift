@@ -58,19 +58,39 @@ public struct AudioStreamInfo: Hashable, Sendable, Codable {
         var parser = AudioStreamParser(hints: hints)
         _ = try parser.parse(head)
         if let total = hints.totalByteCount, Int64(head.count) >= total { _ = try parser.finish() }
+        return try AudioStreamInfo(parser: parser, tail: tail)
+    }
+
+    /// Summarises what `parser` has found so far (fed from the stream's start, perhaps with
+    /// skipped bytes left unread: see `AudioStreamParser.skipUnread()`), with the tags in `tail`
+    /// (the stream's last bytes, for ID3v1/APE/Lyrics3; `nil` when not read). Throws
+    /// `unrecognisedFormat`, naming what the bytes look like, when no format has been found.
+    public init(parser: AudioStreamParser, tail: [UInt8]? = nil) throws(AudioParserError) {
         let properties = parser.properties
         guard let format = properties.format else {
-            throw AudioParserError(code: .unrecognisedFormat, message:
-                "no audio packet in the first \(head.count) bytes; they start with \(FormatSniffer.describe(Array(head.prefix(16))))")
+            if case .sniffing(let sniffer) = parser.stage { throw sniffer.failure(parser.state.hints) }
+            throw AudioParserError(code: .unrecognisedFormat,
+                                   message: "no audio packet in the first \(parser.nextByteOffset) bytes")
         }
-        var info = AudioStreamInfo(properties: properties, format: format, totalByteCount: hints.totalByteCount)
-        if let tail { info.tags.merge(tail.withUnsafeBytes { TrailingTags.read($0) }) }
-        return info
+        self.init(properties: properties, format: format, totalByteCount: parser.state.hints.totalByteCount)
+        if let tail { tags.merge(tail.withUnsafeBytes { TrailingTags.read($0) }) }
+    }
+
+    /// How many of a stream's last bytes its trailing tags (ID3v1, Lyrics3v2, APE) take, as
+    /// the footers in `tail` (the stream's last bytes) declare: 0 when there are none, more
+    /// than `tail.count` when a tag starts, or may start, before `tail`. A reader that gets a larger figure
+    /// than it fetched fetches that many last bytes and asks again.
+    public static func trailingTagLength(in tail: [UInt8]) -> Int {
+        tail.withUnsafeBytes { TrailingTags.length($0) }
     }
 
     /// The summary as `Label: value` lines, for a terminal.
-    public var textLines: [String] {
-        var lines: [(String, String)] = []
+    public var textLines: [String] { Self.alignedLines(textFields) }
+
+    /// The summary as labelled values, in the order of `textLines`, for a caller that adds
+    /// fields of its own before aligning them with `alignedLines(_:)`.
+    public var textFields: [(label: String, value: String)] {
+        var lines: [(label: String, value: String)] = []
         let channels = format.channels == 1 ? "mono" : format.channels == 2 ? "stereo" : "\(format.channels) channels"
         lines.append(("Format", "\(format.codecDescription), \(format.sampleRate) Hz, \(channels)"))
         if let bitRate {
@@ -98,8 +118,13 @@ public struct AudioStreamInfo: Hashable, Sendable, Codable {
         if let album = tags.album { lines.append(("Album", album)) }
         if !tags.kinds.isEmpty { lines.append(("Tags", tags.kinds.map(\.rawValue).joined(separator: ", "))) }
         lines.append(("Seekable", isSeekableByTime ? "by time" : "by byte offset only"))
-        let width = lines.map(\.0.count).max() ?? 0
-        return lines.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + $0.1 }
+        return lines
+    }
+
+    /// `Label: value` lines with the values lined up in one column.
+    public static func alignedLines(_ fields: [(label: String, value: String)]) -> [String] {
+        let width = fields.map(\.label.count).max() ?? 0
+        return fields.map { $0.label + ":" + String(repeating: " ", count: width - $0.label.count + 1) + $0.value }
     }
 
     /// The summary as pretty-printed JSON with sorted keys (absent values left out).
