@@ -69,6 +69,24 @@ struct CommandLineArguments {
         return value
     }
 
+    /// Checks a proxy URL: `http://`, `https://`, `socks4://`, `socks4a://`, `socks5://` or `socks5h://`.
+    static func proxy(_ text: String, for option: String) throws(UsageError) -> String {
+        let schemes = ["http://", "https://", "socks4://", "socks4a://", "socks5://", "socks5h://"]
+        guard schemes.contains(where: { text.lowercased().hasPrefix($0) }) else {
+            throw UsageError("\(option) must start with one of \(schemes.joined(separator: ", ")), not '\(text)'")
+        }
+        return text
+    }
+
+    /// Splits a header given as `Name: value` (the name without spaces, the value's leading
+    /// spaces dropped).
+    static func header(_ text: String, for option: String) throws(UsageError) -> (name: String, value: String) {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex,
+              !text[..<colon].contains(where: { $0 == " " || $0 == "\t" })
+        else { throw UsageError("\(option) must look like 'Name: value', not '\(text)'") }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
+    }
+
     /// Parses a size in bytes with an optional K, M or G suffix (powers of 1024), e.g. `1M`.
     static func byteSize(_ text: String, for option: String) throws(UsageError) -> Int64 {
         var digits = Substring(text)

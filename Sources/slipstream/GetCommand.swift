@@ -10,7 +10,7 @@ enum GetCommand {
         do {
             options = try GetOptions.parse(arguments)
         } catch {
-            Terminal.error("\(error)\n\(GetOptions.usage.split(separator: "\n").first!)")
+            Terminal.usageError(error, usage: GetOptions.usage)
             return .usage
         }
         if options.help {

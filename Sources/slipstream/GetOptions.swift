@@ -63,19 +63,10 @@ struct GetOptions {
             configuration.minimumSplitSize = try CommandLineArguments.byteSize(
                 try reader.value(for: name, inline: inline), for: name)
         case "--proxy":
-            let proxy = try reader.value(for: name, inline: inline)
-            let schemes = ["http://", "https://", "socks4://", "socks4a://", "socks5://", "socks5h://"]
-            guard schemes.contains(where: { proxy.lowercased().hasPrefix($0) }) else {
-                throw UsageError("--proxy must start with one of \(schemes.joined(separator: ", ")), not '\(proxy)'")
-            }
-            configuration.proxy = proxy
+            configuration.proxy = try CommandLineArguments.proxy(try reader.value(for: name, inline: inline), for: name)
         case "-H", "--header":
-            let header = try reader.value(for: name, inline: inline)
-            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
-                  !header[..<colon].contains(where: { $0 == " " || $0 == "\t" })
-            else { throw UsageError("\(name) must look like 'Name: value', not '\(header)'") }
-            configuration.headers.add(name: String(header[..<colon]),
-                                      value: String(header[header.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
+            let header = try CommandLineArguments.header(try reader.value(for: name, inline: inline), for: name)
+            configuration.headers.add(name: header.name, value: header.value)
         case "--user-agent":
             configuration.userAgent = try reader.value(for: name, inline: inline)
         case "--connect-timeout":

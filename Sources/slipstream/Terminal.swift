@@ -11,6 +11,11 @@ enum Terminal {
         write("slipstream: \(message)\n")
     }
 
+    /// A usage error on stderr, followed by the first line of the command's `usage`.
+    static func usageError(_ error: UsageError, usage: String) {
+        self.error("\(error)\n\(usage.prefix { $0 != "\n" })")
+    }
+
     /// A line on stderr.
     static func message(_ message: String) {
         write(message + "\n")
