@@ -1,4 +1,5 @@
 import SlipstreamDownload
+import SlipstreamHTTP
 
 /// The documented exit statuses of `slipstream`.
 enum ExitStatus: Int32 {
@@ -12,8 +13,10 @@ enum ExitStatus: Int32 {
     case network = 3
     /// The server answered with an error status, or broke its range answers.
     case http = 4
-    /// A file or disk failure: bad output path, no space, write error.
+    /// A file or disk failure: bad output path, no space, write error, a file that cannot be read.
     case disk = 5
+    /// The input is not audio in a supported format (MP3/MPEG audio, AAC in ADTS, PCM WAV).
+    case notAudio = 6
 
     init(_ error: DownloadError) {
         switch error.code {
@@ -22,6 +25,16 @@ enum ExitStatus: Int32 {
         case .http: self = .http
         case .output, .noSpace, .disk: self = .disk
         default: self = .failure
+        }
+    }
+
+    /// The status for a failed transfer.
+    init(_ error: HTTPError) {
+        switch error.code {
+        case .malformedURL, .unsupportedScheme: self = .usage
+        case .httpStatus, .rangeNotHonoured, .invalidResponse, .tooManyRedirects: self = .http
+        case .cancelled: self = .failure
+        default: self = .network
         }
     }
 }

@@ -11,6 +11,7 @@ enum SlipstreamMain {
 
         Commands:
           get URL      download URL over several connections (slipstream get --help)
+          info URL     describe an audio URL or file: format, bit rate, duration, tags (slipstream info --help)
 
         Options: -h/--help, --version
         """
@@ -22,6 +23,9 @@ enum SlipstreamMain {
         case "get":
             arguments.removeFirst()
             status = await GetCommand.run(arguments)
+        case "info":
+            arguments.removeFirst()
+            status = await InfoCommand.run(arguments)
         case "-h", "--help", "help":
             print(usage)
             status = .success

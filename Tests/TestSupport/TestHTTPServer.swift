@@ -74,6 +74,7 @@ public final class TestHTTPServer: Sendable {
         var requests: [Request] = []
         var openConnections = 0
         var maxOpenConnections = 0
+        var bodyBytesSent = 0
         var stopped = false
     }
 
@@ -116,6 +117,10 @@ public final class TestHTTPServer: Sendable {
 
     /// The most connections that were open at once.
     public var maxOpenConnections: Int { state.withLock { $0.maxOpenConnections } }
+
+    /// Body bytes written to connections so far, over all responses (heads and chunk framing
+    /// not counted). Bytes the client never read may be among them, up to the sockets' buffers.
+    public var bodyBytesSent: Int { state.withLock { $0.bodyBytesSent } }
 
     /// Stops accepting; stalled responses end and their connections close.
     public func stop() {
@@ -209,6 +214,7 @@ public final class TestHTTPServer: Sendable {
             let framed = response.chunked
                 ? Array(String(count, radix: 16).utf8) + [13, 10] + slice + [13, 10] : slice
             guard write(framed, to: client) else { return false }
+            state.withLock { $0.bodyBytesSent += count }
             body = body.dropFirst(count)
             sent += count
             if let rate = response.bytesPerSecond { usleep(UInt32(1_000_000 * count / rate)) }

@@ -1,0 +1,76 @@
+import SlipstreamHTTP
+
+/// The options of `slipstream info`, parsed from its arguments. Pure.
+struct InfoOptions {
+    /// The URL (`http://`, `https://`) or local file to describe.
+    var target: String?
+    /// Print JSON instead of text.
+    var json = false
+    /// The proxy for a URL, as `--proxy` gave it.
+    var proxy: String?
+    /// Extra request headers for a URL.
+    var headers = HTTPHeaders()
+    /// Print the help and do nothing else.
+    var help = false
+
+    /// The help text.
+    static let usage = """
+        Usage: slipstream info [options] URL|FILE
+
+        Describes an audio file or stream: format, bit rate, duration (and how it was found),
+        tags, gapless delay and padding, and for a URL the server's Content-Type, size and range
+        support. Reads only the head of the file (skipping large tags) and its last bytes.
+
+        Options:
+              --json                 print JSON instead of text
+              --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
+          -H, --header 'Name: value' send an extra header (repeatable)
+          -h, --help                 show this help
+
+        Exit status: 0 done, 2 usage error or bad URL, 3 network failure, 4 HTTP failure
+        (status or broken ranges), 5 file cannot be read, 6 not audio or an unsupported format.
+        """
+
+    /// Parses the arguments after `info`.
+    static func parse(_ arguments: [String]) throws(UsageError) -> InfoOptions {
+        var options = InfoOptions()
+        var reader = CommandLineArguments(arguments)
+        while let token = reader.next() {
+            switch token {
+            case .positional(let value):
+                guard options.target == nil else {
+                    throw UsageError("only one URL or file, please (got '\(options.target!)' and '\(value)')")
+                }
+                options.target = value
+            case .option(let name, let inline):
+                try options.apply(name, inline: inline, reader: &reader)
+            }
+        }
+        if !options.help, options.target == nil { throw UsageError("info needs a URL or a file") }
+        if !options.isURL, options.proxy != nil || options.headers.count > 0 {
+            throw UsageError("--proxy and -H apply to a URL, not to the file '\(options.target ?? "")'")
+        }
+        return options
+    }
+
+    /// Whether the target is a URL rather than a file: it has a scheme (`http://`, or any
+    /// other, which the HTTP engine then refuses with a clear error).
+    var isURL: Bool { target?.contains("://") ?? false }
+
+    private mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError) {
+        switch name {
+        case "--json":
+            try CommandLineArguments.flag(name, inline: inline)
+            json = true
+        case "--proxy":
+            proxy = try CommandLineArguments.proxy(try reader.value(for: name, inline: inline), for: name)
+        case "-H", "--header":
+            let header = try CommandLineArguments.header(try reader.value(for: name, inline: inline), for: name)
+            headers.add(name: header.name, value: header.value)
+        case "-h", "--help":
+            help = true
+        default:
+            throw UsageError("unknown option \(name) for info (see slipstream info --help)")
+        }
+    }
+}
