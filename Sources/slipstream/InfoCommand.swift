@@ -33,11 +33,11 @@ enum InfoCommand {
         let target = options.target!
         if options.isURL {
             var source = HTTPInfoSource(url: target, proxy: options.proxy, headers: options.headers)
-            let audio = try await InfoReader.describe(&source, name: target)
+            let audio = try await InfoReader.describe(&source, name: target, exact: options.exact)
             return InfoReport(source: source.summary, audio: audio)
         }
         var source = try FileInfoSource(path: target)
-        let audio = try await InfoReader.describe(&source, name: target)
+        let audio = try await InfoReader.describe(&source, name: target, exact: options.exact)
         return InfoReport(source: source.summary, audio: audio)
     }
 }

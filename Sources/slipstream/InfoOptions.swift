@@ -6,6 +6,8 @@ struct InfoOptions {
     var target: String?
     /// Print JSON instead of text.
     var json = false
+    /// Read the whole file and count every packet.
+    var exact = false
     /// The proxy for a URL, as `--proxy` gave it.
     var proxy: String?
     /// Extra request headers for a URL.
@@ -23,6 +25,8 @@ struct InfoOptions {
 
         Options:
               --json                 print JSON instead of text
+              --exact                read the whole file and count every packet (exact
+                                     duration and bit rate without a Xing/VBRI header)
               --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
           -H, --header 'Name: value' send an extra header (repeatable)
           -h, --help                 show this help
@@ -62,6 +66,9 @@ struct InfoOptions {
         case "--json":
             try CommandLineArguments.flag(name, inline: inline)
             json = true
+        case "--exact":
+            try CommandLineArguments.flag(name, inline: inline)
+            exact = true
         case "--proxy":
             proxy = try CommandLineArguments.proxy(try reader.value(for: name, inline: inline), for: name)
         case "-H", "--header":

@@ -8,6 +8,8 @@ enum InfoReader {
     /// The size of each read of the head, in bytes (for a source that cannot seek, reads grow
     /// by doubling, each from the start).
     static let chunkSize = 256 << 10
+    /// The size of each read when every packet is to be counted (`--exact`), in bytes.
+    static let exactChunkSize = 1 << 20
     /// Bytes read for the head at most before giving up on finding audio.
     static let maximumHeadBytes: Int64 = 32 << 20
     /// The last bytes read first for trailing tags; more only when their footers ask for it.
@@ -15,13 +17,14 @@ enum InfoReader {
     /// Bytes read for trailing tags at most.
     static let maximumTailSize = 1 << 20
 
-    /// Describes the audio of `source`, named `name` (whose extension is a hint to the parser).
-    static func describe(_ source: inout some InfoSource, name: String) async throws(CommandError) -> AudioStreamInfo {
+    /// Describes the audio of `source`, named `name` (whose extension is a hint to the parser);
+    /// with `exact`, reads the whole stream so that every total is an exact count.
+    static func describe(_ source: inout some InfoSource, name: String, exact: Bool) async throws(CommandError) -> AudioStreamInfo {
         var parser: AudioStreamParser?
         var offset: Int64 = 0
         var hasWholeStream = false
         while true {
-            let count = source.canSeek ? chunkSize : max(chunkSize, Int(offset))
+            let count = source.canSeek ? (exact ? exactChunkSize : chunkSize) : max(chunkSize, Int(offset))
             let bytes = try await source.read(at: offset, count: count)
             var current = parser ?? AudioStreamParser(hints: AudioStreamHints(
                 contentType: source.summary.contentType, fileExtension: fileExtension(of: name),
@@ -35,7 +38,8 @@ enum InfoReader {
                 if hasWholeStream { _ = try current.finish() }
             }
             parser = current
-            if hasWholeStream || current.properties.dataOffset != nil || source.summary.bytesRead >= maximumHeadBytes { break }
+            if hasWholeStream { break }
+            if !exact, current.properties.dataOffset != nil || source.summary.bytesRead >= maximumHeadBytes { break }
         }
         let tail = hasWholeStream ? nil : try await readTail(&source)
         return try audio(name) { () throws(AudioParserError) in try AudioStreamInfo(parser: parser!, tail: tail) }

@@ -108,6 +108,19 @@ struct InfoCommandTests {
         #expect(source["bytesRead"] as? Int == server.bodyBytesSent)
     }
 
+    /// `--exact` reads every byte and counts every packet.
+    @Test func exactCountsEveryPacket() async throws {
+        let content = Array(repeating: try AudioFixtures.bytes("mp3-cbr128-noxing.mp3"), count: 100).flatMap { $0 }
+        let server = try TestHTTPServer { .file(content, for: $0) }
+        defer { server.stop() }
+        let (_, report) = try await json(["--exact", server.url("/long.mp3")])
+        let audio = try #require(report["audio"] as? [String: Any])
+        let single = try #require(AudioFixtures.references.first { $0.name == "mp3-cbr128-noxing.mp3" })
+        #expect(audio["durationSource"] as? String == "counted")
+        #expect(audio["packetCount"] as? Int == 100 * (single.packets ?? 0))
+        #expect(server.bodyBytesSent == content.count)
+    }
+
     /// A server that answers every range with the whole file: one bounded read from the start.
     @Test func aServerWithoutRangesIsReadWithinABound() async throws {
         let content = Array(repeating: try AudioFixtures.bytes("mp3-cbr128-noxing.mp3"), count: 800).flatMap { $0 }

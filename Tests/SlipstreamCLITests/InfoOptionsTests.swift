@@ -5,11 +5,11 @@ import Testing
 @Suite struct InfoOptionsTests {
     @Test func everyOption() throws {
         let options = try InfoOptions.parse([
-            "--json", "--proxy=socks5h://127.0.0.1:9", "-H", "X-A: 1", "--header=X-B:2", "http://h/a.mp3",
+            "--json", "--exact", "--proxy=socks5h://127.0.0.1:9", "-H", "X-A: 1", "--header=X-B:2", "http://h/a.mp3",
         ])
         #expect(options.target == "http://h/a.mp3")
         #expect(options.isURL)
-        #expect(options.json)
+        #expect(options.json && options.exact)
         #expect(options.proxy == "socks5h://127.0.0.1:9")
         #expect(options.headers["x-a"] == "1")
         #expect(options.headers["X-B"] == "2")
@@ -19,7 +19,7 @@ import Testing
     @Test func aFileAndDefaults() throws {
         let options = try InfoOptions.parse(["--", "-odd name.mp3"])
         #expect(options.target == "-odd name.mp3")
-        #expect(!options.isURL && !options.json && options.proxy == nil && options.headers.count == 0)
+        #expect(!options.isURL && !options.json && !options.exact && options.proxy == nil && options.headers.count == 0)
         #expect(try InfoOptions.parse(["-h"]).help)
     }
 
