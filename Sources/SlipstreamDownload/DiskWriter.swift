@@ -2,20 +2,21 @@ import Dispatch
 import SlipstreamHTTP
 import Synchronization
 
-/// Writes a download's bytes to its `.part` file on a thread of its own, so a slow disk never
-/// stalls the network thread. Each slice libcurl hands over is copied once into a slot of a
-/// bounded pool; when every slot is full, `stage` refuses and the caller pauses its transfer
-/// until `onRoom` says a slot is free again (backpressure, bounded memory).
+/// Writes a download's bytes to its `.part` file, off the network thread while the disk keeps
+/// up: each slice libcurl hands over is copied once into a slot of a bounded pool and written
+/// by the writer's own thread. When every slot is taken the disk is the bottleneck, and the
+/// slice is written at once from libcurl's buffer by the calling thread instead (no copy); that
+/// wait is the backpressure, passed on to the server through TCP. Memory stays bounded by the pool.
 final class DiskWriter: Sendable {
-    /// A slot's memory. Only ever touched by one thread at a time: the staging thread until it
-    /// is queued, then the writer thread until it is back in the free list (both under `state`'s
-    /// lock at the hand-overs), so sending it across is safe though raw pointers are not Sendable.
+    /// A slot's memory. Only one thread touches it at a time: the staging thread until it is
+    /// queued, then the writer thread until it is back in the free list (both hand-overs under
+    /// `state`'s lock), so sending it across threads is safe though raw pointers are not Sendable.
     private struct Slot: @unchecked Sendable {
         let memory: UnsafeMutableRawPointer
     }
 
     private enum Item: Sendable {
-        case write(slots: [Slot], count: Int, offset: Int64)
+        case write(Slot, count: Int, offset: Int64)
         case finish(@Sendable () -> Void)
     }
 
@@ -24,9 +25,7 @@ final class DiskWriter: Sendable {
         var allocated = 0
         var queue: [Item] = []
         var written = ByteRanges()
-        var failed = false
-        /// Set when `stage` refused: `onRoom` is due when a slot frees.
-        var waiting = false
+        var failure: DownloadError?
     }
 
     private let file: PartFile
@@ -34,17 +33,14 @@ final class DiskWriter: Sendable {
     private let maxSlots: Int
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
-    private let onRoom: @Sendable () -> Void
     private let onError: @Sendable (DownloadError) -> Void
 
-    /// A writer for `file` with at most `maxSlots` slots of `slotSize` bytes (allocated as needed).
-    /// `onRoom` and `onError` are called on the writer thread.
-    init(file: PartFile, slotSize: Int, maxSlots: Int,
-         onRoom: @escaping @Sendable () -> Void, onError: @escaping @Sendable (DownloadError) -> Void) {
+    /// A writer for `file` with at most `maxSlots` slots of `slotSize` bytes (allocated as
+    /// needed). `onError` is called on the writer thread when a queued write fails.
+    init(file: PartFile, slotSize: Int, maxSlots: Int, onError: @escaping @Sendable (DownloadError) -> Void) {
         self.file = file
         self.slotSize = slotSize
         self.maxSlots = max(maxSlots, 1)
-        self.onRoom = onRoom
         self.onError = onError
         IOThread.start { [self] in run() }
     }
@@ -52,39 +48,29 @@ final class DiskWriter: Sendable {
     /// Bytes written to the file so far.
     var written: ByteRanges { state.withLock { $0.written } }
 
-    /// Copies `bytes` for writing at `offset`. False when there is no room now (nothing was
-    /// taken); `onRoom` follows once there is.
-    func stage(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Bool {
-        guard !bytes.isEmpty else { return true }
-        let needed = (bytes.count + slotSize - 1) / slotSize
-        let slots: [Slot]? = state.withLock { state in
-            guard state.free.count + (maxSlots - state.allocated) >= needed else {
-                state.waiting = true
-                return nil
-            }
-            var slots: [Slot] = []
-            while slots.count < needed {
-                if let slot = state.free.popLast() {
-                    slots.append(slot)
-                } else {
-                    state.allocated += 1
-                    slots.append(Slot(memory: .allocate(byteCount: slotSize, alignment: 64)))
-                }
-            }
-            return slots
+    /// Takes `bytes` for `offset`: queued for the writer thread when a slot is free, else written
+    /// before returning. Throws when the file cannot be written (a failed queued write included).
+    func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) {
+        guard !bytes.isEmpty else { return }
+        let slot: Slot? = try state.withLock { state throws(DownloadError) in
+            if let failure = state.failure { throw failure }
+            guard bytes.count <= slotSize else { return nil }
+            if let slot = state.free.popLast() { return slot }
+            guard state.allocated < maxSlots else { return nil }
+            state.allocated += 1
+            return Slot(memory: .allocate(byteCount: slotSize, alignment: 64))
         }
-        guard let slots else { return false }
-        for (index, slot) in slots.enumerated() {
-            let start = index * slotSize
-            let count = min(slotSize, bytes.count - start)
-            slot.memory.copyMemory(from: bytes.baseAddress! + start, byteCount: count)
+        guard let slot else {
+            try file.write(bytes, at: offset)
+            state.withLock { $0.written.insert(offset..<(offset + Int64(bytes.count))) }
+            return
         }
-        state.withLock { $0.queue.append(.write(slots: slots, count: bytes.count, offset: offset)) }
+        slot.memory.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        state.withLock { $0.queue.append(.write(slot, count: bytes.count, offset: offset)) }
         wake.signal()
-        return true
     }
 
-    /// Runs `then` on the writer thread once everything staged before is written (or failed),
+    /// Runs `then` on the writer thread once everything queued before is written (or failed),
     /// and ends the thread.
     func finish(then: @escaping @Sendable () -> Void) {
         state.withLock { $0.queue.append(.finish(then)) }
@@ -99,42 +85,35 @@ final class DiskWriter: Sendable {
             case nil:
                 continue
             case .finish(let then):
-                release()
+                state.withLock { state in
+                    for slot in state.free { slot.memory.deallocate() }
+                    state.free = []
+                }
                 then()
                 return
-            case .write(let slots, let count, let offset):
-                write(slots, count: count, at: offset)
+            case .write(let slot, let count, let offset):
+                write(slot, count: count, at: offset)
             }
         }
     }
 
-    private func write(_ slots: [Slot], count: Int, at offset: Int64) {
+    private func write(_ slot: Slot, count: Int, at offset: Int64) {
         var error: DownloadError?
-        if !state.withLock({ $0.failed }) {
+        if state.withLock({ $0.failure == nil }) {
             do throws(DownloadError) {
-                for (index, slot) in slots.enumerated() {
-                    let start = index * slotSize
-                    try file.write(UnsafeRawBufferPointer(start: slot.memory, count: min(slotSize, count - start)),
-                                   at: offset + Int64(start))
-                }
+                try file.write(UnsafeRawBufferPointer(start: slot.memory, count: count), at: offset)
             } catch let failure {
                 error = failure
             }
         }
-        let notify = state.withLock { state in
-            state.free.append(contentsOf: slots)
-            if error != nil { state.failed = true } else { state.written.insert(offset..<(offset + Int64(count))) }
-            defer { state.waiting = false }
-            return state.waiting
+        state.withLock { state in
+            state.free.append(slot)
+            if let error {
+                state.failure = error
+            } else if state.failure == nil {
+                state.written.insert(offset..<(offset + Int64(count)))
+            }
         }
         if let error { onError(error) }
-        if notify { onRoom() }
-    }
-
-    private func release() {
-        state.withLock { state in
-            for slot in state.free { slot.memory.deallocate() }
-            state.free = []
-        }
     }
 }

@@ -25,8 +25,8 @@ public struct DownloadConfiguration: Sendable {
     /// Verify TLS certificates. Default true.
     public var verifyTLS = true
     /// Memory for bytes received but not yet written, per connection, in bytes (the pool is
-    /// shared, so a fast connection may use more while others idle). When it is full, transfers
-    /// pause until the disk catches up. Default 512 KiB.
+    /// shared, so a fast connection may use more while others idle). When it is full, the disk
+    /// is behind, and slices are written straight from libcurl's buffer instead. Default 512 KiB.
     public var writeBufferPerConnection = 512 << 10
     /// How many failed connections a download survives (each one's range is fetched again by
     /// another connection) before it fails. Default 8.

@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// Transfer callbacks arrive on the engine's I/O thread, the writer's on its own thread, and
 /// `cancel`, `progress` and `result` may come from any thread, so all state sits behind one
-/// mutex. The network thread only copies bytes into the writer's bounded pool (pausing the
-/// transfer when it is full); the writer thread writes them and, last, closes and renames.
+/// mutex. The network thread hands each slice to the `DiskWriter` (a copy into its bounded pool,
+/// or a direct write when the disk is behind); the writer thread last closes and renames.
 final class DownloadJob: Sendable {
     /// One connection written in order: bytes written, and the size when the server gave one.
     private struct Stream {
@@ -20,8 +20,6 @@ final class DownloadJob: Sendable {
         /// One past the last byte its request asked for; nil for the open-ended first request.
         var requestEnd: Int64?
         var transfer: HTTPTransfer?
-        /// Told to wait for room in the writer; resumed by `resumePaused`.
-        var paused = false
     }
 
     private struct Plan {
@@ -119,13 +117,11 @@ final class DownloadJob: Sendable {
     }
 
     private func attach(_ transfer: HTTPTransfer, to connection: Int) {
-        let (stop, paused) = state.withLock { state in
+        let stop = state.withLock { state in
             state.connections[connection]?.transfer = transfer
-            return (state.fatal != nil, state.connections[connection]?.paused == true)
+            return state.fatal != nil
         }
         if stop { transfer.cancel() }
-        // Paused before its handle was known: make sure a missed "room again" cannot strand it.
-        if paused { resumePaused() }
     }
 
     private func launch(_ plans: [Plan]) {
@@ -195,11 +191,12 @@ final class DownloadJob: Sendable {
             } else {
                 return .abort(HTTPError(.cancelled, url: url, message: "stopped"))
             }
-            // Staged under the lock, so that the writer's "room again" cannot slip in between
-            // a refusal and the pause it causes.
-            guard writer.stage(UnsafeRawBufferPointer(rebasing: body[..<count]), at: offset) else {
-                state.connections[sink.connection]?.paused = true
-                return .pause
+            // Under the lock: the next slice's offset depends on this one being taken.
+            do throws(DownloadError) {
+                try writer.take(UnsafeRawBufferPointer(rebasing: body[..<count]), at: offset)
+            } catch {
+                if state.fatal == nil { state.fatal = error }
+                return .abort(HTTPError(.writeFailed, url: url, message: error.message))
             }
             let time = now
             state.bytesReceived += Int64(count)
@@ -225,21 +222,6 @@ final class DownloadJob: Sendable {
         }
         if let progressEvent { events.yield(.progress(progressEvent)) }
         return decision
-    }
-
-    /// The writer has room again: resume the connections it made wait (writer thread).
-    private func resumePaused() {
-        let transfers: [HTTPTransfer] = state.withLock { state in
-            var transfers: [HTTPTransfer] = []
-            for (number, connection) in state.connections where connection.paused {
-                if let transfer = connection.transfer {
-                    transfers.append(transfer)
-                    state.connections[number]?.paused = false
-                }
-            }
-            return transfers
-        }
-        transfers.forEach { $0.resume() }
     }
 
     func complete(_ result: Result<Void, HTTPError>, on sink: SegmentSink) {
@@ -348,7 +330,6 @@ final class DownloadJob: Sendable {
         state.writer = DiskWriter(
             file: file, slotSize: slotSize,
             maxSlots: configuration.connections * max(1, configuration.writeBufferPerConnection / slotSize),
-            onRoom: { [weak self] in self?.resumePaused() },
             onError: { [weak self] error in self?.stop(with: error) })
     }
 

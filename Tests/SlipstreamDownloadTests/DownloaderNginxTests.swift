@@ -116,9 +116,9 @@ import TestSupport
     }
 }
 
-/// The writer's pool at its smallest (one slot per connection): transfers pause whenever the
-/// disk thread is behind and resume when it catches up; the file is still exact.
-@Suite struct WriteBackpressureTests {
+/// The writer's pool at its smallest (one slot per connection): most slices are written
+/// straight from libcurl's buffer while the writer thread is busy; the file is still exact.
+@Suite struct DiskWriterTests {
     @Test func smallestWriteBufferStillGivesTheExactFile() async throws {
         let source = try TestNginx.makeFile("backpressure-64m.bin", size: 64 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
@@ -132,20 +132,35 @@ import TestSupport
         #expect(result.bytesReceived == 64 << 20)
     }
 
-    @Test func aWriteFailureReachesTheWriterErrorHandler() async throws {
+    @Test func aFailedQueuedWriteIsReportedAndStopsLaterOnes() async throws {
         let file = try PartFile(creating: "/dev/full")
         let failures = AsyncStream.makeStream(of: DownloadError.self)
-        let writer = DiskWriter(file: file, slotSize: 4096, maxSlots: 3, onRoom: {},
-                                onError: { failures.continuation.yield($0) })
-        let bytes = [UInt8](repeating: 7, count: 10_000)
-        #expect(bytes.withUnsafeBytes { writer.stage($0, at: 0) })
+        let writer = DiskWriter(file: file, slotSize: 4096, maxSlots: 1, onError: { failures.continuation.yield($0) })
+        let bytes = [UInt8](repeating: 7, count: 1000)
+        // Queued (a slot is free), so it fails on the writer thread.
+        try bytes.withUnsafeBytes { try writer.take($0, at: 0) }
         writer.finish { failures.continuation.finish() }
         var errors: [DownloadError] = []
         for await error in failures.stream { errors.append(error) }
-        #expect(errors.count == 1)
-        #expect(errors.first?.code == .noSpace)
+        #expect(errors.map(\.code) == [.noSpace])
         #expect(errors.first?.message.contains("/dev/full at byte 0") == true)
         #expect(writer.written.isEmpty)
+        // Every later slice is refused with the same error.
+        #expect(throws: DownloadError.self) { try bytes.withUnsafeBytes { try writer.take($0, at: 1000) } }
+        file.close()
+    }
+
+    @Test func aSliceLargerThanASlotIsWrittenAtOnce() throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = try PartFile(creating: folder + "/direct")
+        let writer = DiskWriter(file: file, slotSize: 16, maxSlots: 4, onError: { _ in })
+        let bytes = (0..<100).map { UInt8($0) }
+        try bytes.withUnsafeBytes { try writer.take($0, at: 0) }
+        // Written synchronously: already recorded, already in the file.
+        #expect(writer.written.ranges == [0..<100])
+        #expect(TestFiles.contents(of: folder + "/direct", equal: bytes))
+        writer.finish {}
         file.close()
     }
 }

@@ -74,6 +74,7 @@ public final class TestHTTPServer: Sendable {
         var requests: [Request] = []
         var openConnections = 0
         var maxOpenConnections = 0
+        var clients: Set<Int32> = []
         var bodyBytesSent = 0
         var stopped = false
     }
@@ -122,11 +123,16 @@ public final class TestHTTPServer: Sendable {
     /// not counted). Bytes the client never read may be among them, up to the sockets' buffers.
     public var bodyBytesSent: Int { state.withLock { $0.bodyBytesSent } }
 
-    /// Stops accepting; stalled responses end and their connections close.
+    /// Stops accepting and shuts every open connection, so no client keeps a kept-alive
+    /// connection to this server (a later server may get the same port); stalled responses end.
     public func stop() {
-        state.withLock { $0.stopped = true }
+        let clients = state.withLock { state in
+            state.stopped = true
+            return state.clients
+        }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
@@ -138,14 +144,20 @@ public final class TestHTTPServer: Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            state.withLock {
-                $0.openConnections += 1
-                $0.maxOpenConnections = max($0.maxOpenConnections, $0.openConnections)
+            let stopped = state.withLock { state in
+                state.openConnections += 1
+                state.maxOpenConnections = max(state.maxOpenConnections, state.openConnections)
+                state.clients.insert(client)
+                return state.stopped
             }
+            if stopped { shutdown(client, Int32(SHUT_RDWR)) }
             let thread = Thread { [self] in
                 serve(client)
+                state.withLock { state in
+                    state.openConnections -= 1
+                    state.clients.remove(client)
+                }
                 close(client)
-                state.withLock { $0.openConnections -= 1 }
             }
             thread.start()
         }
