@@ -7,7 +7,17 @@ import Synchronization
 /// by the writer's own thread. When every slot is taken the disk is the bottleneck, and the
 /// slice is written at once from libcurl's buffer by the calling thread instead (no copy); that
 /// wait is the backpressure, passed on to the server through TCP. Memory stays bounded by the pool.
+///
+/// With a `Checkpoint`, the writer thread also keeps the resume records: the live one every
+/// tenth of a second, the durable one (after an fdatasync of the data) at most once a second
+/// and when the writer finishes with the record kept.
 final class DiskWriter: Sendable {
+    /// What to record for resuming, and where.
+    struct Checkpoint: Sendable {
+        var store: ResumeStore
+        var record: ControlFile
+    }
+
     /// A slot's memory. Only one thread touches it at a time: the staging thread until it is
     /// queued, then the writer thread until it is back in the free list (both hand-overs under
     /// `state`'s lock), so sending it across threads is safe though raw pointers are not Sendable.
@@ -17,7 +27,7 @@ final class DiskWriter: Sendable {
 
     private enum Item: Sendable {
         case write(Slot, count: Int, offset: Int64)
-        case finish(@Sendable () -> Void)
+        case finish(keepRecord: Bool, then: @Sendable () -> Void)
     }
 
     private struct State {
@@ -34,14 +44,19 @@ final class DiskWriter: Sendable {
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let onError: @Sendable (DownloadError) -> Void
+    private let checkpoint: Checkpoint?
 
     /// A writer for `file` with at most `maxSlots` slots of `slotSize` bytes (allocated as
-    /// needed). `onError` is called on the writer thread when a queued write fails.
-    init(file: PartFile, slotSize: Int, maxSlots: Int, onError: @escaping @Sendable (DownloadError) -> Void) {
+    /// needed), starting with `written` already on disk. `onError` is called on the writer
+    /// thread when a queued write or a checkpoint fails.
+    init(file: PartFile, slotSize: Int, maxSlots: Int, written: ByteRanges = ByteRanges(), checkpoint: Checkpoint? = nil,
+         onError: @escaping @Sendable (DownloadError) -> Void) {
         self.file = file
         self.slotSize = slotSize
         self.maxSlots = max(maxSlots, 1)
         self.onError = onError
+        self.checkpoint = checkpoint
+        state.withLock { $0.written = written }
         IOThread.start { [self] in run() }
     }
 
@@ -71,29 +86,45 @@ final class DiskWriter: Sendable {
     }
 
     /// Runs `then` on the writer thread once everything queued before is written (or failed),
-    /// and ends the thread.
-    func finish(then: @escaping @Sendable () -> Void) {
-        state.withLock { $0.queue.append(.finish(then)) }
+    /// after a last durable record when `keepRecord`, and ends the thread.
+    func finish(keepRecord: Bool, then: @escaping @Sendable () -> Void) {
+        state.withLock { $0.queue.append(.finish(keepRecord: keepRecord, then: then)) }
         wake.signal()
     }
 
     private func run() {
+        var recorder = checkpoint.map { Recorder(checkpoint: $0, file: file) }
         while true {
-            wake.wait()
-            let item = state.withLock { $0.queue.isEmpty ? nil : $0.queue.removeFirst() }
+            let timedOut = wake.wait(timeout: .now() + .milliseconds(100)) == .timedOut
+            let item = timedOut ? nil : state.withLock { $0.queue.isEmpty ? nil : $0.queue.removeFirst() }
             switch item {
             case nil:
-                continue
-            case .finish(let then):
+                break
+            case .finish(let keepRecord, let then):
                 state.withLock { state in
                     for slot in state.free { slot.memory.deallocate() }
                     state.free = []
                 }
+                if keepRecord { record(&recorder, durable: true) }
                 then()
                 return
             case .write(let slot, let count, let offset):
                 write(slot, count: count, at: offset)
             }
+            record(&recorder, durable: false)
+        }
+    }
+
+    /// Saves the live record when due (and the durable one when due, or when `durable`).
+    private func record(_ recorder: inout Recorder?, durable: Bool) {
+        guard recorder != nil else { return }
+        let (written, failed) = state.withLock { ($0.written, $0.failure != nil) }
+        do throws(DownloadError) {
+            try recorder!.save(written, forceDurable: durable && !failed)
+        } catch {
+            recorder = nil
+            state.withLock { if $0.failure == nil { $0.failure = error } }
+            onError(error)
         }
     }
 
@@ -115,5 +146,44 @@ final class DiskWriter: Sendable {
             }
         }
         if let error { onError(error) }
+    }
+}
+
+/// Keeps the resume records of one writer: when each is due, and what it last claimed.
+private struct Recorder {
+    let checkpoint: DiskWriter.Checkpoint
+    let file: PartFile
+    var record: ControlFile
+    var liveClaim = ByteRanges()
+    var durableClaim = ByteRanges()
+    var lastLive = ContinuousClock.now
+    var lastDurable = ContinuousClock.now
+
+    init(checkpoint: DiskWriter.Checkpoint, file: PartFile) {
+        self.checkpoint = checkpoint
+        self.file = file
+        record = checkpoint.record
+        durableClaim = checkpoint.record.writtenRanges
+        liveClaim = durableClaim
+    }
+
+    /// `written` is what the writer has written; a durable record claims it only after fdatasync.
+    mutating func save(_ written: ByteRanges, forceDurable: Bool) throws(DownloadError) {
+        let now = ContinuousClock.now
+        if written != durableClaim, forceDurable || now - lastDurable >= .seconds(1) {
+            try file.synchronize()
+            record.record(written)
+            try checkpoint.store.saveDurable(record)
+            durableClaim = written
+            liveClaim = written
+            lastDurable = now
+            lastLive = now
+            try checkpoint.store.saveLive(record)
+        } else if written != liveClaim, now - lastLive >= .milliseconds(100) {
+            record.record(written)
+            try checkpoint.store.saveLive(record)
+            liveClaim = written
+            lastLive = now
+        }
     }
 }

@@ -17,23 +17,36 @@ public struct DownloadConfiguration: Sendable {
     public var userAgent = "Slipstream/\(SlipstreamVersion.string)"
     /// Seconds to wait for each connection. Default 30.
     public var connectTimeout: Double = 30
-    /// A connection that moves fewer than `lowSpeedLimit` bytes per second for `lowSpeedTime`
-    /// seconds is dropped and its range handed back. Defaults 1 byte/s and 30 s.
-    public var lowSpeedLimit = 1
-    /// See `lowSpeedLimit`, in seconds.
-    public var lowSpeedTime = 30
+    /// A connection that delivers nothing for this many seconds is closed and its range handed
+    /// to the others (and counted as a failure). Default 20.
+    public var stallTimeout: Double = 20
+    /// Close a connection that runs below a third of the median connection speed while work
+    /// remains, handing its range to faster ones (not counted as a failure). Default true.
+    public var dropSlowConnections = true
     /// Verify TLS certificates. Default true.
     public var verifyTLS = true
+    /// Resume from `FILE.part` and its resume records when they exist. Default true.
+    public var resume = true
+    /// Resume even when the server gives no ETag or Last-Modified to prove the file unchanged,
+    /// trusting an equal size and the same URL. Default false (such a download starts over).
+    public var trustSize = false
+    /// Tries after a failure, per streak of failures (a byte received ends the streak). Default 5.
+    public var retries = 5
+    /// Seconds before the first retry; doubled for each next one, with jitter. Default 0.5.
+    public var retryDelay: Double = 0.5
+    /// The longest wait before a retry in seconds, `Retry-After` included. Default 30.
+    public var maxRetryDelay: Double = 30
     /// Memory for bytes received but not yet written, per connection, in bytes (the pool is
     /// shared, so a fast connection may use more while others idle). When it is full, the disk
     /// is behind, and slices are written straight from libcurl's buffer instead. Default 512 KiB.
     public var writeBufferPerConnection = 512 << 10
-    /// How many failed connections a download survives (each one's range is fetched again by
-    /// another connection) before it fails. Default 8.
-    public var connectionFailureBudget = 8
 
     /// The defaults.
     public init() {}
+
+    var retryPolicy: RetryPolicy {
+        RetryPolicy(retries: retries, baseDelay: retryDelay, maxDelay: maxRetryDelay)
+    }
 
     /// A request for `url` with these settings.
     func request(_ url: String, range: HTTPRequest.ByteRange?) -> HTTPRequest {
@@ -43,8 +56,8 @@ public struct DownloadConfiguration: Sendable {
         request.proxy = proxy
         request.userAgent = userAgent
         request.connectTimeout = connectTimeout
-        request.lowSpeedLimit = lowSpeedLimit
-        request.lowSpeedTime = lowSpeedTime
+        // Stalls are found by the download's own watchdog, for every connection alike.
+        request.lowSpeedLimit = 0
         request.verifyTLS = verifyTLS
         return request
     }

@@ -25,6 +25,15 @@ public enum DownloadDestination: Sendable, Equatable {
         }
     }
 
+    /// The path the download is expected to have before any response (a folder's name may
+    /// still change with `Content-Disposition`): where to look for a download to resume.
+    func expectedPath(for url: String) -> String {
+        switch self {
+        case .file(let path): path
+        case .folder(let folder): FileSystem.join(folder, OutputName.choose(contentDisposition: nil, url: url))
+        }
+    }
+
     /// The final path once the response is known.
     func finalPath(contentDisposition: String?, effectiveURL: String, overwrite: Bool) throws(DownloadError) -> String {
         switch self {

@@ -9,6 +9,11 @@ public enum DownloadEvent: Sendable {
     case finished(DownloadResult)
     /// The download stopped for this reason.
     case failed(DownloadError)
+    /// Something a person should know that does not stop the download, e.g. that the remote
+    /// file changed since the `.part` was written, so the download starts over.
+    case notice(String)
+    /// A request failed and will be tried again after `delay` seconds.
+    case retrying(error: DownloadError, attempt: Int, delay: Double)
 }
 
 /// What the first response told about the download.
@@ -21,6 +26,8 @@ public struct DownloadInfo: Sendable, Equatable {
     public var segmented: Bool
     /// The URL that answered, after redirects.
     public var effectiveURL: String
+    /// Bytes kept from an earlier run (0 for a fresh download).
+    public var resumedBytes: Int64
 }
 
 /// A snapshot of a running download.
@@ -63,6 +70,8 @@ public struct DownloadResult: Sendable, Equatable {
     public var bytes: Int64
     /// Whether several connections could be used.
     public var segmented: Bool
-    /// Bytes received in total, including any fetched twice after a failed connection.
+    /// Bytes received in this run, including any fetched twice after a failed connection.
     public var bytesReceived: Int64
+    /// Bytes kept from an earlier run.
+    public var resumedBytes: Int64
 }

@@ -28,6 +28,13 @@ enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// The size of the file at `path` in bytes, or nil when there is none.
+    static func size(of path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
     /// The text of the current `errno`.
     static var lastError: String { String(cString: strerror(errno)) }
 

@@ -9,13 +9,29 @@ final class PartFile: Sendable {
     let descriptor: Int32
 
     /// Creates (or truncates) `path` for writing.
-    init(creating path: String) throws(DownloadError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    convenience init(creating path: String) throws(DownloadError) {
+        try self.init(path, flags: O_CREAT | O_TRUNC, verb: "create")
+    }
+
+    /// Opens an existing `path` for writing, keeping its bytes (to resume).
+    convenience init(resuming path: String) throws(DownloadError) {
+        try self.init(path, flags: 0, verb: "open")
+    }
+
+    private init(_ path: String, flags: Int32, verb: String) throws(DownloadError) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0o644)
         guard fd >= 0 else {
-            throw DownloadError(.disk, "cannot create \(path): \(FileSystem.lastError)")
+            throw DownloadError(.disk, "cannot \(verb) \(path): \(FileSystem.lastError)")
         }
         self.path = path
         descriptor = fd
+    }
+
+    /// Flushes the file's data to the disk (fdatasync).
+    func synchronize() throws(DownloadError) {
+        guard fdatasync(descriptor) == 0 else {
+            throw DownloadError(.disk, "cannot sync \(path): \(FileSystem.lastError)")
+        }
     }
 
     /// Reserves `size` bytes on disk, so a full disk is found before the download starts.
@@ -51,6 +67,11 @@ final class PartFile: Sendable {
             }
             done += count
         }
+    }
+
+    /// Deletes the file (after `close`).
+    func remove() {
+        unlink(path)
     }
 
     func close() {

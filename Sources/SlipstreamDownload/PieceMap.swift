@@ -75,6 +75,14 @@ public struct PieceMap: Sendable, Equatable {
         return add(tail)
     }
 
+    /// The free run that starts exactly at `offset`, as an assignment (a resumed download's
+    /// first request asks for the first byte it is missing); nil when no run starts there.
+    public mutating func assign(from offset: Int64) -> Assignment? {
+        guard let run = free.ranges.first(where: { $0.lowerBound == offset }) else { return nil }
+        free.remove(run)
+        return add(run)
+    }
+
     private mutating func add(_ range: Range<Int64>) -> Assignment {
         let assignment = Assignment(id: nextID, start: range.lowerBound, next: range.lowerBound, end: range.upperBound)
         nextID += 1

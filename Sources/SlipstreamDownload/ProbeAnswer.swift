@@ -10,7 +10,7 @@ struct ProbeAnswer: Equatable {
     var isEmptyFile = false
 
     /// Reads the head; a failure for a status or range answer that cannot be used.
-    static func from(head: HTTPResponseHead, url: String) -> Result<ProbeAnswer, HTTPError> {
+    static func from(head: HTTPResponseHead, url: String, now: Double) -> Result<ProbeAnswer, HTTPError> {
         switch head.status {
         case 206:
             guard let contentRange = head.contentRange, let range = contentRange.range, range.lowerBound == 0 else {
@@ -32,23 +32,53 @@ struct ProbeAnswer: Equatable {
         case 416 where head.contentRange?.total == 0:
             return .success(ProbeAnswer(size: 0, isEmptyFile: true))
         default:
-            return .failure(HTTPError(.httpStatus, url: url,
-                message: "the server answered HTTP \(head.status)\(reason(head.status))", status: head.status))
+            return .failure(statusError(head, url: url, now: now))
         }
     }
 
-    private static func reason(_ status: Int) -> String {
-        switch status {
-        case 401: " Unauthorized"
-        case 403: " Forbidden"
-        case 404: " Not Found"
-        case 410: " Gone"
-        case 416: " Range Not Satisfiable"
-        case 429: " Too Many Requests"
-        case 500: " Internal Server Error"
-        case 502: " Bad Gateway"
-        case 503: " Service Unavailable"
-        default: ""
+    /// The error for an unusable status, with the server's `Retry-After`.
+    static func statusError(_ head: HTTPResponseHead, url: String, now: Double) -> HTTPError {
+        HTTPError(.httpStatus, url: url, message: "the server answered HTTP \(head.statusText)",
+                  status: head.status, retryAfter: head.retryAfter(now: now))
+    }
+}
+
+/// What the answer to a resuming first request (`Range: bytes=F-` with `If-Range`) says. Pure.
+enum ResumeAnswer: Equatable {
+    /// The same remote file: carry on from `F`.
+    case resume
+    /// A different file (or one the server cannot prove is the same): start over, saying why.
+    case changed(String)
+    /// An unusable answer.
+    case failure(HTTPError)
+
+    static func from(head: HTTPResponseHead, record: ControlFile, firstMissing: Int64, url: String, now: Double) -> ResumeAnswer {
+        switch head.status {
+        case 206:
+            guard let contentRange = head.contentRange, contentRange.range?.lowerBound == firstMissing else {
+                return .changed("the server answered the resume request with Content-Range "
+                    + "\(head.headers["Content-Range"] ?? "(none)") instead of bytes \(firstMissing)-")
+            }
+            if contentRange.total != record.size {
+                return .changed("the remote file is now \(contentRange.total.map { "\($0) bytes" } ?? "of unknown size"), "
+                    + "not \(record.size)")
+            }
+            if let old = record.etag, let new = head.etag, old != new {
+                return .changed("the remote file's ETag changed from \(old) to \(new)")
+            }
+            if record.etag == nil, let old = record.lastModified, let new = head.lastModified, old != new {
+                return .changed("the remote file's Last-Modified changed from \(old) to \(new)")
+            }
+            if head.contentEncoding != nil {
+                return .changed("the server now sends the file compressed")
+            }
+            return .resume
+        case 200:
+            return .changed("the remote file changed since the download started (the server sent all of it)")
+        case 416:
+            return .changed("the remote file is shorter than before")
+        default:
+            return .failure(ProbeAnswer.statusError(head, url: url, now: now))
         }
     }
 }

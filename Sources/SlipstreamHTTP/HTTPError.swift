@@ -51,14 +51,18 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: Int?
     /// libcurl's result code, where libcurl reported the failure.
     public var curlCode: Int?
+    /// Seconds the server asked to wait before trying again (`Retry-After`), if it did.
+    public var retryAfter: Double?
 
     /// Creates an error.
-    public init(_ code: Code, url: String, message: String, status: Int? = nil, curlCode: Int? = nil) {
+    public init(_ code: Code, url: String, message: String, status: Int? = nil, curlCode: Int? = nil,
+                retryAfter: Double? = nil) {
         self.code = code
         self.url = url
         self.message = message
         self.status = status
         self.curlCode = curlCode
+        self.retryAfter = retryAfter
     }
 
     /// One line: the URL, the kind and the cause.

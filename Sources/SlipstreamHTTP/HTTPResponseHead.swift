@@ -61,6 +61,36 @@ public struct HTTPResponseHead: Sendable, Equatable {
 
     /// Whether the status is in 200...299.
     public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// `Retry-After` in seconds from `now` (seconds since 1970), whether sent as seconds or as an
+    /// HTTP date; nil when absent or unreadable, never negative.
+    public func retryAfter(now: Double) -> Double? {
+        guard let raw = headers["Retry-After"] else { return nil }
+        let value = Substring(raw).trimmingSpaces()
+        if let seconds = Int64(decimalDigits: value) { return Double(seconds) }
+        return HTTPDate.secondsSince1970(String(value)).map { max(0, $0 - now) }
+    }
+
+    /// The status with its reason, e.g. `404 Not Found`.
+    public var statusText: String {
+        let reason: String = switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 410: "Gone"
+        case 416: "Range Not Satisfiable"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: ""
+        }
+        return reason.isEmpty ? "\(status)" : "\(status) \(reason)"
+    }
 }
 
 /// Parses the file name parameters of a `Content-Disposition` value (RFC 6266).

@@ -17,6 +17,10 @@ enum ExitStatus: Int32 {
     case disk = 5
     /// The input is not audio in a supported format (MP3/MPEG audio, AAC in ADTS, PCM WAV).
     case notAudio = 6
+    /// Stopped by SIGINT (Ctrl-C); the download can be resumed.
+    case interrupted = 130
+    /// Stopped by SIGTERM; the download can be resumed.
+    case terminated = 143
 
     init(_ error: DownloadError) {
         switch error.code {

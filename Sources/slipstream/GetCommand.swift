@@ -3,7 +3,7 @@ import Glibc
 #endif
 import SlipstreamDownload
 
-/// `slipstream get`: one download with a status line on a terminal.
+/// `slipstream get`: one download with a status line on a terminal, resumable after Ctrl-C.
 enum GetCommand {
     static func run(_ arguments: [String]) async -> ExitStatus {
         let options: GetOptions
@@ -17,16 +17,16 @@ enum GetCommand {
             print(GetOptions.usage)
             return .success
         }
-        let url = options.url!
-        let downloader = Downloader(configuration: options.configuration)
         let started = ContinuousClock.now
         let download: Download
         do {
-            download = try downloader.start(url, to: options.output.map(DownloadDestination.file) ?? .folder("."))
+            download = try Downloader(configuration: options.configuration)
+                .start(options.url!, to: options.output.map(DownloadDestination.file) ?? .folder("."))
         } catch {
             Terminal.error(error.message)
             return ExitStatus(error)
         }
+        let trap = SignalTrap { download.cancel() }
 
         let showBar = !options.quiet && Terminal.isTerminal(STDERR_FILENO)
         let bar = Task {
@@ -36,10 +36,38 @@ enum GetCommand {
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
+        let messages = Task {
+            var path = ""
+            for await event in download.events {
+                switch event {
+                case .started(let info):
+                    path = info.path
+                    if info.resumedBytes > 0, !options.quiet {
+                        Terminal.message("resuming \(path): \(Formatting.bytes(info.resumedBytes)) already there",
+                                         over: showBar)
+                    }
+                case .notice(let text) where !options.quiet:
+                    Terminal.message("slipstream: \(text)", over: showBar)
+                case .retrying(let error, let attempt, let delay) where !options.quiet:
+                    Terminal.message("slipstream: \(error.message); retry \(attempt) in "
+                        + "\(Formatting.fixed(delay, places: 1)) s", over: showBar)
+                default:
+                    break
+                }
+            }
+            return path
+        }
+        let outcome: Result<DownloadResult, DownloadError>
         do {
-            let result = try await download.value
-            bar.cancel()
-            await bar.value
+            outcome = .success(try await download.value)
+        } catch {
+            outcome = .failure(error)
+        }
+        bar.cancel()
+        await bar.value
+        let path = await messages.value
+        switch outcome {
+        case .success(let result):
             if showBar { Terminal.statusLine(Formatting.progressLine(download.progress), final: true) }
             let elapsed = started.duration(to: .now)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
@@ -47,10 +75,16 @@ enum GetCommand {
                 Terminal.message(Formatting.summary(result, seconds: seconds, connections: options.configuration.connections))
             }
             return .success
-        } catch {
-            bar.cancel()
-            await bar.value
+        case .failure(let error):
             if showBar { Terminal.clearStatusLine() }
+            if let signal = trap.caughtSignal, error.code == .cancelled {
+                let progress = download.progress
+                Terminal.error("\(signal == SIGINT ? "interrupted" : "terminated"); "
+                    + "\(Formatting.bytes(progress.completedBytes)) of "
+                    + "\(progress.totalBytes.map(Formatting.bytes) ?? "?") kept in \(path).part: "
+                    + "run the same command again to resume")
+                return signal == SIGINT ? .interrupted : .terminated
+            }
             Terminal.error(error.message)
             return ExitStatus(error)
         }

@@ -17,6 +17,11 @@ struct GetOptions {
           -o, --output FILE          write to FILE (default: the server's file name, else the
                                      URL's last path segment, in the current folder)
               --force                replace FILE if it exists
+              --no-continue          start over even if FILE.part can be resumed
+              --trust-size           resume even without ETag or Last-Modified when the
+                                     size and URL are the same
+              --retries N            tries after a failure, per failure streak (default 5)
+              --stall-timeout S      drop a connection silent for S seconds (default 20)
           -n, --connections N        connections to use, 1 to 64 (default 8)
               --min-split-size SIZE  smallest range split off for another connection, with
                                      K, M or G (default 1M)
@@ -28,8 +33,13 @@ struct GetOptions {
           -q, --quiet                print nothing but errors
           -h, --help                 show this help
 
+        A download that stops (failure, Ctrl-C, kill) keeps FILE.part and its resume record
+        FILE.part.slipstream; the same command resumes it, after proving with If-Range that
+        the remote file is unchanged (else it starts over).
+
         Exit status: 0 done, 2 usage error or bad URL, 3 network failure, 4 HTTP failure
-        (status or broken ranges), 5 file or disk failure (output path, no space, write error).
+        (status or broken ranges), 5 file or disk failure (output path, no space, write error),
+        130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> GetOptions {
@@ -56,6 +66,18 @@ struct GetOptions {
         case "--force":
             try CommandLineArguments.flag(name, inline: inline)
             configuration.overwrite = true
+        case "--no-continue":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.resume = false
+        case "--trust-size":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.trustSize = true
+        case "--retries":
+            configuration.retries = try CommandLineArguments.integer(
+                try reader.value(for: name, inline: inline), for: name, in: 0...100)
+        case "--stall-timeout":
+            configuration.stallTimeout = try CommandLineArguments.seconds(
+                try reader.value(for: name, inline: inline), for: name)
         case "-n", "--connections":
             configuration.connections = try CommandLineArguments.integer(
                 try reader.value(for: name, inline: inline), for: name, in: 1...64)

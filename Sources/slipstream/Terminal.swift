@@ -17,8 +17,9 @@ enum Terminal {
     }
 
     /// A line on stderr.
-    static func message(_ message: String) {
-        write(message + "\n")
+    /// With `over`, the status line is cleared first (it is redrawn on its next tick).
+    static func message(_ message: String, over statusLine: Bool = false) {
+        write((statusLine ? "\r\u{1B}[K" : "") + message + "\n")
     }
 
     /// Redraws the status line; `final` ends it with a newline.

@@ -59,7 +59,7 @@ import SlipstreamHTTP
             return response
         }
         defer { server.stop() }
-        let (result, folder) = try await download(server) { $0.connectionFailureBudget = 100 }
+        let (result, folder) = try await download(server)
         switch result {
         case .success:
             let exact = TestFiles.contents(of: folder + "/file.bin", equal: Self.content)
@@ -95,7 +95,10 @@ import SlipstreamHTTP
             return response
         }
         defer { server.stop() }
-        let (result, folder) = try await download(server) { $0.connectionFailureBudget = 3 }
+        let (result, folder) = try await download(server) {
+            $0.retries = 3
+            $0.retryDelay = 0.01
+        }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error.code == .network)
         #expect(error.message.contains("gave up"))
@@ -114,7 +117,7 @@ import SlipstreamHTTP
         // An engine of its own, so the other tests' transfers cannot slow this one's first answer.
         let engine = HTTPEngine()
         defer { engine.shutdown() }
-        let (result, folder) = try await download(server, engine: engine) { $0.lowSpeedTime = 3 }
+        let (result, folder) = try await download(server, engine: engine) { $0.stallTimeout = 2 }
         if case .failure(let error) = result {
             Issue.record("\(error) \(server.requests.map { $0.headers["range"] ?? "" })")
         }
@@ -136,16 +139,21 @@ import SlipstreamHTTP
         #expect(exact)
     }
 
-    @Test func a200ThatEndsEarlyIsAnError() async throws {
+    @Test func a200ThatEndsEarlyIsRetriedFromTheStartThenAnError() async throws {
         let server = try TestHTTPServer { _ in
             var response = TestHTTPServer.Response(status: 200, body: Self.content)
             response.closeAfter = 1000
             return response
         }
         defer { server.stop() }
-        let (result, folder) = try await download(server)
+        let (result, folder) = try await download(server) {
+            $0.retries = 2
+            $0.retryDelay = 0.01
+        }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error.code == .network)
+        #expect(error.message.contains("gave up after 2 retries"))
+        #expect(server.requests.count == 3)
         #expect(!FileManager.default.fileExists(atPath: folder + "/file.bin"))
     }
 

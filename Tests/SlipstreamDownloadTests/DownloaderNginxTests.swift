@@ -43,7 +43,7 @@ import TestSupport
             switch event {
             case .started(let info): sawStart = info.segmented && info.totalBytes == 6 << 20
             case .progress(let progress): sawConnections = max(sawConnections, progress.activeConnections)
-            case .finished, .failed: break
+            case .finished, .failed, .notice, .retrying: break
             }
         }
         let result = try await download.value
@@ -139,7 +139,7 @@ import TestSupport
         let bytes = [UInt8](repeating: 7, count: 1000)
         // Queued (a slot is free), so it fails on the writer thread.
         try bytes.withUnsafeBytes { try writer.take($0, at: 0) }
-        writer.finish { failures.continuation.finish() }
+        writer.finish(keepRecord: false) { failures.continuation.finish() }
         var errors: [DownloadError] = []
         for await error in failures.stream { errors.append(error) }
         #expect(errors.map(\.code) == [.noSpace])
@@ -160,7 +160,7 @@ import TestSupport
         // Written synchronously: already recorded, already in the file.
         #expect(writer.written.ranges == [0..<100])
         #expect(TestFiles.contents(of: folder + "/direct", equal: bytes))
-        writer.finish {}
+        writer.finish(keepRecord: false) {}
         file.close()
     }
 }

@@ -1,0 +1,178 @@
+import SlipstreamHTTP
+
+extension DownloadJob {
+    /// A transfer ended (I/O thread): account for its range, then carry on, retry later, or stop.
+    func complete(_ result: Result<Void, HTTPError>, on sink: SegmentSink) {
+        var plans: [Plan] = []
+        var retry: (error: DownloadError, attempt: Int, delay: Double)?
+        var probeAgain = false
+        var toCancel: [HTTPTransfer] = []
+        state.withLock { state in
+            guard let connection = state.connections.removeValue(forKey: sink.connection) else { return }
+            if let speed = connection.speed { state.recentSpeeds.append((now, speed)) }
+            let error = result.failureError
+            let probing = state.map == nil && (state.stream == nil || state.stream!.written == 0 && error != nil)
+
+            if state.map != nil {
+                // Whatever of its range it did not write goes back to a running connection whose
+                // request still covers it, else to the pool.
+                if let assignment = connection.assignment {
+                    state.map!.release(assignment)
+                    Self.reclaimFreeRuns(&state.map!, connections: state.connections)
+                }
+            } else if case .success = result, state.stream != nil {
+                if let size = state.stream!.size, state.stream!.written != size {
+                    state.fatal = state.fatal ?? DownloadError(.network,
+                        "\(url): the body ended after \(state.stream!.written) of \(size) bytes")
+                } else {
+                    state.stream!.completed = true
+                }
+                return
+            }
+            guard state.fatal == nil else { return }
+
+            // Why it ended early, if it did.
+            let failure: DownloadError?
+            switch (connection.dropped, error) {
+            case (.slow?, _):
+                failure = nil  // not a failure: its range simply goes to a faster connection
+            case (.stalled?, _):
+                failure = DownloadError(.network, "\(state.requestURL): a connection delivered nothing for "
+                    + "\(Int(configuration.stallTimeout)) s")
+            case (nil, nil) where connection.assignment != nil || probing:
+                failure = DownloadError(.network, "\(url): a connection ended before its range did")
+            case (nil, let error?) where !(state.restartFresh && probing):
+                failure = DownloadError(error)
+            default:
+                failure = nil
+            }
+
+            if state.restartFresh, probing {
+                state.restartFresh = false
+                probeAgain = true
+                return
+            }
+            if let failure {
+                if error?.code == .rangeNotHonoured, state.map != nil {
+                    state.rangeLies += 1
+                    guard state.rangeLies < Self.maxRangeLies else {
+                        state.fatal = DownloadError(.http, "\(failure.message); the server does not honour ranges "
+                            + "reliably, try one connection (-n 1)", http: failure.http)
+                        return
+                    }
+                } else if let error, connection.dropped == nil, !RetryPolicy.isRetryable(error) {
+                    state.fatal = failure
+                    return
+                } else {
+                    state.failureStreak += 1
+                }
+                state.lastError = failure
+                guard state.failureStreak <= configuration.retries else {
+                    state.fatal = DownloadError(failure.code, "\(failure.message) (gave up after "
+                        + "\(configuration.retries) retries; run the same command again to resume)", http: failure.http)
+                    return
+                }
+                if state.map == nil {
+                    // No ranges (or no answer yet): the first request again, from the start.
+                    resetToProbing(&state)
+                    let delay = scheduleRetry(state: &state, retryAfter: error?.retryAfter) { [self] in launchProbe() }
+                    retry = (failure, state.failureStreak, delay)
+                } else if error?.code != .rangeNotHonoured {
+                    let delay = scheduleRetry(state: &state, retryAfter: error?.retryAfter) { [self] in
+                        let plans = self.state.withLock { planConnections(state: &$0) }
+                        launch(plans)
+                    }
+                    retry = (failure, state.failureStreak, delay)
+                    return
+                }
+            }
+            plans = planConnections(state: &state)
+        }
+        if let retry { events.yield(.retrying(error: retry.error, attempt: retry.attempt, delay: retry.delay)) }
+        state.withLock { state in
+            if state.fatal != nil { toCancel = state.connections.values.compactMap(\.transfer) }
+        }
+        toCancel.forEach { $0.cancel() }
+        if probeAgain { launchProbe() }
+        launch(plans)
+        finishIfIdle()
+    }
+
+    /// Back to the state before the first answer: a stream that failed restarts from zero.
+    private func resetToProbing(_ state: inout State) {
+        // The file is closed only after the writer's last queued write.
+        if let writer = state.writer, let file = state.file {
+            writer.finish(keepRecord: false) { file.close() }
+        }
+        state.writer = nil
+        state.file = nil
+        state.stream = nil
+    }
+
+    /// Gives free runs back to running connections whose requests still cover them.
+    private static func reclaimFreeRuns(_ map: inout PieceMap, connections: [Int: Connection]) {
+        for connection in connections.values {
+            guard let id = connection.assignment else { continue }
+            map.extend(id, upTo: connection.requestEnd ?? map.size)
+        }
+    }
+
+    /// Finishes once nothing runs or waits any more and the download is complete or stopped:
+    /// after the writer's last write, on its thread.
+    func finishIfIdle() {
+        let writer: DiskWriter?? = state.withLock { state in
+            let complete = state.map?.isComplete ?? state.stream?.completed ?? false
+            guard !state.finishing, state.connections.isEmpty, state.scheduledRetries == 0,
+                  state.fatal != nil || complete
+            else { return .none }
+            state.finishing = true
+            return .some(state.writer)
+        }
+        guard let writer else { return }
+        if let writer {
+            let keep = state.withLock { $0.fatal != nil && !$0.removeFilesAtEnd }
+            writer.finish(keepRecord: keep) { self.finish() }
+        } else {
+            finish()
+        }
+    }
+
+    /// Called once, when nothing runs any more and every taken byte is written.
+    private func finish() {
+        let (file, finalPath, fatal, removeFiles, received, resumed, segmented, size) = state.withLock { state in
+            (state.file, state.finalPath, state.fatal, state.removeFilesAtEnd, state.bytesReceived, state.resumedBytes,
+             state.map != nil, state.map?.size ?? state.stream?.written ?? 0)
+        }
+        file?.close()
+        var outcome: Result<DownloadResult, DownloadError>
+        if let fatal {
+            outcome = .failure(fatal)
+        } else if let file, let finalPath {
+            do throws(DownloadError) {
+                try file.rename(to: finalPath, overwrite: configuration.overwrite)
+                ResumeStore(partPath: file.path).remove()
+                outcome = .success(DownloadResult(path: finalPath, bytes: size, segmented: segmented,
+                                                  bytesReceived: received, resumedBytes: resumed))
+            } catch {
+                outcome = .failure(error)
+            }
+        } else {
+            outcome = .failure(DownloadError(.http, "\(url): no usable response"))
+        }
+        if case .failure = outcome, removeFiles, let file {
+            file.remove()
+            ResumeStore(partPath: file.path).remove()
+        }
+        let waiters = state.withLock { state in
+            state.outcome = outcome
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        switch outcome {
+        case .success(let result): events.yield(.finished(result))
+        case .failure(let error): events.yield(.failed(error))
+        }
+        events.finish()
+        waiters.forEach { $0.resume(returning: outcome) }
+    }
+}

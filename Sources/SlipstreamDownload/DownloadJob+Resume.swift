@@ -1,0 +1,80 @@
+import SlipstreamHTTP
+
+extension DownloadJob {
+    /// The `.part` and resume record of an earlier run of this download, when they can be used.
+    /// Anything unusable is said in a notice (and the download starts over).
+    func findResumePoint() -> ResumePoint? {
+        let path = destination.expectedPath(for: url)
+        let store = ResumeStore(partPath: path + ".part")
+        guard configuration.resume else { return nil }
+        let record: ControlFile
+        switch store.load() {
+        case .nothing:
+            return nil
+        case .damaged(let reason):
+            events.yield(.notice("\(reason); starting over"))
+            return nil
+        case .record(let found):
+            record = found
+        }
+        guard FileSystem.size(of: store.partPath) == record.size else {
+            events.yield(.notice("\(store.partPath) is missing or not \(record.size) bytes long; starting over"))
+            return nil
+        }
+        let hasValidator = record.etag != nil || record.lastModified != nil
+        guard hasValidator || (configuration.trustSize && record.url == url) else {
+            events.yield(.notice("the server gave no ETag or Last-Modified to prove \(url) unchanged since "
+                + "\(store.partPath) was written; starting over (--trust-size resumes on an equal size)"))
+            return nil
+        }
+        var written = record.writtenRanges
+        var missing = ByteRanges([0..<record.size])
+        for range in written { missing.remove(range) }
+        // Everything was written but not yet renamed: fetch the last piece again, which also
+        // proves the remote file unchanged.
+        if missing.isEmpty, record.size > 0 {
+            let last = ((record.size - 1) / record.pieceSize) * record.pieceSize
+            written.remove(last..<record.size)
+            missing.insert(last..<record.size)
+        }
+        guard let firstMissing = missing.ranges.first?.lowerBound else { return nil }
+        return ResumePoint(record: record, store: store, written: written, firstMissing: firstMissing)
+    }
+
+    /// Opens `FILE.part` for the first answer (lock held): created afresh (its old records
+    /// removed), or reopened as it is when resuming; then its writer, which keeps resume records
+    /// when the download can be resumed (ranges work).
+    func openFile(size: Int64?, segmented: Bool, head: HTTPResponseHead, state: inout State) throws(DownloadError) {
+        let resume = state.resume
+        let path = if resume != nil {
+            destination.expectedPath(for: url)
+        } else {
+            try destination.finalPath(contentDisposition: head.contentDispositionFileName,
+                                      effectiveURL: head.effectiveURL, overwrite: configuration.overwrite)
+        }
+        let store = ResumeStore(partPath: path + ".part")
+        let file: PartFile
+        if resume != nil {
+            file = try PartFile(resuming: store.partPath)
+        } else {
+            store.remove()
+            file = try PartFile(creating: store.partPath)
+        }
+        state.file = file
+        state.finalPath = path
+        if let size { try file.preallocate(size) }
+        var checkpoint: DiskWriter.Checkpoint?
+        if segmented, let size {
+            var record = resume?.record ?? ControlFile(
+                url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
+            record.record(resume?.written ?? ByteRanges())
+            checkpoint = DiskWriter.Checkpoint(store: store, record: record)
+        }
+        let slotSize = configuration.request(url, range: nil).receiveBufferSize
+        state.writer = DiskWriter(
+            file: file, slotSize: slotSize,
+            maxSlots: configuration.connections * max(1, configuration.writeBufferPerConnection / slotSize),
+            written: resume?.written ?? ByteRanges(), checkpoint: checkpoint,
+            onError: { [weak self] error in self?.stop(with: error) })
+    }
+}

@@ -1,0 +1,67 @@
+import SlipstreamHTTP
+import Dispatch
+
+extension DownloadJob {
+    /// Looks at the connections every `tickInterval` seconds until the download ends.
+    func scheduleTick() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.tickInterval) { [self] in
+            guard tick() else { return }
+            scheduleTick()
+        }
+    }
+
+    /// Measures each connection's speed; closes one that delivered nothing for the stall
+    /// timeout, and one that runs below a third of the median speed of the others (including
+    /// those that ended in the last few seconds) for two looks in a row, so that its range goes
+    /// to faster connections. False once the download has ended.
+    private func tick() -> Bool {
+        var toCancel: [HTTPTransfer] = []
+        let running: Bool = state.withLock { state in
+            guard state.outcome == nil, !state.finishing else { return false }
+            let time = now
+            for (number, connection) in state.connections where connection.transfer != nil && connection.dropped == nil {
+                let measured = Double(connection.recentBytes) / Self.tickInterval
+                state.connections[number]?.speed = connection.speed.map { ($0 + measured) / 2 } ?? measured
+                state.connections[number]?.recentBytes = 0
+                if time - connection.lastData > configuration.stallTimeout {
+                    state.connections[number]?.dropped = .stalled
+                    toCancel.append(connection.transfer!)
+                }
+            }
+            state.recentSpeeds.removeAll { time - $0.time > 5 }
+            guard configuration.dropSlowConnections, state.map != nil, state.fatal == nil,
+                  let slow = slowestStraggler(state: &state, at: time)
+            else { return true }
+            state.connections[slow]?.dropped = .slow
+            toCancel.append(state.connections[slow]!.transfer!)
+            return true
+        }
+        toCancel.forEach { $0.cancel() }
+        return running
+    }
+
+    /// The connection to drop as a straggler, if any (lock held): at least two seconds old,
+    /// with work left, under a third of the median of at least two other speeds for two looks.
+    private func slowestStraggler(state: inout State, at time: Double) -> Int? {
+        let judged = state.connections.filter { _, connection in
+            connection.dropped == nil && connection.transfer != nil && time - connection.started >= 2
+                && connection.speed != nil
+        }
+        var straggler: (number: Int, speed: Double)?
+        for (number, connection) in judged {
+            let others = judged.filter { $0.key != number }.compactMap(\.value.speed) + state.recentSpeeds.map(\.speed)
+            guard others.count >= 2, let speed = connection.speed else { continue }
+            let median = others.sorted()[others.count / 2]
+            let workLeft = connection.assignment.flatMap { state.map?.assignment($0)?.remaining } ?? 0
+            if speed * 3 < median, workLeft > 0 {
+                state.connections[number]?.slowTicks += 1
+                if state.connections[number]!.slowTicks >= 2, speed < straggler?.speed ?? .infinity {
+                    straggler = (number, speed)
+                }
+            } else {
+                state.connections[number]?.slowTicks = 0
+            }
+        }
+        return straggler?.number
+    }
+}

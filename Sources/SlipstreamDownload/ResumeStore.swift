@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The resume records of one `.part` file, on disk:
+///
+/// - `FILE.part.slipstream`, the durable record: replaced atomically (temp file, fsync, rename,
+///   fsync of the folder), at most once a second, claiming only bytes fsynced before it;
+/// - `FILE.part.slipstream.live`, the live record: replaced atomically but without fsync, ten
+///   times a second, and trusted only in the boot that wrote it. A killed process loses none
+///   of the data it wrote (the kernel still has it), so after `kill -9` the live record saves
+///   refetching up to a second of data; after a crash (a new boot) only the durable one counts.
+struct ResumeStore: Sendable {
+    /// What `load` found.
+    enum Found: Equatable {
+        case nothing
+        case record(ControlFile)
+        case damaged(String)
+    }
+
+    /// The `.part` file the records describe.
+    let partPath: String
+    var durablePath: String { partPath + ".slipstream" }
+    var livePath: String { partPath + ".slipstream.live" }
+
+    /// The record to resume from: the live one when it was written in this boot for the same
+    /// remote file as the durable one, else the durable one.
+    func load() -> Found {
+        let durable = Self.read(durablePath)
+        let live = Self.read(livePath)
+        if case .record(let record)? = live, record.bootID == Self.bootID {
+            if case .record(let base)? = durable {
+                if base.size == record.size, base.etag == record.etag, base.lastModified == record.lastModified,
+                   base.pieceSize == record.pieceSize {
+                    return .record(record)
+                }
+            } else {
+                return .record(record)
+            }
+        }
+        switch durable {
+        case nil: return .nothing
+        case .damaged(let reason)?: return .damaged(reason)
+        case let found?: return found
+        }
+    }
+
+    /// Replaces the durable record. The caller has fsynced the data it claims.
+    func saveDurable(_ record: ControlFile) throws(DownloadError) {
+        var durable = record
+        durable.bootID = [UInt8](repeating: 0, count: 16)
+        try Self.replace(durablePath, with: durable.encoded(), sync: true)
+    }
+
+    /// Replaces the live record (no fsync; valid in this boot only).
+    func saveLive(_ record: ControlFile) throws(DownloadError) {
+        var live = record
+        live.bootID = Self.bootID
+        try Self.replace(livePath, with: live.encoded(), sync: false)
+    }
+
+    /// Removes both records.
+    func remove() {
+        unlink(durablePath)
+        unlink(livePath)
+    }
+
+    /// This boot's id (`/proc/sys/kernel/random/boot_id`) as 16 bytes; all 0xFF if unreadable,
+    /// which matches no record, so live records are then never trusted.
+    static let bootID: [UInt8] = {
+        guard let text = readSmallFile("/proc/sys/kernel/random/boot_id") else { return [UInt8](repeating: 0xFF, count: 16) }
+        let hex = text.utf8.compactMap { byte -> UInt8? in
+            switch byte {
+            case 48...57: byte - 48
+            case 97...102: byte - 87
+            default: nil
+            }
+        }
+        guard hex.count == 32 else { return [UInt8](repeating: 0xFF, count: 16) }
+        return (0..<16).map { hex[2 * $0] << 4 | hex[2 * $0 + 1] }
+    }()
+
+    private static func read(_ path: String) -> Found? {
+        guard FileSystem.exists(path) else { return nil }
+        guard let bytes = readSmallBytes(path) else { return .damaged("cannot read \(path)") }
+        do throws(ControlFile.DecodingError) {
+            return .record(try ControlFile(decoding: bytes))
+        } catch {
+            return .damaged("\(path): \(error)")
+        }
+    }
+
+    private static func readSmallFile(_ path: String) -> String? {
+        readSmallBytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Reads a file of at most 64 MiB.
+    private static func readSmallBytes(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while bytes.count < 64 << 20 {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 { if errno == EINTR { continue } else { return nil } }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+        }
+        return nil
+    }
+
+    /// Writes `bytes` to a temporary file beside `path` and renames it over `path`; with `sync`,
+    /// fsyncs the file before and the folder after the rename.
+    private static func replace(_ path: String, with bytes: [UInt8], sync: Bool) throws(DownloadError) {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw DownloadError(.disk, "cannot write \(temporary): \(FileSystem.lastError)") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let message = FileSystem.lastError
+                close(fd)
+                unlink(temporary)
+                throw DownloadError(errno == ENOSPC ? .noSpace : .disk, "cannot write \(temporary): \(message)")
+            }
+            written += count
+        }
+        if sync, fsync(fd) != 0 {
+            let message = FileSystem.lastError
+            close(fd)
+            throw DownloadError(.disk, "cannot sync \(temporary): \(message)")
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            throw DownloadError(.disk, "cannot rename \(temporary) to \(path): \(FileSystem.lastError)")
+        }
+        if sync {
+            let folder = open(FileSystem.folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if folder >= 0 {
+                fsync(folder)
+                close(folder)
+            }
+        }
+    }
+}
