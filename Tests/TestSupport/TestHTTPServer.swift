@@ -51,13 +51,17 @@ public final class TestHTTPServer: Sendable {
         }
 
         /// The honest answer for `content` to `request`: 206 with Content-Range for a
-        /// satisfiable range, 416 for an unsatisfiable one, else 200.
+        /// satisfiable range (when an `If-Range` matches the ETag or Last-Modified, or there is
+        /// none), 416 for an unsatisfiable one, else 200 with the whole content.
         public static func file(_ content: [UInt8], for request: Request, etag: String? = "\"v1\"",
                                 lastModified: String? = nil) -> Response {
             var headers: [(String, String)] = [("Accept-Ranges", "bytes")]
             if let etag { headers.append(("ETag", etag)) }
             if let lastModified { headers.append(("Last-Modified", lastModified)) }
             let size = Int64(content.count)
+            if let condition = request.headers["if-range"], condition != etag, condition != lastModified {
+                return Response(status: 200, headers: headers, body: content)
+            }
             guard let range = request.range else {
                 return Response(status: 200, headers: headers, body: content)
             }
