@@ -15,8 +15,13 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(name: "SlipstreamHTTP", dependencies: ["CCurl"]),
-        .target(name: "SlipstreamDownload", dependencies: ["SlipstreamHTTP"]),
+        .target(name: "SlipstreamDownload", dependencies: ["SlipstreamHTTP", "CCrypto"]),
         .target(name: "SlipstreamAudio"),
         .executableTarget(
             name: "slipstream",

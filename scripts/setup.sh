@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
     pkg-config
     libcurl4-openssl-dev   # the HTTP engine (SlipstreamHTTP)
+    libssl-dev             # libcrypto's digests for --checksum (SlipstreamDownload)
     nginx-light            # the real web server the integration tests and benchmarks use
     curl                   # a peer in the benchmarks
     lame sox ffmpeg mpg123 # audio test fixtures and the reference decoders they are checked against

@@ -25,6 +25,13 @@ public struct DownloadConfiguration: Sendable {
     public var dropSlowConnections = true
     /// Verify TLS certificates. Default true.
     public var verifyTLS = true
+    /// Allocate the whole file on disk before the first byte arrives (fallocate), so that a
+    /// disk without room is refused at once and cannot fill up mid-download. Default true;
+    /// false leaves a sparse file that takes space as it fills.
+    public var preallocate = true
+    /// A digest the finished file must have before it is renamed into place; on a mismatch the
+    /// download fails with `.checksum` and the file stays `FILE.part`. Default none.
+    public var checksum: Checksum?
     /// Resume from `FILE.part` and its resume records when they exist. Default true.
     public var resume = true
     /// Resume even when the server gives no ETag or Last-Modified to prove the file unchanged,

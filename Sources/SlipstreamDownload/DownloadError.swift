@@ -21,6 +21,8 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
         public static let noSpace = Code("no space")
         /// Writing, renaming or opening a file failed.
         public static let disk = Code("disk")
+        /// The finished file does not have the expected checksum.
+        public static let checksum = Code("checksum")
         /// The download was cancelled.
         public static let cancelled = Code("cancelled")
 

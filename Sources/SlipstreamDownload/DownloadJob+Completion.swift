@@ -137,6 +137,18 @@ extension DownloadJob {
         }
     }
 
+    /// Checks the finished file against the expected checksum, if one was given. On a mismatch
+    /// the resume records go (resuming could only give the same bytes again); the file stays.
+    private func verify(_ file: PartFile) throws(DownloadError) {
+        guard let expected = configuration.checksum else { return }
+        let actual = try Checksum.digest(of: file.path, algorithm: expected.algorithm)
+        guard actual == expected.digest else {
+            ResumeStore(partPath: file.path).remove()
+            throw DownloadError(.checksum, "\(file.path): the \(expected.algorithm.rawValue) checksum is "
+                + "\(Checksum.hex(actual)), not \(Checksum.hex(expected.digest)) as expected; the file stays \(file.path)")
+        }
+    }
+
     /// Called once, when nothing runs any more and every taken byte is written.
     private func finish() {
         let (file, finalPath, fatal, removeFiles, received, resumed, segmented, size) = state.withLock { state in
@@ -145,10 +157,16 @@ extension DownloadJob {
         }
         file?.close()
         var outcome: Result<DownloadResult, DownloadError>
-        if let fatal {
+        if var fatal {
+            if fatal.code == .noSpace, let file {
+                let missing = progress().totalBytes.map { $0 - progress().completedBytes }
+                fatal.message += "; \(missing.map { "\($0) bytes" } ?? "the rest") still to fetch: free some space "
+                    + "and run it again to resume from \(file.path)"
+            }
             outcome = .failure(fatal)
         } else if let file, let finalPath {
             do throws(DownloadError) {
+                try verify(file)
                 try file.rename(to: finalPath, overwrite: configuration.overwrite)
                 ResumeStore(partPath: file.path).remove()
                 outcome = .success(DownloadResult(path: finalPath, bytes: size, segmented: segmented,

@@ -62,12 +62,17 @@ extension DownloadJob {
         }
         state.file = file
         state.finalPath = path
-        if let size { try file.preallocate(size) }
+        if let size { try file.reserve(size, allocate: configuration.preallocate) }
         var checkpoint: DiskWriter.Checkpoint?
         if segmented, let size {
             var record = resume?.record ?? ControlFile(
                 url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
             record.record(resume?.written ?? ByteRanges())
+            // Written now, so that a record exists (and its space is taken) from the start.
+            if resume == nil {
+                try store.saveDurable(record)
+                try store.saveLive(record)
+            }
             checkpoint = DiskWriter.Checkpoint(store: store, record: record)
         }
         let slotSize = configuration.request(url, range: nil).receiveBufferSize

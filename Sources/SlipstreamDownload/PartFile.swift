@@ -34,9 +34,16 @@ final class PartFile: Sendable {
         }
     }
 
-    /// Reserves `size` bytes on disk, so a full disk is found before the download starts.
-    func preallocate(_ size: Int64) throws(DownloadError) {
+    /// Makes the file `size` bytes long: allocated on disk when `allocate` (so a full disk is
+    /// found before the download starts, and cannot stop it later), else sparse.
+    func reserve(_ size: Int64, allocate: Bool) throws(DownloadError) {
         guard size > 0 else { return }
+        guard allocate else {
+            guard ftruncate(descriptor, off_t(size)) == 0 else {
+                throw DownloadError(.disk, "cannot size \(path): \(FileSystem.lastError)")
+            }
+            return
+        }
         let result = posix_fallocate(descriptor, 0, off_t(size))
         switch result {
         case 0:

@@ -6,10 +6,15 @@ import Glibc
 ///
 /// - `FILE.part.slipstream`, the durable record: replaced atomically (temp file, fsync, rename,
 ///   fsync of the folder), at most once a second, claiming only bytes fsynced before it;
-/// - `FILE.part.slipstream.live`, the live record: replaced atomically but without fsync, ten
-///   times a second, and trusted only in the boot that wrote it. A killed process loses none
-///   of the data it wrote (the kernel still has it), so after `kill -9` the live record saves
-///   refetching up to a second of data; after a crash (a new boot) only the durable one counts.
+/// - `FILE.part.slipstream.live`, the live record: rewritten in place without fsync, ten times
+///   a second, and trusted only in the boot that wrote it (and only whole: its CRC must hold).
+///   A killed process loses none of the data it wrote (the kernel still has it), so after
+///   `kill -9` the live record saves refetching up to a second of data; after a crash (a new
+///   boot) only the durable one counts.
+///
+/// A record's size never changes during a download, so both are written over blocks that
+/// already exist: the live file in place, the durable one through a temp file kept allocated
+/// for the next replacement. A disk that fills up after the start cannot stop them.
 struct ResumeStore: Sendable {
     /// What `load` found.
     enum Found: Equatable {
@@ -49,20 +54,37 @@ struct ResumeStore: Sendable {
     func saveDurable(_ record: ControlFile) throws(DownloadError) {
         var durable = record
         durable.bootID = [UInt8](repeating: 0, count: 16)
-        try Self.replace(durablePath, with: durable.encoded(), sync: true)
+        let bytes = durable.encoded()
+        let temporary = durablePath + ".tmp"
+        try Self.write(bytes, over: temporary, sync: true)
+        guard rename(temporary, durablePath) == 0 else {
+            throw DownloadError(.disk, "cannot rename \(temporary) to \(durablePath): \(FileSystem.lastError)")
+        }
+        let folder = open(FileSystem.folder(of: durablePath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+        // The next replacement's temp file, allocated now while the old record's blocks are free.
+        let spare = open(temporary, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        if spare >= 0 {
+            _ = posix_fallocate(spare, 0, off_t(bytes.count))
+            close(spare)
+        }
     }
 
     /// Replaces the live record (no fsync; valid in this boot only).
     func saveLive(_ record: ControlFile) throws(DownloadError) {
         var live = record
         live.bootID = Self.bootID
-        try Self.replace(livePath, with: live.encoded(), sync: false)
+        try Self.write(live.encoded(), over: livePath, sync: false)
     }
 
-    /// Removes both records.
+    /// Removes both records (and the spare temp file).
     func remove() {
         unlink(durablePath)
         unlink(livePath)
+        unlink(durablePath + ".tmp")
     }
 
     /// This boot's id (`/proc/sys/kernel/random/boot_id`) as 16 bytes; all 0xFF if unreadable,
@@ -110,39 +132,23 @@ struct ResumeStore: Sendable {
         return nil
     }
 
-    /// Writes `bytes` to a temporary file beside `path` and renames it over `path`; with `sync`,
-    /// fsyncs the file before and the folder after the rename.
-    private static func replace(_ path: String, with bytes: [UInt8], sync: Bool) throws(DownloadError) {
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw DownloadError(.disk, "cannot write \(temporary): \(FileSystem.lastError)") }
+    /// Writes `bytes` over the start of `path` (created if missing, never truncated: a record
+    /// keeps its size), then fsyncs it when `sync`.
+    private static func write(_ bytes: [UInt8], over path: String, sync: Bool) throws(DownloadError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw DownloadError(.disk, "cannot write \(path): \(FileSystem.lastError)") }
+        defer { close(fd) }
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            let count = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(written)) }
             if count < 0 {
                 if errno == EINTR { continue }
-                let message = FileSystem.lastError
-                close(fd)
-                unlink(temporary)
-                throw DownloadError(errno == ENOSPC ? .noSpace : .disk, "cannot write \(temporary): \(message)")
+                throw DownloadError(errno == ENOSPC ? .noSpace : .disk, "cannot write \(path): \(FileSystem.lastError)")
             }
             written += count
         }
-        if sync, fsync(fd) != 0 {
-            let message = FileSystem.lastError
-            close(fd)
-            throw DownloadError(.disk, "cannot sync \(temporary): \(message)")
-        }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            throw DownloadError(.disk, "cannot rename \(temporary) to \(path): \(FileSystem.lastError)")
-        }
-        if sync {
-            let folder = open(FileSystem.folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if folder >= 0 {
-                fsync(folder)
-                close(folder)
-            }
+        guard !sync || fsync(fd) == 0 else {
+            throw DownloadError(.disk, "cannot sync \(path): \(FileSystem.lastError)")
         }
     }
 }

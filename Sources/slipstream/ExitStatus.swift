@@ -17,6 +17,8 @@ enum ExitStatus: Int32 {
     case disk = 5
     /// The input is not audio in a supported format (MP3/MPEG audio, AAC in ADTS, PCM WAV).
     case notAudio = 6
+    /// The finished file does not have the checksum given with `--checksum`; it stays `FILE.part`.
+    case checksum = 7
     /// Stopped by SIGINT (Ctrl-C); the download can be resumed.
     case interrupted = 130
     /// Stopped by SIGTERM; the download can be resumed.
@@ -28,6 +30,7 @@ enum ExitStatus: Int32 {
         case .network: self = .network
         case .http: self = .http
         case .output, .noSpace, .disk: self = .disk
+        case .checksum: self = .checksum
         default: self = .failure
         }
     }

@@ -17,6 +17,8 @@ struct GetOptions {
           -o, --output FILE          write to FILE (default: the server's file name, else the
                                      URL's last path segment, in the current folder)
               --force                replace FILE if it exists
+              --checksum ALG=HEX     verify the finished file before renaming it; ALG is
+                                     sha256, sha1 or md5 (a mismatch leaves FILE.part)
               --no-continue          start over even if FILE.part can be resumed
               --trust-size           resume even without ETag or Last-Modified when the
                                      size and URL are the same
@@ -39,6 +41,7 @@ struct GetOptions {
 
         Exit status: 0 done, 2 usage error or bad URL, 3 network failure, 4 HTTP failure
         (status or broken ranges), 5 file or disk failure (output path, no space, write error),
+        7 checksum mismatch,
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """
 
@@ -66,6 +69,12 @@ struct GetOptions {
         case "--force":
             try CommandLineArguments.flag(name, inline: inline)
             configuration.overwrite = true
+        case "--checksum":
+            let text = try reader.value(for: name, inline: inline)
+            guard let checksum = Checksum(parsing: text) else {
+                throw UsageError("--checksum must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(text)'")
+            }
+            configuration.checksum = checksum
         case "--no-continue":
             try CommandLineArguments.flag(name, inline: inline)
             configuration.resume = false

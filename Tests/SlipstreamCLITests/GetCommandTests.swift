@@ -47,6 +47,8 @@ import TestSupport
         (["get", "http://a/", "http://b/"], "only one URL"),
         (["get", "--connect-timeout", "-1", "http://x/"], "--connect-timeout must be a number of seconds"),
         (["get", "-o"], "-o needs a value"),
+        (["get", "--checksum", "sha256=12", "http://x/"], "--checksum must look like sha256=HEX"),
+        (["get", "--retries", "-1", "http://x/"], "--retries must be a whole number from 0 to 100"),
         (["fetch"], "unknown command 'fetch'"),
         ([], "no command given"),
         (["get", "ftp://127.0.0.1/x"], "not an http:// or https:// URL"),
@@ -68,6 +70,17 @@ import TestSupport
         #expect(help.status == 0 && help.stdout.contains("--connections N"))
         let version = try await CommandRunner.run(["--version"], in: folder)
         #expect(version.status == 0 && version.stdout.hasPrefix("slipstream "))
+    }
+
+    @Test func aChecksumMismatchExitsWith7AndKeepsThePart() async throws {
+        try TestNginx.makeFile("cli-small.bin", size: 5000)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = try await CommandRunner.run(
+            ["get", "--checksum", "md5=" + String(repeating: "f", count: 32), try TestNginx.url("cli-small.bin")], in: folder)
+        #expect(output.status == 7)
+        #expect(output.stderr.hasPrefix("slipstream: cli-small.bin.part: the md5 checksum is "))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["cli-small.bin.part"])
     }
 
     @Test func notFoundExitsWith4AndLeavesNothing() async throws {

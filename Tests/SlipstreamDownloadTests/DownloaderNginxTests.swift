@@ -10,7 +10,7 @@ import TestSupport
     @Test(.serialized, arguments: sizes, [1, 4, 8, 16])
     func downloadsAreExact(size: Int, connections: Int) async throws {
         let name = "exact-\(size).bin"
-        let source = try TestNginx.makeFile(name, size: size)
+        let source = try await TestNginx.makeFileOffPool(name, size: size)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var configuration = DownloadConfiguration()
@@ -20,7 +20,7 @@ import TestSupport
         #expect(result.path == folder + "/" + name)
         #expect(result.bytes == Int64(size))
         #expect(result.segmented == (size > 0))
-        let exact = TestFiles.equal(result.path, source)
+        let exact = await TestFiles.equalOffPool(result.path, source)
         #expect(exact)
         #expect(!FileManager.default.fileExists(atPath: result.path + ".part"))
         // Nothing fetched twice when nothing failed.
@@ -120,7 +120,7 @@ import TestSupport
 /// straight from libcurl's buffer while the writer thread is busy; the file is still exact.
 @Suite struct DiskWriterTests {
     @Test func smallestWriteBufferStillGivesTheExactFile() async throws {
-        let source = try TestNginx.makeFile("backpressure-64m.bin", size: 64 << 20)
+        let source = try await TestNginx.makeFileOffPool("backpressure-64m.bin", size: 64 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var configuration = DownloadConfiguration()

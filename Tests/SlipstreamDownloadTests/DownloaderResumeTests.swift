@@ -90,13 +90,14 @@ import TestSupport
             var response = TestHTTPServer.Response.file(
                 current == 1 ? first : second, for: request, etag: nil,
                 lastModified: hasLastModified ? "Sun, 29 Nov 2026 1\(current):00:00 GMT" : nil)
-            response.bytesPerSecond = 128 << 10
+            // Slow until the interruption (a busy machine must not finish first), then fast.
+            response.bytesPerSecond = current == 1 ? 16 << 10 : nil
             return response
         }
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let path = folder + "/v.bin"
-        _ = try await interrupt(server.url("/v.bin"), to: path, after: 512 << 10)
+        _ = try await interrupt(server.url("/v.bin"), to: path, after: 128 << 10)
         version.withLock { $0 = 2 }
         let (result, notices) = try await finish(server.url("/v.bin"), to: path)
         _ = try result.get()
@@ -108,9 +109,10 @@ import TestSupport
 
     @Test func trustSizeResumesWithoutValidators() async throws {
         let content = TestFiles.randomBytes(2 << 20, seed: 12)
+        let slow = Mutex(true)
         let server = try TestHTTPServer { request in
             var response = TestHTTPServer.Response.file(content, for: request, etag: nil)
-            response.bytesPerSecond = 128 << 10
+            response.bytesPerSecond = slow.withLock { $0 } ? 16 << 10 : nil
             return response
         }
         defer { server.stop() }
@@ -118,7 +120,8 @@ import TestSupport
         let path = folder + "/t.bin"
         var configuration = DownloadConfiguration()
         configuration.trustSize = true
-        _ = try await interrupt(server.url("/t.bin"), to: path, after: 512 << 10, configuration: configuration)
+        _ = try await interrupt(server.url("/t.bin"), to: path, after: 256 << 10, configuration: configuration)
+        slow.withLock { $0 = false }
         let (result, notices) = try await finish(server.url("/t.bin"), to: path, configuration: configuration)
         let done = try result.get()
         #expect(notices.isEmpty)

@@ -45,6 +45,14 @@ public enum TestFiles {
         }
     }
 
+    /// `equal(a, b)` on a Dispatch thread, so that reading big files does not hold a thread of
+    /// the Swift concurrency pool (which other tests' event readers need).
+    public static func equalOffPool(_ a: String, _ b: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: equal(a, b)) }
+        }
+    }
+
     /// Whether the file at `path` holds exactly `bytes`.
     public static func contents(of path: String, equal bytes: [UInt8]) -> Bool {
         guard let data = FileManager.default.contents(atPath: path) else { return false }

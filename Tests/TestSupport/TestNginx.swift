@@ -25,6 +25,14 @@ public enum TestNginx {
         "http://127.0.0.1:\(try port())/\(location)/\(name)" + (query.map { "?\($0)" } ?? "")
     }
 
+    /// `makeFile` on a Dispatch thread, off the Swift concurrency pool (for big files).
+    @discardableResult
+    public static func makeFileOffPool(_ name: String, size: Int) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try makeFile(name, size: size) }) }
+        }
+    }
+
     /// Makes (once per test run) a served file of `size` pseudo-random bytes and returns its path.
     /// Files of one name and size are identical across calls and tests.
     @discardableResult
