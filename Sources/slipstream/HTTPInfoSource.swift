@@ -58,7 +58,7 @@ struct HTTPInfoSource: InfoSource {
             summary.size = 0
             return []
         default:
-            throw failure("the server answered HTTP \(head.status)")
+            throw failure("the server answered HTTP \(head.statusText)")
         }
     }
 

@@ -142,7 +142,7 @@ struct InfoCommandTests {
         let url = try TestNginx.url("info-missing.mp3")
         let output = try await CommandRunner.run(["info", url], in: NSTemporaryDirectory())
         #expect(output.status == 4)
-        #expect(output.stderr == "slipstream: \(url): the server answered HTTP 404\n")
+        #expect(output.stderr == "slipstream: \(url): the server answered HTTP 404 Not Found\n")
         #expect(output.stdout.isEmpty)
     }
 
