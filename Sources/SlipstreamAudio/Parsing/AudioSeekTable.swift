@@ -19,6 +19,13 @@ public struct AudioSeekTable: Hashable, Sendable {
     /// Mean bytes per frame of the packets seen, for estimates.
     var meanBytesPerFrame: Double?
 
+    /// The furthest frame a time is answered with (2^40: about 290 days at 44.1 kHz); later
+    /// times get the answer for it, so the arithmetic cannot overflow.
+    static let maximumFrame: Int64 = 1 << 40
+    /// The furthest distance past the data offset an offset is answered for (2^50 bytes); later
+    /// offsets get the answer for it.
+    static let maximumOffset: Int64 = 1 << 50
+
     /// Creates an empty table: every lookup returns `nil` until a format is known.
     public init() {}
 
@@ -27,7 +34,7 @@ public struct AudioSeekTable: Hashable, Sendable {
     /// format and data offset are known.
     public func offset(forTime time: Double) -> AudioSeekPoint? {
         guard sampleRate > 0, framesPerPacket > 0, let dataOffset, time.isFinite else { return nil }
-        let frame = Int64(max(time, 0) * Double(sampleRate))
+        let frame = Int64(min(max(time, 0) * Double(sampleRate), Double(Self.maximumFrame)))
         if let bytes = pcmBytesPerFrame {
             return point(frame: frame, offset: dataOffset + frame * Int64(bytes), .pcm)
         }
@@ -48,7 +55,7 @@ public struct AudioSeekTable: Hashable, Sendable {
     /// The time at byte `offset`: exact answers give the packet starting at or before it.
     public func time(forOffset offset: Int64) -> AudioSeekPoint? {
         guard sampleRate > 0, framesPerPacket > 0, let dataOffset else { return nil }
-        let relative = max(offset - dataOffset, 0)
+        let relative = min(max(offset, dataOffset) - dataOffset, Self.maximumOffset)
         if let bytes = pcmBytesPerFrame {
             let frame = relative / Int64(bytes)
             return point(frame: frame, offset: dataOffset + frame * Int64(bytes), .pcm)
@@ -64,13 +71,13 @@ public struct AudioSeekTable: Hashable, Sendable {
         if let frame = interpolate(offset, from: tableOffsets, to: tableFrames) {
             return point(frame: frame, offset: offset, tableMethod)
         }
-        return meanBytesPerFrame.map { point(frame: Int64(Double(relative) / $0), offset: offset, .averageBitRate) }
+        return meanBytesPerFrame.map { point(frame: Int64(Double(relative) / $0), offset: dataOffset + relative, .averageBitRate) }
     }
 
     /// The exact first frame of a packet starting at `offset`, where the table knows it.
     func startFrame(ofPacketAt offset: Int64) -> Int64? {
         if let frame = index.startFrame(ofPacketAt: offset) { return frame }
-        guard let dataOffset, framesPerPacket > 0 else { return nil }
+        guard let dataOffset, offset >= dataOffset, framesPerPacket > 0 else { return nil }
         if let bytes = pcmBytesPerFrame { return (offset - dataOffset) / Int64(bytes) }
         guard let size = constantPacketSize else { return nil }
         return Int64((Double(offset - dataOffset) / size).rounded()) * Int64(framesPerPacket)

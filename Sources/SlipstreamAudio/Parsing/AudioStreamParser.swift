@@ -91,7 +91,8 @@ public struct AudioStreamParser: Sendable {
 
     /// Tells the parser the next bytes come from `offset` (after a seek): held bytes are
     /// dropped and the parser resynchronises. Packet times continue exactly where the seek
-    /// table knows the packet at `offset`, and are `nil` otherwise.
+    /// table knows the first packet found after `offset` (by that packet's own offset, not by
+    /// `offset`, which may fall inside a packet), and are `nil` otherwise.
     public mutating func discontinuity(at offset: Int64) {
         if offset != nextByteOffset { state.isContinuous = false }
         pending.removeAll(keepingCapacity: true)
@@ -100,7 +101,7 @@ public struct AudioStreamParser: Sendable {
         needed = 1
         tagReader = nil
         position = offset
-        state.nextFrame = state.seekTable.startFrame(ofPacketAt: offset)
+        state.nextFrame = nil
         switch stage {
         case .mpeg(var parser):
             parser.resynchronise()
