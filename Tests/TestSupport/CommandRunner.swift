@@ -21,37 +21,15 @@ public enum CommandRunner {
         return folder.appendingPathComponent("slipstream").path
     }
 
-    /// Runs `slipstream ARGUMENTS` in `folder` and waits for it, on a Dispatch thread so the
+    /// Runs `slipstream ARGUMENTS` in `folder` and waits for it, on a thread of its own so the
     /// wait does not hold a thread of the Swift concurrency pool.
     public static func run(_ arguments: [String], in folder: String) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(arguments, in: folder) })
-            }
-        }
+        try await start(arguments, in: folder).wait()
     }
 
-    private static func runBlocking(_ arguments: [String], in folder: String) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes to the end before waiting, so a chatty process cannot block.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var stdout = Data()
-        nonisolated(unsafe) var stderr = Data()
-        group.enter()
-        DispatchQueue.global().async { stdout = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        stderr = err.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+    /// Starts `slipstream ARGUMENTS` in `folder` and returns at once, so that a test can signal
+    /// the process (`kill`) before it waits for it.
+    public static func start(_ arguments: [String], in folder: String) throws -> RunningCommand {
+        try RunningCommand(arguments, in: folder)
     }
 }

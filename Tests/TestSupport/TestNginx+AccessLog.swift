@@ -1,0 +1,30 @@
+import Foundation
+
+extension TestNginx {
+    /// nginx's access log (combined format), `$SLIPSTREAM_TEST_WORK/access.log`.
+    public static func accessLogPath() throws -> String {
+        guard let work = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_WORK"] else { throw NotRunning() }
+        return work + "/access.log"
+    }
+
+    /// The body bytes nginx has sent so far for requests of `path` (e.g. `/rate/a.bin`, with any
+    /// query): the sum of the `body_bytes_sent` field of the access log's lines for it. nginx
+    /// counts what it handed to the socket, so a response cut short by a dying client counts
+    /// what was sent, not what the client read. A request is logged when it ends.
+    public static func bodyBytesSent(path: String) throws -> Int {
+        let log = try String(contentsOfFile: try accessLogPath(), encoding: .utf8)
+        var total = 0
+        for line in log.split(separator: "\n") {
+            // ... "GET /rate/a.bin?rate=4m HTTP/1.1" 206 2097152 "-" "agent"
+            let quoted = line.split(separator: "\"", omittingEmptySubsequences: false)
+            guard quoted.count > 2 else { continue }
+            let request = quoted[1].split(separator: " ")
+            let statusAndBytes = quoted[2].split(separator: " ")
+            guard request.count > 1, request[1].prefix(while: { $0 != "?" }) == path,
+                  statusAndBytes.count > 1, let bytes = Int(statusAndBytes[1])
+            else { continue }
+            total += bytes
+        }
+        return total
+    }
+}
