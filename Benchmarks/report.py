@@ -28,6 +28,7 @@ titles = {
     "b8": "(b) 256 MiB, 20 MiB/s per connection, N = 8",
     "b16": "(b) 256 MiB, 20 MiB/s per connection, N = 16",
     "c": "(c) 256 MiB, 8 connections, one in five at 1 MiB/s (rest 20 MiB/s)",
+    "s": "(resume.sh b) 256 MiB, 8 connections, one in ten stalled, one in five at 1 MiB/s (rest 20 MiB/s)",
 }
 
 print(f"Medians of {args.runs} runs; ratios are slipstream / peer (wall, CPU).\n")
