@@ -53,8 +53,8 @@ aria="aria2c -q --allow-overwrite=true --auto-file-renaming=false --file-allocat
 
 # killed CLIENT PATH COMMAND...: runs COMMAND (which downloads $base/rate/PATH to $out/file) in
 # $out, kills it with SIGKILL after each of the seeded delays and starts it again (unless it
-# has finished by then), then lets the last run finish; prints a markdown row: kills, wall seconds in total, bytes fetched,
-# the ratio to the size, sha256 ok.
+# has finished by then), then lets the last run finish; prints a markdown row: kills that hit
+# a running download, wall seconds in total, bytes fetched, the ratio to the size, sha256 ok.
 killed() {
     local client="$1" path="$2"
     shift 2
