@@ -10,15 +10,22 @@ extension DownloadJob {
         }
     }
 
-    /// Measures each connection's speed; closes one that delivered nothing for the stall
+    /// Tells the progress; measures each connection's speed; closes one that delivered nothing for the stall
     /// timeout, and one that runs below a third of the median speed of the others (including
     /// those that ended in the last few seconds) for two looks in a row, so that its range goes
     /// to faster connections. False once the download has ended.
     private func tick() -> Bool {
         var toCancel: [HTTPTransfer] = []
+        var progressEvent: DownloadProgress?
         let running: Bool = state.withLock { state in
             guard state.outcome == nil, !state.finishing else { return false }
             let time = now
+            // Progress is also told from here, so the last bytes before a pause are never left
+            // untold (data events alone come at most ten times a second, and only with data).
+            if time - state.lastProgressEvent >= Self.tickInterval {
+                state.lastProgressEvent = time
+                progressEvent = Self.snapshot(&state, at: time)
+            }
             for (number, connection) in state.connections where connection.transfer != nil && connection.dropped == nil {
                 let measured = Double(connection.recentBytes) / Self.tickInterval
                 state.connections[number]?.speed = connection.speed.map { ($0 + measured) / 2 } ?? measured
@@ -36,6 +43,7 @@ extension DownloadJob {
             toCancel.append(state.connections[slow]!.transfer!)
             return true
         }
+        if let progressEvent { events.yield(.progress(progressEvent)) }
         toCancel.forEach { $0.cancel() }
         return running
     }

@@ -7,24 +7,33 @@ import TestSupport
 /// writer's own failure path is covered by `DiskWriterTests`).
 @Suite(.enabled(if: TmpfsMount.isPossible, "needs root to mount a tmpfs"))
 struct DiskFullTests {
-    /// Starts a throttled 8 MiB download (16 s at 512 KiB/s: slow enough that no busy machine
-    /// finishes it first) into a 12 MiB tmpfs and fills the tmpfs once 1 MiB is in.
+    /// Starts an 8 MiB download into a 12 MiB tmpfs from a server that holds every response
+    /// after 256 KiB; fills the tmpfs once 1 MiB is in, then lets the server carry on.
     func downloadWhileTheDiskFills(_ mount: TmpfsMount, preallocate: Bool) async throws
-        -> (Result<DownloadResult, DownloadError>, path: String) {
-        try TestNginx.makeFile("diskfull-8m.bin", size: 8 << 20)
+        -> (Result<DownloadResult, DownloadError>, path: String, content: [UInt8]) {
+        let content = TestFiles.randomBytes(8 << 20, seed: 21)
+        let gate = Gate()
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(content, for: request)
+            response.holdAfter = 256 << 10
+            response.gate = gate
+            return response
+        }
+        defer { server.stop() }
         let path = mount.path + "/d.bin"
         var configuration = DownloadConfiguration()
         configuration.preallocate = preallocate
-        let download = try Downloader(configuration: configuration).start(
-            try TestNginx.url("diskfull-8m.bin", location: "rate", query: "rate=64k"), to: .file(path))
+        configuration.stallTimeout = 3600
+        let download = try Downloader(configuration: configuration).start(server.url("/d.bin"), to: .file(path))
         for await event in download.events {
             if case .progress(let progress) = event, progress.completedBytes >= 1 << 20 { break }
         }
         try mount.fill(mount.path + "/filler")
+        gate.open()
         do {
-            return (.success(try await download.value), path)
+            return (.success(try await download.value), path, content)
         } catch {
-            return (.failure(error), path)
+            return (.failure(error), path, content)
         }
     }
 
@@ -33,9 +42,9 @@ struct DiskFullTests {
     @Test func aPreallocatedDownloadFinishesOnAFullDisk() async throws {
         let mount = try TmpfsMount(megabytes: 12)
         defer { mount.unmount() }
-        let (result, path) = try await downloadWhileTheDiskFills(mount, preallocate: true)
+        let (result, path, content) = try await downloadWhileTheDiskFills(mount, preallocate: true)
         _ = try result.get()
-        let exact = TestFiles.equal(path, try TestNginx.filesFolder() + "/diskfull-8m.bin")
+        let exact = TestFiles.contents(of: path, equal: content)
         #expect(exact)
     }
 
@@ -44,7 +53,7 @@ struct DiskFullTests {
     @Test func aSparseDownloadStopsClearlyAndResumesOnceThereIsRoom() async throws {
         let mount = try TmpfsMount(megabytes: 12)
         defer { mount.unmount() }
-        let (result, path) = try await downloadWhileTheDiskFills(mount, preallocate: false)
+        let (result, path, content) = try await downloadWhileTheDiskFills(mount, preallocate: false)
         guard case .failure(let error) = result else { Issue.record("expected the download to fail"); return }
         #expect(error.code == .noSpace)
         #expect(error.message.contains(path + ".part"), "\(error.message)")
@@ -54,9 +63,11 @@ struct DiskFullTests {
             return
         }
         try FileManager.default.removeItem(atPath: mount.path + "/filler")
-        let resumed = try await Downloader().start(try TestNginx.url("diskfull-8m.bin"), to: .file(path)).value
+        let server = try TestHTTPServer { .file(content, for: $0) }
+        defer { server.stop() }
+        let resumed = try await Downloader().start(server.url("/d.bin"), to: .file(path)).value
         #expect(resumed.resumedBytes > 0)
-        let exact = TestFiles.equal(path, try TestNginx.filesFolder() + "/diskfull-8m.bin")
+        let exact = TestFiles.contents(of: path, equal: content)
         #expect(exact)
     }
 }

@@ -95,11 +95,19 @@ import TestSupport
     }
 
     @Test func cancelStopsAndKeepsThePartFile() async throws {
-        try TestNginx.makeFile("cancel-8m.bin", size: 8 << 20)
+        let gate = Gate()
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(TestFiles.randomBytes(2 << 20, seed: 5), for: request)
+            response.holdAfter = 64 << 10
+            response.gate = gate
+            return response
+        }
+        defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let download = try Downloader().start(
-            try TestNginx.url("cancel-8m.bin", location: "rate", query: "rate=32k"), to: .file(folder + "/c.bin"))
+        var configuration = DownloadConfiguration()
+        configuration.stallTimeout = 3600
+        let download = try Downloader(configuration: configuration).start(server.url("/c.bin"), to: .file(folder + "/c.bin"))
         for await event in download.events {
             if case .progress(let progress) = event, progress.completedBytes > 0 { break }
         }

@@ -6,12 +6,37 @@ import TestSupport
 
 /// Stop, resume, a remote file that changes in between, damaged records, retries.
 ///
-/// nginx's `limit_rate` lets each connection send one second's worth at once, so throttled
-/// downloads here use rates low enough that no busy machine can finish them before the
-/// interruption.
+/// Interrupted downloads come from servers that hold every response at a gate after 256 KiB,
+/// so each download is stopped at a known point, however busy the machine is.
 @Suite struct DownloaderResumeTests {
-    /// Starts a download and cancels it once `bytes` are done; returns what the events said.
-    func interrupt(_ url: String, to path: String, after bytes: Int64, configuration: DownloadConfiguration = .init())
+    /// A server of `content` whose responses wait at `gate` after 256 KiB; `version` picks the
+    /// content and validators (`etag` "vN", or Last-Modified only, or none).
+    static func heldServer(_ contents: [[UInt8]], version: @escaping @Sendable () -> Int = { 1 },
+                           validators: Validators = .etag, gate: Gate) throws -> TestHTTPServer {
+        try TestHTTPServer { request in
+            let current = version()
+            let content = contents[current - 1]
+            var response = TestHTTPServer.Response.file(
+                content, for: request,
+                etag: validators == .etag ? "\"v\(current)\"" : nil,
+                lastModified: validators == .lastModified ? "Sun, 29 Nov 2026 1\(current):00:00 GMT" : nil)
+            response.holdAfter = 256 << 10
+            response.gate = gate
+            return response
+        }
+    }
+
+    enum Validators: Sendable { case etag, lastModified, neither }
+
+    /// No stall timeout: a held response must not be taken for a stalled one.
+    static var patient: DownloadConfiguration {
+        var configuration = DownloadConfiguration()
+        configuration.stallTimeout = 3600
+        return configuration
+    }
+
+    /// Starts a download and cancels it once `bytes` are done; returns how it ended.
+    func interrupt(_ url: String, to path: String, after bytes: Int64, configuration: DownloadConfiguration = patient)
         async throws -> DownloadError? {
         let download = try Downloader(configuration: configuration).start(url, to: .file(path))
         for await event in download.events {
@@ -42,86 +67,86 @@ import TestSupport
     }
 
     @Test func cancelThenResumeFetchesOnlyWhatIsMissing() async throws {
-        let source = try TestNginx.makeFile("resume-8m.bin", size: 8 << 20)
+        let content = TestFiles.randomBytes(8 << 20, seed: 9)
+        let gate = Gate()
+        let held = try Self.heldServer([content], gate: gate)
         let folder = try TestFiles.makeTemporaryFolder()
         let path = folder + "/r.bin"
-        let stopped = try await interrupt(try TestNginx.url("resume-8m.bin", location: "rate", query: "rate=32k"),
-                                          to: path, after: 1 << 20)
+        let stopped = try await interrupt(held.url("/r.bin"), to: path, after: 1 << 20)
+        held.stop()
         #expect(stopped?.code == .cancelled)
         #expect(stopped?.message.contains("run it again to resume") == true)
         #expect(FileManager.default.fileExists(atPath: path + ".part.slipstream"))
-        let (result, notices) = try await finish(try TestNginx.url("resume-8m.bin"), to: path)
+        // Another server (another URL) of the same file: the ETag proves it.
+        let server = try TestHTTPServer { .file(content, for: $0) }
+        defer { server.stop() }
+        let (result, notices) = try await finish(server.url("/r.bin"), to: path)
         let done = try result.get()
         #expect(notices.isEmpty)
         // All but the partly written pieces of the (at most 8) connections are kept.
         #expect(done.resumedBytes >= 1 << 20 - 8 * (64 << 10))
         #expect(done.bytesReceived == Int64(8 << 20) - done.resumedBytes)
-        let exact = TestFiles.equal(path, source)
+        let exact = TestFiles.contents(of: path, equal: content)
         #expect(exact)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["r.bin"])
     }
 
     @Test func aChangedRemoteFileStartsOverAndIsNeverMixed() async throws {
-        let name = "changing-6m.bin"
-        let served = try TestNginx.filesFolder() + "/" + name
-        try TestFiles.writeRandom(to: served, size: 6 << 20, seed: 1)
+        let old = TestFiles.randomBytes(4 << 20, seed: 1)
+        let new = TestFiles.randomBytes(4 << 20, seed: 2)
+        let version = Mutex(1)
+        let gate = Gate()
+        let server = try Self.heldServer([old, new], version: { version.withLock { $0 } }, gate: gate)
+        defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let path = folder + "/c.bin"
-        _ = try await interrupt(try TestNginx.url(name, location: "rate", query: "rate=16k"), to: path, after: 256 << 10)
-        // Same size, new bytes and a new modification time, so a new ETag.
-        try TestFiles.writeRandom(to: served, size: 6 << 20, seed: 2)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: served)
-        let (result, notices) = try await finish(try TestNginx.url(name), to: path)
+        _ = try await interrupt(server.url("/c.bin"), to: path, after: 512 << 10)
+        // Same size, new bytes, new ETag.
+        version.withLock { $0 = 2 }
+        gate.open()
+        let (result, notices) = try await finish(server.url("/c.bin"), to: path)
         let done = try result.get()
         #expect(notices.count == 1 && notices[0].contains("starting over"), "\(notices)")
         #expect(done.resumedBytes == 0)
-        let exact = TestFiles.equal(path, served)
+        let exact = TestFiles.contents(of: path, equal: new)
         #expect(exact)
     }
 
     /// A server with Last-Modified but no ETag; then one with neither.
-    @Test(arguments: [true, false])
-    func validatorsDecideWhetherToResume(hasLastModified: Bool) async throws {
+    @Test(arguments: [Validators.lastModified, .neither])
+    func validatorsDecideWhetherToResume(validators: Validators) async throws {
         let version = Mutex(1)
         let first = TestFiles.randomBytes(2 << 20, seed: 10)
         let second = TestFiles.randomBytes(2 << 20, seed: 11)
-        let server = try TestHTTPServer { request in
-            let current = version.withLock { $0 }
-            var response = TestHTTPServer.Response.file(
-                current == 1 ? first : second, for: request, etag: nil,
-                lastModified: hasLastModified ? "Sun, 29 Nov 2026 1\(current):00:00 GMT" : nil)
-            // Slow until the interruption (a busy machine must not finish first), then fast.
-            response.bytesPerSecond = current == 1 ? 16 << 10 : nil
-            return response
-        }
+        let gate = Gate()
+        let server = try Self.heldServer([first, second], version: { version.withLock { $0 } }, validators: validators,
+                                        gate: gate)
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let path = folder + "/v.bin"
-        _ = try await interrupt(server.url("/v.bin"), to: path, after: 128 << 10)
+        _ = try await interrupt(server.url("/v.bin"), to: path, after: 512 << 10)
         version.withLock { $0 = 2 }
+        gate.open()
         let (result, notices) = try await finish(server.url("/v.bin"), to: path)
         _ = try result.get()
         #expect(notices.count == 1)
-        #expect(notices.first?.contains(hasLastModified ? "changed" : "no ETag or Last-Modified") == true, "\(notices)")
+        #expect(notices.first?.contains(validators == .lastModified ? "changed" : "no ETag or Last-Modified") == true,
+                "\(notices)")
         let exact = TestFiles.contents(of: path, equal: second)
         #expect(exact)
     }
 
     @Test func trustSizeResumesWithoutValidators() async throws {
         let content = TestFiles.randomBytes(2 << 20, seed: 12)
-        let slow = Mutex(true)
-        let server = try TestHTTPServer { request in
-            var response = TestHTTPServer.Response.file(content, for: request, etag: nil)
-            response.bytesPerSecond = slow.withLock { $0 } ? 16 << 10 : nil
-            return response
-        }
+        let gate = Gate()
+        let server = try Self.heldServer([content], validators: .neither, gate: gate)
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let path = folder + "/t.bin"
-        var configuration = DownloadConfiguration()
+        var configuration = Self.patient
         configuration.trustSize = true
-        _ = try await interrupt(server.url("/t.bin"), to: path, after: 256 << 10, configuration: configuration)
-        slow.withLock { $0 = false }
+        _ = try await interrupt(server.url("/t.bin"), to: path, after: 512 << 10, configuration: configuration)
+        gate.open()
         let (result, notices) = try await finish(server.url("/t.bin"), to: path, configuration: configuration)
         let done = try result.get()
         #expect(notices.isEmpty)
@@ -131,28 +156,33 @@ import TestSupport
     }
 
     @Test func aDamagedRecordIsNeverTrusted() async throws {
-        let source = try TestNginx.makeFile("damaged-4m.bin", size: 4 << 20)
+        let content = TestFiles.randomBytes(4 << 20, seed: 16)
+        let gate = Gate()
+        let server = try Self.heldServer([content], gate: gate)
+        defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let path = folder + "/d.bin"
-        _ = try await interrupt(try TestNginx.url("damaged-4m.bin", location: "rate", query: "rate=16k"), to: path, after: 256 << 10)
+        _ = try await interrupt(server.url("/d.bin"), to: path, after: 512 << 10)
         let record = path + ".part.slipstream"
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: record)))
         bytes[bytes.count / 2] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: record))
         try? FileManager.default.removeItem(atPath: record + ".live")
-        let (result, notices) = try await finish(try TestNginx.url("damaged-4m.bin"), to: path)
+        gate.open()
+        let (result, notices) = try await finish(server.url("/d.bin"), to: path)
         let done = try result.get()
         #expect(notices.count == 1 && notices[0].contains("damaged"), "\(notices)")
         #expect(done.resumedBytes == 0)
-        let exact = TestFiles.equal(path, source)
+        let exact = TestFiles.contents(of: path, equal: content)
         #expect(exact)
     }
 
     @Test func cancelAndRemoveFilesLeavesNothing() async throws {
-        try TestNginx.makeFile("remove-4m.bin", size: 4 << 20)
+        let gate = Gate()
+        let server = try Self.heldServer([TestFiles.randomBytes(4 << 20, seed: 17)], gate: gate)
+        defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
-        let download = try Downloader().start(
-            try TestNginx.url("remove-4m.bin", location: "rate", query: "rate=16k"), to: .file(folder + "/x.bin"))
+        let download = try Downloader(configuration: Self.patient).start(server.url("/x.bin"), to: .file(folder + "/x.bin"))
         for await event in download.events {
             if case .progress = event { break }
         }

@@ -45,11 +45,12 @@ public enum TestFiles {
         }
     }
 
-    /// `equal(a, b)` on a Dispatch thread, so that reading big files does not hold a thread of
-    /// the Swift concurrency pool (which other tests' event readers need).
+    /// `equal(a, b)` on a thread of its own, so that reading big files holds neither a thread of
+    /// the Swift concurrency pool (which other tests' event readers need) nor one of Dispatch's
+    /// few global threads (which run the downloads' timers).
     public static func equalOffPool(_ a: String, _ b: String) async -> Bool {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: equal(a, b)) }
+            Thread { continuation.resume(returning: equal(a, b)) }.start()
         }
     }
 

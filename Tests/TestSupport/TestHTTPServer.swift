@@ -42,6 +42,11 @@ public final class TestHTTPServer: Sendable {
         public var stallAfter: Int?
         /// Pace the body at about this many bytes per second.
         public var bytesPerSecond: Int?
+        /// After this many body bytes, wait while `gate` is closed (then carry on): lets a test
+        /// hold a download at a known point, whatever the machine's speed.
+        public var holdAfter: Int?
+        /// The gate `holdAfter` waits on.
+        public var gate: Gate?
 
         /// A response with the given parts.
         public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
@@ -218,6 +223,9 @@ public final class TestHTTPServer: Sendable {
         var sent = 0
         let piece = response.bytesPerSecond.map { max(1, $0 / 20) } ?? 64 * 1024
         while !body.isEmpty {
+            if let hold = response.holdAfter, sent >= hold, let gate = response.gate {
+                while gate.isClosed, !isStopped { usleep(10_000) }
+            }
             if let stall = response.stallAfter, sent >= stall {
                 while !isStopped { usleep(20_000) }
                 return false
@@ -225,6 +233,7 @@ public final class TestHTTPServer: Sendable {
             var count = min(piece, body.count)
             if let limit = response.closeAfter { count = min(count, limit - sent) }
             if let stall = response.stallAfter { count = min(count, max(stall - sent, 0)) }
+            if let hold = response.holdAfter, sent < hold { count = min(count, hold - sent) }
             if count == 0 { return false }  // closeAfter reached
             let slice = Array(body.prefix(count))
             let framed = response.chunked
@@ -249,4 +258,18 @@ public final class TestHTTPServer: Sendable {
         }
         return true
     }
+}
+
+/// A gate responses can wait at (`Response.holdAfter`): closed until a test opens it.
+public final class Gate: Sendable {
+    private let closed = Mutex(true)
+
+    /// A closed gate.
+    public init() {}
+
+    /// Whether responses still wait.
+    public var isClosed: Bool { closed.withLock { $0 } }
+
+    /// Lets every waiting and later response carry on.
+    public func open() { closed.withLock { $0 = false } }
 }

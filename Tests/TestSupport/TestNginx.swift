@@ -25,11 +25,11 @@ public enum TestNginx {
         "http://127.0.0.1:\(try port())/\(location)/\(name)" + (query.map { "?\($0)" } ?? "")
     }
 
-    /// `makeFile` on a Dispatch thread, off the Swift concurrency pool (for big files).
+    /// `makeFile` on a thread of its own, off the Swift concurrency pool (for big files).
     @discardableResult
     public static func makeFileOffPool(_ name: String, size: Int) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try makeFile(name, size: size) }) }
+            Thread { continuation.resume(with: Result { try makeFile(name, size: size) }) }.start()
         }
     }
 
