@@ -55,10 +55,13 @@ enum Formatting {
         return parts.joined(separator: "  ")
     }
 
-    /// The line printed at the end: `saved big.iso: 1.00 GiB in 9.2 s (111 MiB/s), 8 connections`.
+    /// The line printed at the end: `saved big.iso: 1.00 GiB in 9.2 s (111 MiB/s), up to 8 connections`.
+    /// The speed is that of this run: bytes received over its time (resumed bytes not counted).
     static func summary(_ result: DownloadResult, seconds: Double, connections: Int) -> String {
-        let rate = seconds > 0 ? Double(result.bytes) / seconds : 0
+        let rate = seconds > 0 ? Double(result.bytesReceived) / seconds : 0
         let how = result.segmented ? "up to \(connections) connections" : "1 connection (no ranges)"
-        return "saved \(result.path): \(bytes(result.bytes)) in \(fixed(seconds, places: 1)) s (\(speed(rate))), \(how)"
+        let resumed = result.resumedBytes > 0 ? " (\(bytes(result.resumedBytes)) resumed)" : ""
+        return "saved \(result.path): \(bytes(result.bytes))\(resumed) in \(fixed(seconds, places: 1)) s "
+            + "(\(speed(rate))), \(how)"
     }
 }

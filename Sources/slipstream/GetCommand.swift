@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SlipstreamDownload
+import Synchronization
 
 /// `slipstream get`: one download with a status line on a terminal, resumable after Ctrl-C.
 enum GetCommand {
@@ -18,6 +19,9 @@ enum GetCommand {
             return .success
         }
         let started = ContinuousClock.now
+        // Trapped before the download starts, so that no signal can kill it half-begun.
+        let running = Mutex<Download?>(nil)
+        let trap = SignalTrap { running.withLock { $0 }?.cancel() }
         let download: Download
         do {
             download = try Downloader(configuration: options.configuration)
@@ -26,7 +30,8 @@ enum GetCommand {
             Terminal.error(error.message)
             return ExitStatus(error)
         }
-        let trap = SignalTrap { download.cancel() }
+        running.withLock { $0 = download }
+        if trap.caughtSignal != nil { download.cancel() }
 
         let showBar = !options.quiet && Terminal.isTerminal(STDERR_FILENO)
         let bar = Task {
