@@ -9,13 +9,18 @@ import Synchronization
 /// wait is the backpressure, passed on to the server through TCP. Memory stays bounded by the pool.
 ///
 /// With a `Checkpoint`, the writer thread also keeps the resume records: the live one every
-/// tenth of a second, the durable one (after an fdatasync of the data) at most once a second
-/// and when the writer finishes with the record kept.
+/// tenth of a second, the durable one (after an fdatasync of the data) at its interval (never
+/// more than once a second), at the start of a new download and when the writer finishes
+/// with the record kept. No fsync ever happens on the network thread.
 final class DiskWriter: Sendable {
     /// What to record for resuming, and where.
     struct Checkpoint: Sendable {
         var store: ResumeStore
         var record: ControlFile
+        /// Seconds between durable records (at least 1).
+        var durableInterval: Double
+        /// Whether the records must be written at once (a new download), not only on change.
+        var writeAtStart: Bool
     }
 
     /// A slot's memory. Only one thread touches it at a time: the staging thread until it is
@@ -94,6 +99,7 @@ final class DiskWriter: Sendable {
 
     private func run() {
         var recorder = checkpoint.map { Recorder(checkpoint: $0, file: file) }
+        if checkpoint?.writeAtStart == true { record(&recorder, durable: true) }
         while true {
             let timedOut = wake.wait(timeout: .now() + .milliseconds(100)) == .timedOut
             let item = timedOut ? nil : state.withLock { $0.queue.isEmpty ? nil : $0.queue.removeFirst() }
@@ -120,7 +126,7 @@ final class DiskWriter: Sendable {
         guard recorder != nil else { return }
         let (written, failed) = state.withLock { ($0.written, $0.failure != nil) }
         do throws(DownloadError) {
-            try recorder!.save(written, forceDurable: durable && !failed)
+            try recorder!.save(written, force: durable && !failed)
         } catch {
             recorder = nil
             state.withLock { if $0.failure == nil { $0.failure = error } }
@@ -167,10 +173,12 @@ private struct Recorder {
         liveClaim = durableClaim
     }
 
-    /// `written` is what the writer has written; a durable record claims it only after fdatasync.
-    mutating func save(_ written: ByteRanges, forceDurable: Bool) throws(DownloadError) {
+    /// `written` is what the writer has written; a durable record claims it only after
+    /// fdatasync. `force` writes a durable record now, even without news (the first one).
+    mutating func save(_ written: ByteRanges, force: Bool) throws(DownloadError) {
         let now = ContinuousClock.now
-        if written != durableClaim, forceDurable || now - lastDurable >= .seconds(1) {
+        let durableDue = now - lastDurable >= .seconds(max(checkpoint.durableInterval, 1))
+        if force || (written != durableClaim && durableDue) {
             try file.synchronize()
             record.record(written)
             try checkpoint.store.saveDurable(record)

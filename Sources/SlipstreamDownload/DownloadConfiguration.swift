@@ -32,6 +32,11 @@ public struct DownloadConfiguration: Sendable {
     /// A digest the finished file must have before it is renamed into place; on a mismatch the
     /// download fails with `.checksum` and the file stays `FILE.part`. Default none.
     public var checksum: Checksum?
+    /// Seconds between durable resume records, each after an fdatasync of the data (at least 1).
+    /// They matter after a crash or power loss; after a killed process the live record (ten
+    /// times a second, no fsync) already has everything. Default 10: frequent fsyncs would make
+    /// a fast download wait for the disk.
+    public var durableRecordInterval: Double = 10
     /// Resume from `FILE.part` and its resume records when they exist. Default true.
     public var resume = true
     /// Resume even when the server gives no ETag or Last-Modified to prove the file unchanged,

@@ -68,12 +68,11 @@ extension DownloadJob {
             var record = resume?.record ?? ControlFile(
                 url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
             record.record(resume?.written ?? ByteRanges())
-            // Written now, so that a record exists (and its space is taken) from the start.
-            if resume == nil {
-                try store.saveDurable(record)
-                try store.saveLive(record)
-            }
-            checkpoint = DiskWriter.Checkpoint(store: store, record: record)
+            // A new download's records are written at once (by the writer thread), so that they
+            // exist, and their space is taken, from the start.
+            checkpoint = DiskWriter.Checkpoint(store: store, record: record,
+                                               durableInterval: configuration.durableRecordInterval,
+                                               writeAtStart: resume == nil)
         }
         let slotSize = configuration.request(url, range: nil).receiveBufferSize
         state.writer = DiskWriter(
