@@ -48,11 +48,11 @@ extension DownloadJob {
         return running
     }
 
-    /// The connection to drop as a straggler, if any (lock held): at least two seconds old,
+    /// The connection to drop as a straggler, if any (lock held): at least a second old,
     /// with work left, under a third of the median of at least two other speeds for two looks.
     private func slowestStraggler(state: inout State, at time: Double) -> Int? {
         let judged = state.connections.filter { _, connection in
-            connection.dropped == nil && connection.transfer != nil && time - connection.started >= 2
+            connection.dropped == nil && connection.transfer != nil && time - connection.started >= 1
                 && connection.speed != nil
         }
         var straggler: (number: Int, speed: Double)?

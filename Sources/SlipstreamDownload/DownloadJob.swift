@@ -204,7 +204,8 @@ final class DownloadJob: Sendable {
         guard state.map != nil, state.fatal == nil else { return [] }
         var plans: [Plan] = []
         let limit = state.rangeLies > 0 ? 1 : configuration.connections
-        while state.connections.count < limit, let assignment = state.map!.assign() {
+        while state.connections.count < limit,
+              let assignment = state.map!.assign() ?? endGameSplit(state: &state) {
             let connection = state.nextConnection
             state.nextConnection += 1
             state.connections[connection] = Connection(
@@ -212,6 +213,21 @@ final class DownloadJob: Sendable {
             plans.append(Plan(connection: connection, assignment: assignment))
         }
         return plans
+    }
+
+    /// The end game (lock held): nothing is free and no remainder is worth a normal split, but a
+    /// connection crawls at under a third of the others' median speed; an idle connection takes
+    /// the back half of its remainder, down to 64 KiB, so the end comes at the fast ones' speed.
+    private func endGameSplit(state: inout State) -> PieceMap.Assignment? {
+        guard configuration.dropSlowConnections else { return nil }
+        let measured = state.connections.compactMap { number, connection in
+            connection.speed.map { (number: number, speed: $0, assignment: connection.assignment) }
+        }
+        let speeds = (measured.map(\.speed) + state.recentSpeeds.map(\.speed)).sorted()
+        guard speeds.count >= 2, let slowest = measured.min(by: { $0.speed < $1.speed }),
+              let id = slowest.assignment, slowest.speed * 3 < speeds[speeds.count / 2]
+        else { return nil }
+        return state.map!.split(id, minimumPart: 64 << 10)
     }
 
     /// Runs `retry` after the retry policy's delay for the current failure streak (lock held);

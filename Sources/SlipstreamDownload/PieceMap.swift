@@ -67,11 +67,18 @@ public struct PieceMap: Sendable, Equatable {
         }
         guard let victim = assignments.values.max(by: { a, b in
             a.remaining != b.remaining ? a.remaining < b.remaining : a.id > b.id
-        }), victim.remaining / 2 >= minimumSplitSize
-        else { return nil }
+        }) else { return nil }
+        return split(victim.id, minimumPart: minimumSplitSize)
+    }
+
+    /// Splits the unwritten part of assignment `id` in two and hands out the back half, when
+    /// each half is at least `minimumPart` bytes: the end game, where a slow connection's tail is
+    /// worth taking even below `minimumSplitSize`. Nil otherwise.
+    public mutating func split(_ id: Int, minimumPart: Int64) -> Assignment? {
+        guard let victim = assignments[id], victim.remaining / 2 >= max(minimumPart, 1) else { return nil }
         let middle = victim.next + victim.remaining / 2
         let tail = middle..<victim.end
-        assignments[victim.id]?.end = middle
+        assignments[id]?.end = middle
         return add(tail)
     }
 

@@ -59,3 +59,27 @@ import Testing
         #expect(first.startFrame == packet4Frame)
     }
 }
+
+/// The widest WAV frames (65535-byte blocks) still make packets of at most 64 KiB, so the
+/// parser never holds more than that (a lead from the fuzzing run).
+@Test func wideWAVFramesMakeSmallPackets() throws {
+    var bytes: [UInt8] = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WAVE".utf8)
+    // fmt: PCM, 21845 channels of 24 bits -> 65535-byte frames.
+    let fmt: [UInt16] = [1, 21845]
+    bytes += Array("fmt ".utf8) + [16, 0, 0, 0]
+    bytes += fmt.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+    bytes += [0x44, 0xAC, 0, 0]  // 44100 Hz
+    bytes += [0, 0, 0, 0]  // byte rate (not checked)
+    bytes += [0xFF, 0xFF, 24, 0]  // block align 65535, 24 bits
+    let frames = 3
+    let size = UInt32(frames * 65535)
+    bytes += Array("data".utf8) + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) }
+    bytes += [UInt8](repeating: 7, count: Int(size))
+    var parser = AudioStreamParser(hints: AudioStreamHints())
+    let events = try parser.parse(bytes) + parser.finish()
+    let packets = events.compactMap { event -> AudioPacket? in
+        if case .packet(let packet) = event { return packet } else { return nil }
+    }
+    #expect(packets.count == frames)
+    #expect(packets.allSatisfy { $0.size <= 64 << 10 })
+}

@@ -39,6 +39,17 @@ import TestSupport
         #expect(map.isConsistent())
     }
 
+    @Test func endGameSplitTakesASmallTailBelowTheMinimum() {
+        var map = PieceMap(size: 1 << 20, minimumSplitSize: 1 << 20)
+        let only = map.assign()!
+        map.commit(only.id, count: (1 << 20) - (256 << 10))
+        #expect(map.assign() == nil)
+        let tail = map.split(only.id, minimumPart: 64 << 10)
+        #expect(tail?.start == (1 << 20) - (128 << 10) && tail?.end == 1 << 20)
+        #expect(map.split(only.id, minimumPart: 128 << 10) == nil)
+        #expect(map.isConsistent())
+    }
+
     @Test func releaseReturnsTheUnwrittenPartToFree() {
         var map = PieceMap(size: 100, minimumSplitSize: 10)
         let first = map.assign()!

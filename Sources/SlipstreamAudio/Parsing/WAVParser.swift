@@ -10,8 +10,11 @@ struct WAVParser: Sendable {
         case data(remaining: Int64, pad: Int)
     }
 
-    /// Frames in each packet (the last may hold fewer).
-    static let framesPerPacket = 1024
+    /// Frames in each packet (the last may hold fewer): 1024, fewer for frames so wide that a
+    /// packet would pass `maximumPacketSize`.
+    private var framesPerPacket = 1024
+    /// The most bytes one packet holds, so the parser never holds more than that (bytes).
+    private static let maximumPacketSize = 64 << 10
     /// The largest `fmt ` chunk read (bytes).
     private static let maximumFormatSize = 4096
 
@@ -54,7 +57,7 @@ struct WAVParser: Sendable {
                 let frames = size / Int64(layout.bytesPerFrame)
                 state.headerFrameCount = frames
                 state.headerByteCount = size
-                state.headerPacketCount = (frames + Int64(Self.framesPerPacket) - 1) / Int64(Self.framesPerPacket)
+                state.headerPacketCount = (frames + Int64(framesPerPacket) - 1) / Int64(framesPerPacket)
                 state.changed = true
             }
             phase = .data(remaining: isOpen ? .max : size, pad: pad)
@@ -65,7 +68,7 @@ struct WAVParser: Sendable {
                 return .skip(Int64(pad))
             }
             let frameBytes = layout.bytesPerFrame
-            let wanted = Int(min(remaining, Int64(Self.framesPerPacket * frameBytes)))
+            let wanted = Int(min(remaining, Int64(framesPerPacket * frameBytes)))
             if window.count < wanted, !isFinal { return .need(wanted) }
             let available = min(wanted, window.count)
             let usable = available - available % frameBytes
@@ -118,10 +121,11 @@ struct WAVParser: Sendable {
         let layout = AudioFormat.PCMLayout(bitsPerSample: bits, bytesPerFrame: blockAlign, isFloat: isFloat,
                                            isBigEndian: isBigEndian)
         self.layout = layout
+        framesPerPacket = max(1, min(1024, Self.maximumPacketSize / blockAlign))
         let kind = isFloat ? "float" : bits == 8 ? "unsigned" : "signed"
         let description = "PCM \(bits)-bit \(kind) \(isBigEndian ? "big" : "little")-endian"
         state.setFormat(AudioFormat(codec: .pcm, codecDescription: description, sampleRate: sampleRate,
-                                    channels: channels, framesPerPacket: Self.framesPerPacket, pcm: layout))
+                                    channels: channels, framesPerPacket: framesPerPacket, pcm: layout))
         state.pcmBitRate = Double(sampleRate * blockAlign * 8)
         state.seekTable.pcmBytesPerFrame = blockAlign
         state.set(\.isSeekableByTime, true)
