@@ -12,31 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-runs=3
-only=""
-while (($#)); do
-    case "$1" in
-        --runs) runs="$2"; shift 2 ;;
-        --only) only="$2"; shift 2 ;;
-        *) echo "usage: $0 [--runs N] [--only a|b|c]" >&2; exit 2 ;;
-    esac
-done
-
-scripts/setup.sh --benchmarks
-swift build -c release --product slipstream >/dev/null
-bin="$PWD/.build/release/slipstream"
-source scripts/nginx.sh
-
-work="$(mktemp -d /tmp/slipstream-bench.XXXXXX)"
-cleanup() { nginx_stop; rm -rf "$work"; }
-trap cleanup EXIT
-nginx_start "$work"
-base="http://127.0.0.1:$NGINX_PORT"
-files="$work/www/files"
-out="$work/out"
-mkdir -p "$out"
-results="$work/results.tsv"
-: > "$results"
+source Benchmarks/lib.sh
+bench_arguments 3 "a|b|c" "$@"
+bench_start bench
 
 echo "making test files..." >&2
 head -c $((1 << 30)) /dev/urandom > "$files/1g.bin"
@@ -44,8 +22,6 @@ head -c $((256 << 20)) /dev/urandom > "$files/256m.bin"
 sync
 sha_1g=$(sha256sum "$files/1g.bin" | cut -d' ' -f1)
 sha_256m=$(sha256sum "$files/256m.bin" | cut -d' ' -f1)
-
-source Benchmarks/lib.sh
 
 aria="aria2c -q --allow-overwrite=true --auto-file-renaming=false --file-allocation=falloc --summary-interval=0 -d $out -o file"
 

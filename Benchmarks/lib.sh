@@ -1,5 +1,40 @@
-# Shared by the benchmark scripts: once and measure (source it; they use $work, $out, $results
-# and $runs).
+# Shared by the benchmark scripts (source it from the repository's top folder):
+# bench_arguments and bench_start set up a run; once and measure time the clients.
+
+# bench_arguments DEFAULT_RUNS CASES "$@": reads --runs N and --only CASE into $runs and $only.
+bench_arguments() {
+    runs="$1"
+    only=""
+    local cases="$2"
+    shift 2
+    while (($#)); do
+        case "$1" in
+            --runs) runs="$2"; shift 2 ;;
+            --only) only="$2"; shift 2 ;;
+            *) echo "usage: $0 [--runs N] [--only $cases]" >&2; exit 2 ;;
+        esac
+    done
+}
+
+# bench_start NAME: installs the peers, builds slipstream in release mode (folder from
+# SLIPSTREAM_BUILD_PATH, default .build) into $bin, starts nginx on a loopback port in a new
+# work folder ($work, stopped and removed on exit) and sets $base, $files, $out and $results.
+bench_start() {
+    local build="${SLIPSTREAM_BUILD_PATH:-.build}"
+    scripts/setup.sh --benchmarks
+    swift build -c release --scratch-path "$build" --product slipstream >/dev/null
+    bin="$(cd "$build" && pwd)/release/slipstream"
+    source scripts/nginx.sh
+    work="$(mktemp -d "/tmp/slipstream-$1.XXXXXX")"
+    trap 'nginx_stop; rm -rf "$work"' EXIT
+    nginx_start "$work"
+    base="http://127.0.0.1:$NGINX_PORT"
+    files="$work/www/files"
+    out="$work/out"
+    mkdir -p "$out"
+    results="$work/results.tsv"
+    : > "$results"
+}
 # once CASE CLIENT EXPECTED_SHA COMMAND...: runs the command once in an empty $out, after
 # flushing earlier writes to disk (so no run pays for another's), and appends
 # "case client wall cpu rss_kib ok" to $results.

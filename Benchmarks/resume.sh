@@ -17,33 +17,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-runs=1
-only=""
-while (($#)); do
-    case "$1" in
-        --runs) runs="$2"; shift 2 ;;
-        --only) only="$2"; shift 2 ;;
-        *) echo "usage: $0 [--runs N] [--only a|b]" >&2; exit 2 ;;
-    esac
-done
-
-build="${SLIPSTREAM_BUILD_PATH:-.build}"
-scripts/setup.sh --benchmarks
-swift build -c release --scratch-path "$build" --product slipstream >/dev/null
-bin="$(cd "$build" && pwd)/release/slipstream"
-source scripts/nginx.sh
-
-work="$(mktemp -d /tmp/slipstream-resume-bench.XXXXXX)"
-cleanup() { nginx_stop; rm -rf "$work"; }
-trap cleanup EXIT
-nginx_start "$work"
-base="http://127.0.0.1:$NGINX_PORT"
-files="$work/www/files"
-out="$work/out"
-mkdir -p "$out"
-results="$work/results.tsv"
-: > "$results"
 source Benchmarks/lib.sh
+bench_arguments 1 "a|b" "$@"
+bench_start resume-bench
 
 echo "making the test file..." >&2
 head -c $((256 << 20)) /dev/urandom > "$files/256m.bin"
