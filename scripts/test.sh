@@ -14,6 +14,7 @@ trap cleanup EXIT
 
 nginx_start "$work"
 export SLIPSTREAM_TEST_NGINX_PORT="$NGINX_PORT"
+export SLIPSTREAM_TEST_PROXY_PORT="$NGINX_PROXY_PORT"
 export SLIPSTREAM_TEST_WWW="$work/www/files"
 export SLIPSTREAM_TEST_WORK="$work"
 # Audio fixtures, generated from Debian's encoders (never committed).

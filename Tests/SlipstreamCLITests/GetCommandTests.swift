@@ -18,6 +18,23 @@ import TestSupport
         #expect(output.stdout.isEmpty)
     }
 
+    @Test func segmentedDownloadThroughAProxy() async throws {
+        let source = try TestNginx.makeFile("cli-proxied-3m.bin", size: 3 << 20)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = try await CommandRunner.run(
+            ["get", "-q", "-n", "4", "--proxy", try TestNginx.proxyURL(), try TestNginx.url("cli-proxied-3m.bin")], in: folder)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(TestFiles.equal(folder + "/cli-proxied-3m.bin", source))
+        // Every request went through the proxy: in nginx's shared access log the proxy's lines carry
+        // the absolute-form request line, the origin's the path, one of each per request.
+        let log = try String(contentsOfFile: try TestNginx.filesFolder() + "/../../access.log", encoding: .utf8)
+        let lines = log.split(separator: "\n").filter { $0.contains("cli-proxied-3m.bin") }
+        let viaProxy = lines.filter { $0.contains("\"GET http://127.0.0.1") }.count
+        #expect(viaProxy >= 1)
+        #expect(viaProxy * 2 == lines.count)
+    }
+
     @Test func outputOptionForceAndQuiet() async throws {
         let source = try TestNginx.makeFile("cli-small.bin", size: 5000)
         let folder = try TestFiles.makeTemporaryFolder()

@@ -42,6 +42,21 @@ import TestSupport
         }
     }
 
+    @Test func requestsGoThroughTheProxyWithTheirRanges() async throws {
+        let path = try TestNginx.makeFile("engine-proxied.bin", size: 100_000)
+        var request = HTTPRequest(url: try TestNginx.url("engine-proxied.bin"))
+        request.proxy = try TestNginx.proxyURL()
+        request.range = .init(start: 10, end: 19)
+        let response = try await engine.fetch(request)
+        #expect(response.head.headers["X-Slipstream-Proxy"] == "passed")
+        #expect(response.head.status == 206)
+        let source = try #require(FileManager.default.contents(atPath: path))
+        #expect(response.body.elementsEqual(source[10...19]))
+        // Without the proxy, the same request does not pass it.
+        request.proxy = nil
+        #expect(try await engine.fetch(request).head.headers["X-Slipstream-Proxy"] == nil)
+    }
+
     @Test func statusIsReportedNotThrown() async throws {
         let response = try await engine.fetch(HTTPRequest(url: try TestNginx.url("no-such-file")))
         #expect(response.head.status == 404)

@@ -14,6 +14,12 @@ public enum TestNginx {
         return port
     }
 
+    /// The forward HTTP proxy's URL (`http://127.0.0.1:PORT`), from `SLIPSTREAM_TEST_PROXY_PORT`.
+    public static func proxyURL() throws -> String {
+        guard let port = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PROXY_PORT"] else { throw NotRunning() }
+        return "http://127.0.0.1:\(port)"
+    }
+
     /// The folder nginx serves under `/files/`, `/rate/`, `/gzip/` and `/moved/`.
     public static func filesFolder() throws -> String {
         guard let path = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_WWW"] else { throw NotRunning() }
