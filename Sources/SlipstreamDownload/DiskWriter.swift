@@ -162,6 +162,9 @@ private struct Recorder {
     var record: ControlFile
     var liveClaim = ByteRanges()
     var durableClaim = ByteRanges()
+    /// Bytes written since the last live record that make the next one due at once (a burst
+    /// at the start of a run is worth recording before the tenth of a second is up).
+    static let liveBurst: Int64 = 4 << 20
     var lastLive = ContinuousClock.now
     var lastDurable = ContinuousClock.now
 
@@ -187,7 +190,8 @@ private struct Recorder {
             lastDurable = now
             lastLive = now
             try checkpoint.store.saveLive(record)
-        } else if written != liveClaim, now - lastLive >= .milliseconds(100) {
+        } else if written != liveClaim,
+                  now - lastLive >= .milliseconds(100) || written.byteCount - liveClaim.byteCount >= Self.liveBurst {
             record.record(written)
             try checkpoint.store.saveLive(record)
             liveClaim = written
