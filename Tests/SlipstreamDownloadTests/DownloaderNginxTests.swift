@@ -36,7 +36,8 @@ import TestSupport
         configuration.connections = connections
         configuration.minimumSplitSize = 256 << 10
         let download = try Downloader(configuration: configuration)
-            .start(try TestNginx.url("limited-6m.bin", location: "rate", query: "rate=4m"), to: .file(folder + "/out.bin"))
+            .start(try TestNginx.url("limited-6m.bin", location: "rate", query: "rate=\(2048 / connections)k"),
+                   to: .file(folder + "/out.bin"))
         var sawConnections = 0
         var sawStart = false
         for await event in download.events {
