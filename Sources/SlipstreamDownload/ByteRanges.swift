@@ -58,14 +58,6 @@ public struct ByteRanges: Sendable, Equatable, Sequence {
         ranges.replaceSubrange(first..<last, with: kept)
     }
 
-    /// Whether every byte of `range` is in the set.
-    public func contains(_ range: Range<Int64>) -> Bool {
-        guard !range.isEmpty else { return true }
-        let index = ranges.partitioningIndex { $0.upperBound > range.lowerBound }
-        return index < ranges.count && ranges[index].lowerBound <= range.lowerBound
-            && ranges[index].upperBound >= range.upperBound
-    }
-
     /// Whether any byte of `range` is in the set.
     public func overlaps(_ range: Range<Int64>) -> Bool {
         guard !range.isEmpty else { return false }

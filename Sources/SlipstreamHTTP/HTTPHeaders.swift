@@ -45,11 +45,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
-    /// Whether a field with this name (any case) is present.
-    public func contains(name: String) -> Bool {
-        fields.contains { $0.name.caseInsensitiveEquals(name) }
-    }
-
     /// The number of fields, repeated ones counted each time.
     public var count: Int { fields.count }
 

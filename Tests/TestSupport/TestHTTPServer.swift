@@ -81,8 +81,6 @@ public final class TestHTTPServer: Sendable {
 
     private struct State {
         var requests: [Request] = []
-        var openConnections = 0
-        var maxOpenConnections = 0
         var clients: Set<Int32> = []
         var bodyBytesSent = 0
         var stopped = false
@@ -125,8 +123,6 @@ public final class TestHTTPServer: Sendable {
     /// Every request received so far, in order.
     public var requests: [Request] { state.withLock { $0.requests } }
 
-    /// The most connections that were open at once.
-    public var maxOpenConnections: Int { state.withLock { $0.maxOpenConnections } }
 
     /// Body bytes written to connections so far, over all responses (heads and chunk framing
     /// not counted). Bytes the client never read may be among them, up to the sockets' buffers.
@@ -154,18 +150,13 @@ public final class TestHTTPServer: Sendable {
                 return
             }
             let stopped = state.withLock { state in
-                state.openConnections += 1
-                state.maxOpenConnections = max(state.maxOpenConnections, state.openConnections)
                 state.clients.insert(client)
                 return state.stopped
             }
             if stopped { shutdown(client, Int32(SHUT_RDWR)) }
             let thread = Thread { [self] in
                 serve(client)
-                state.withLock { state in
-                    state.openConnections -= 1
-                    state.clients.remove(client)
-                }
+                state.withLock { _ = $0.clients.remove(client) }
                 close(client)
             }
             thread.start()
