@@ -20,9 +20,32 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CMPG123",
+            pkgConfig: "libmpg123",
+            providers: [.apt(["libmpg123-dev"])]
+        ),
+        .systemLibrary(
+            name: "CFAAD",
+            pkgConfig: "faad2",
+            providers: [.apt(["libfaad-dev"])]
+        ),
+        .systemLibrary(
+            name: "CALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPulse",
+            pkgConfig: "libpulse-simple",
+            providers: [.apt(["libpulse-dev"])]
+        ),
         .target(name: "SlipstreamHTTP", dependencies: ["CCurl"]),
         .target(name: "SlipstreamDownload", dependencies: ["SlipstreamHTTP", "CCrypto"]),
-        .target(name: "SlipstreamAudio"),
+        .target(
+            name: "SlipstreamAudio",
+            dependencies: ["SlipstreamHTTP", "CMPG123", "CFAAD", "CALSA", "CPulse"]
+        ),
         .executableTarget(
             name: "slipstream",
             dependencies: ["SlipstreamDownload", "SlipstreamHTTP", "SlipstreamAudio"]

@@ -10,6 +10,11 @@ packages=(
     nginx-light            # the real web server the integration tests and benchmarks use
     curl                   # a peer in the benchmarks
     lame sox ffmpeg mpg123 # audio test fixtures and the reference decoders they are checked against
+    libmpg123-dev          # the MP3 decoder (SlipstreamAudio/Decoding)
+    libfaad-dev            # the AAC (ADTS) decoder
+    libasound2-dev         # ALSA output; its `null` device plays where there is no sound card
+    libpulse-dev           # PulseAudio output (the simple API)
+    pulseaudio             # a headless server with a null sink, for the paced-output tests
 )
 # Benchmarks only: the download peers.
 if [[ "${1:-}" == "--benchmarks" ]]; then

@@ -1,0 +1,7 @@
+#ifndef SLIPSTREAM_CPULSE_SHIM_H
+#define SLIPSTREAM_CPULSE_SHIM_H
+
+#include <pulse/simple.h>
+#include <pulse/error.h>
+
+#endif

@@ -1,0 +1,56 @@
+/// Turns the packets of one stream (as the parser delimits them) into interleaved PCM.
+///
+/// Not thread-safe: the player's playback thread owns its decoder. Implementations hold a C
+/// decoder handle and release it in `deinit`.
+public protocol AudioDecoder: AnyObject {
+    /// The PCM this decoder appends; fixed for the life of the decoder.
+    var outputFormat: PCMFormat { get }
+
+    /// How many packets before a seek point must be fed (and their output discarded) after
+    /// `reset()` for the output from the seek point on to be exact (MP3's bit reservoir reaches
+    /// back up to 511 bytes; 0 for codecs without inter-packet state).
+    var primingPacketCount: Int { get }
+
+    /// Samples of delay the decoder itself adds before the first real output sample (529 for
+    /// libmpg123's Layer III synthesis, 0 for PCM); gapless trimming adds it to the encoder delay.
+    var decoderDelay: Int { get }
+
+    /// Decodes one whole packet and appends exactly `frameCount` frames of PCM to `output` (the
+    /// packet's frame count from the parser): silence where the decoder cannot produce audio yet
+    /// (e.g. the first packets after `reset()`, whose bit reservoir is missing), so the caller
+    /// can always tell which stream frame each output frame is.
+    ///
+    /// Throws only for errors that end playback (a corrupt packet is decoded as well as it can be,
+    /// or as silence).
+    func decode(_ packet: UnsafeRawBufferPointer, frameCount: Int, into output: PCMBuffer) throws(AudioDecoderError)
+
+    /// Forgets all stream state: the next packet follows a discontinuity (a seek or reconnect).
+    func reset()
+}
+
+/// Why a decoder could not be made or could not go on.
+public struct AudioDecoderError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Hashable, Sendable {
+        let raw: Int
+        /// No decoder here handles this format.
+        public static let unsupportedFormat = Code(raw: 1)
+        /// The C decoder could not be created or configured.
+        public static let initializationFailed = Code(raw: 2)
+        /// The C decoder reported an error it cannot recover from.
+        public static let decodingFailed = Code(raw: 3)
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A message for a person, naming the codec and the library's own words.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

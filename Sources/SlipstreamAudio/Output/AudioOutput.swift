@@ -1,0 +1,58 @@
+/// Where PCM goes: a sound server, a sound device, a WAV file, or nowhere.
+///
+/// Every call blocks and comes from one thread at a time (the player's playback thread); nothing
+/// here may run on the Swift concurrency pool. `write` paces its caller: a device or a paced null
+/// output blocks while its buffer is full, so the playback thread decodes just ahead of it.
+public protocol AudioOutput: AnyObject {
+    /// Opens the device (or file) for this format; opening again with another format reopens it.
+    func open(_ format: PCMFormat) throws(AudioOutputError)
+
+    /// Plays these interleaved frames (a whole number of frames, in the opened format), blocking
+    /// while the device's buffer is full.
+    func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError)
+
+    /// Frames actually heard since `open` or the last `flush()`: frames written minus those still
+    /// queued in the device. The player's clock.
+    func framesPlayed() -> Int64
+
+    /// Pauses or resumes the sound at once, keeping what is queued.
+    func setPaused(_ paused: Bool) throws(AudioOutputError)
+
+    /// Drops what is queued without playing it (seek, stop); the clock starts again at 0.
+    func flush() throws(AudioOutputError)
+
+    /// Blocks until everything written has been heard (end of stream).
+    func drain() throws(AudioOutputError)
+
+    /// Releases the device or finishes the file. Safe to call more than once.
+    func close()
+}
+
+/// Why an output could not be opened or could not go on.
+public struct AudioOutputError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Hashable, Sendable {
+        let raw: Int
+        /// No such device, no sound server answering, or the device is busy.
+        public static let unavailable = Code(raw: 1)
+        /// The device or server does not take this format.
+        public static let formatNotSupported = Code(raw: 2)
+        /// The device or server failed while playing.
+        public static let deviceFailed = Code(raw: 3)
+        /// The output file could not be created or written.
+        public static let fileFailed = Code(raw: 4)
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A message for a person naming the output (device, server or file) and the cause.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
