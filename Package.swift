@@ -35,9 +35,10 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
+        // No pkgConfig: libpulse-simple's .pc adds -pthread / -D_REENTRANT, which SwiftPM
+        // rejects with a warning; the module map links the two libraries itself.
         .systemLibrary(
             name: "CPulse",
-            pkgConfig: "libpulse-simple",
             providers: [.apt(["libpulse-dev"])]
         ),
         .target(name: "SlipstreamHTTP", dependencies: ["CCurl"]),
