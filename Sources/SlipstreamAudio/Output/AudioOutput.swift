@@ -4,7 +4,9 @@
 /// here may run on the Swift concurrency pool. `write` paces its caller: a device or a paced null
 /// output blocks while its buffer is full, so the playback thread decodes just ahead of it.
 public protocol AudioOutput: AnyObject {
-    /// Opens the device (or file) for this format; opening again with another format reopens it.
+    /// Opens the device (or file) for this format. Opening again with the same format is a
+    /// `flush()`; with another format it reopens the device (a WAV file refuses: it holds one
+    /// format).
     func open(_ format: PCMFormat) throws(AudioOutputError)
 
     /// Plays these interleaved frames (a whole number of frames, in the opened format), blocking
@@ -15,7 +17,8 @@ public protocol AudioOutput: AnyObject {
     /// queued in the device. The player's clock.
     func framesPlayed() -> Int64
 
-    /// Pauses or resumes the sound at once, keeping what is queued.
+    /// Pauses or resumes the sound at once, keeping what is queued. A `write` while paused
+    /// resumes first (rather than block forever on a full, stopped device).
     func setPaused(_ paused: Bool) throws(AudioOutputError)
 
     /// Drops what is queued without playing it (seek, stop); the clock starts again at 0.
