@@ -47,8 +47,15 @@ final class EngineLoop {
                     .other, url: request.url, message: String(cString: curl_multi_strerror(code)))))
             }
         case .resume(let id):
-            if let transfer = transfers[id] {
-                curl_easy_pause(transfer.easy, slipstream_curl_pause_cont)
+            guard let transfer = transfers[id] else { return }
+            // libcurl delivers the held bytes from inside curl_easy_pause; a sink that ends the
+            // transfer there (or a write error) is only reported by its result, and the
+            // transfer would carry on reading if it were not ended here.
+            let code = curl_easy_pause(transfer.easy, slipstream_curl_pause_cont)
+            if code != CURLE_OK || transfer.sinkEnded != nil {
+                transfers[id] = nil
+                curl_multi_remove_handle(multi, transfer.easy)
+                transfer.sink.complete(transfer.outcome(of: code))
             }
         case .cancel(let id):
             cancel(id)

@@ -140,6 +140,20 @@ import TestSupport
         #expect(sink.body.elementsEqual(source))
     }
 
+    @Test(arguments: [true, false])
+    func aSinkThatEndsTheTransferWhenResumedEndsIt(finish: Bool) async throws {
+        try TestNginx.makeFile("engine-4m.bin", size: 4 << 20)
+        let sink = EndAfterPauseSink(finish: finish)
+        let transfer = engine.start(HTTPRequest(url: try TestNginx.url("engine-4m.bin")), sink: sink)
+        while !sink.paused { try await Task.sleep(for: .milliseconds(5)) }
+        // The held slice comes again from inside the resume, and the sink ends the transfer there.
+        transfer.resume()
+        while !sink.isComplete { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(sink.calls == 2)
+        #expect(sink.result?.isSuccess == finish)
+    }
+
     @Test func cancellingOneTransferLeavesTheOthers() async throws {
         try TestNginx.makeFile("engine-8m.bin", size: 8 << 20)
         let slow = try TestNginx.url("engine-8m.bin", location: "rate", query: "rate=64k")
@@ -195,4 +209,36 @@ final class PausingSink: HTTPSink {
 
 extension Result {
     var isSuccess: Bool { if case .success = self { true } else { false } }
+}
+
+/// Pauses the first slice, then ends the transfer (`.finish` or `.abort`) when it comes again.
+final class EndAfterPauseSink: HTTPSink {
+    private struct State {
+        var calls = 0
+        var result: Result<Void, HTTPError>?
+    }
+    private let state = Mutex(State())
+    private let finish: Bool
+
+    init(finish: Bool) { self.finish = finish }
+
+    var paused: Bool { state.withLock { $0.calls > 0 } }
+    var calls: Int { state.withLock { $0.calls } }
+    var isComplete: Bool { state.withLock { $0.result != nil } }
+    var result: Result<Void, HTTPError>? { state.withLock { $0.result } }
+
+    func receive(head: HTTPResponseHead) -> HTTPSinkDecision { .proceed }
+
+    func receive(body: UnsafeRawBufferPointer) -> HTTPSinkDecision {
+        let calls = state.withLock { state in
+            state.calls += 1
+            return state.calls
+        }
+        if calls == 1 { return .pause }
+        return finish ? .finish : .abort(HTTPError(.other, url: "test", message: "enough"))
+    }
+
+    func complete(_ result: Result<Void, HTTPError>) {
+        state.withLock { $0.result = result }
+    }
 }
