@@ -28,6 +28,7 @@ titles = {
     "b8": "(b) 256 MiB, 20 MiB/s per connection, N = 8",
     "b16": "(b) 256 MiB, 20 MiB/s per connection, N = 16",
     "c": "(c) 256 MiB, 8 connections, one in five at 1 MiB/s (rest 20 MiB/s)",
+    "r": "(ratelimit.sh r) 64 MiB at a limit of 8 MiB/s",
     "s": "(resume.sh b) 256 MiB, 8 connections, one in ten stalled, one in five at 1 MiB/s (rest 20 MiB/s)",
 }
 
@@ -40,6 +41,9 @@ for case in dict.fromkeys(c for c, _ in order):
         n = int(case[1:])
         ideal = SIZE_B / (n * RATE)
         print(f"ideal time size / (N x rate) = {ideal:.2f} s\n")
+    elif case == "r":
+        ideal = 64 * MIB / (8 * MIB)
+        print(f"time at the limit = {ideal:.2f} s; target: within 5%\n")
     print("| client | wall s | CPU s | peak RSS MiB | sha256 ok | vs ideal |")
     print("|---|---|---|---|---|---|")
     medians = {}
@@ -50,7 +54,7 @@ for case in dict.fromkeys(c for c, _ in order):
         rss = max(d[2] for d in data) / 1024
         ok = sum(d[3] for d in data)
         medians[client] = (wall, cpu)
-        vs_ideal = f"{ideal / wall * 100:.0f}% of ideal rate" if ideal else ""
+        vs_ideal = f"{ideal / wall * 100:.{1 if case == 'r' else 0}f}% of ideal rate" if ideal else ""
         print(f"| {client} | {wall:.2f} | {cpu:.2f} | {rss:.1f} | {ok}/{len(data)} | {vs_ideal} |")
     print()
     for client in clients:

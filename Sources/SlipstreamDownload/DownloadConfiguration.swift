@@ -52,6 +52,12 @@ public struct DownloadConfiguration: Sendable {
     /// shared, so a fast connection may use more while others idle). When it is full, the disk
     /// is behind, and slices are written straight from libcurl's buffer instead. Default 512 KiB.
     public var writeBufferPerConnection = 512 << 10
+    /// The most bytes per second this download receives, over all its connections together;
+    /// nil (default) for no limit of its own. Held with a `RateLimiter` of its own.
+    public var bytesPerSecondLimit: Int64?
+    /// A limit this download shares with every other download given the same limiter (e.g. one
+    /// for the whole process), on top of `bytesPerSecondLimit`. Default nil: none.
+    public var sharedRateLimiter: RateLimiter?
 
     /// The defaults.
     public init() {}
@@ -71,6 +77,13 @@ public struct DownloadConfiguration: Sendable {
         // Stalls are found by the download's own watchdog, for every connection alike.
         request.lowSpeedLimit = 0
         request.verifyTLS = verifyTLS
+        // Under a rate limit, slices no bigger than the limiter's bucket (where libcurl allows),
+        // so that one slice never overshoots it.
+        let limits = [bytesPerSecondLimit, sharedRateLimiter?.bytesPerSecond].compactMap { $0 }
+        if let slowest = limits.min() {
+            let depth = Int(Double(slowest) * RateLimiter.depthSeconds)
+            request.receiveBufferSize = min(request.receiveBufferSize, max(depth, 16 << 10))
+        }
         return request
     }
 }

@@ -9,6 +9,7 @@ extension DownloadJob {
         var toCancel: [HTTPTransfer] = []
         state.withLock { state in
             guard let connection = state.connections.removeValue(forKey: sink.connection) else { return }
+            unregisterFromLimiters(connection)
             if let speed = connection.speed { state.recentSpeeds.append((now, speed)) }
             let error = result.failureError
             let probing = state.map == nil && (state.stream == nil || state.stream!.written == 0 && error != nil)

@@ -98,6 +98,7 @@ extension DownloadJob {
             guard state.fatal == nil, let writer = state.writer,
                   state.connections[sink.connection]?.dropped == nil
             else { return .abort(HTTPError(.cancelled, url: url, message: "stopped")) }
+            guard admit(body.count, connection: sink.connection, state: &state) else { return .pause }
             // Where these bytes go: the stream's end, or the assignment's next byte (never
             // past the assignment's end, which another connection may have taken).
             let assignment = state.connections[sink.connection]?.assignment

@@ -30,7 +30,7 @@ extension DownloadJob {
                 let measured = Double(connection.recentBytes) / Self.tickInterval
                 state.connections[number]?.speed = connection.speed.map { ($0 + measured) / 2 } ?? measured
                 state.connections[number]?.recentBytes = 0
-                if time - connection.lastData > configuration.stallTimeout {
+                if !connection.throttled, time - connection.lastData > configuration.stallTimeout {
                     state.connections[number]?.dropped = .stalled
                     toCancel.append(connection.transfer!)
                 }

@@ -38,6 +38,12 @@ final class DownloadJob: Sendable {
         var speed: Double?
         var slowTicks = 0
         var dropped: DropReason?
+        /// Its client number in each of the job's rate limiters.
+        var limiterClients: [Int] = []
+        /// Paused by a rate limiter until it wakes the connection (not a stall).
+        var throttled = false
+        /// Woken before its transfer was attached: resume the transfer when it is.
+        var wakeOnAttach = false
     }
 
     /// A download to resume: its record and what of it is on disk.
@@ -102,6 +108,8 @@ final class DownloadJob: Sendable {
     let url: String
     let destination: DownloadDestination
     let events: AsyncStream<DownloadEvent>.Continuation
+    /// The download's own rate limiter, then the shared one, where configured.
+    let limiters: [RateLimiter]
     private let clock = ContinuousClock()
     private let startTime: ContinuousClock.Instant
     let state: Mutex<State>
@@ -113,6 +121,8 @@ final class DownloadJob: Sendable {
         self.url = url
         self.destination = destination
         self.events = events
+        limiters = [configuration.bytesPerSecondLimit.map { RateLimiter(bytesPerSecond: $0) },
+                    configuration.sharedRateLimiter].compactMap { $0 }
         startTime = clock.now
         state = Mutex(State(requestURL: url, meter: SpeedMeter(start: 0)))
     }
@@ -169,7 +179,8 @@ final class DownloadJob: Sendable {
         let (connection, request, start) = state.withLock { state in
             let connection = state.nextConnection
             state.nextConnection += 1
-            state.connections[connection] = Connection(started: now, lastData: now)
+            state.connections[connection] = Connection(started: now, lastData: now,
+                                                       limiterClients: registerWithLimiters(connection))
             let start = state.resume?.firstMissing ?? 0
             var request = configuration.request(url, range: .init(start: start))
             if let record = state.resume?.record, let validator = record.etag ?? record.lastModified {
@@ -192,11 +203,12 @@ final class DownloadJob: Sendable {
     }
 
     private func attach(_ transfer: HTTPTransfer, to connection: Int) {
-        let stop = state.withLock { state in
+        let (stop, wake) = state.withLock { state in
             state.connections[connection]?.transfer = transfer
-            return state.fatal != nil
+            return (state.fatal != nil, state.connections[connection]?.wakeOnAttach == true)
         }
         if stop { transfer.cancel() }
+        if wake { transfer.resume() }
     }
 
     /// New connections for idle capacity, each with an assignment (lock held).
@@ -209,7 +221,8 @@ final class DownloadJob: Sendable {
             let connection = state.nextConnection
             state.nextConnection += 1
             state.connections[connection] = Connection(
-                assignment: assignment.id, requestEnd: assignment.end, started: now, lastData: now)
+                assignment: assignment.id, requestEnd: assignment.end, started: now, lastData: now,
+                limiterClients: registerWithLimiters(connection))
             plans.append(Plan(connection: connection, assignment: assignment))
         }
         return plans

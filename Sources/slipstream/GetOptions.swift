@@ -27,6 +27,10 @@ struct GetOptions {
           -n, --connections N        connections to use, 1 to 64 (default 8)
               --min-split-size SIZE  smallest range split off for another connection, with
                                      K, M or G (default 1M)
+              --limit-rate RATE      receive at most RATE bytes per second in all, e.g. 500K
+                                     or 8M (K, M, G: powers of 1024)
+              --limit-rate-per-download RATE
+                                     at most RATE bytes per second for each download
               --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
           -H, --header 'Name: value' send an extra header (repeatable)
               --user-agent TEXT      the User-Agent to send
@@ -92,6 +96,12 @@ struct GetOptions {
                 try reader.value(for: name, inline: inline), for: name, in: 1...64)
         case "--min-split-size":
             configuration.minimumSplitSize = try CommandLineArguments.byteSize(
+                try reader.value(for: name, inline: inline), for: name)
+        case "--limit-rate":
+            configuration.sharedRateLimiter = RateLimiter(bytesPerSecond: try CommandLineArguments.byteSize(
+                try reader.value(for: name, inline: inline), for: name))
+        case "--limit-rate-per-download":
+            configuration.bytesPerSecondLimit = try CommandLineArguments.byteSize(
                 try reader.value(for: name, inline: inline), for: name)
         case "--proxy":
             configuration.proxy = try CommandLineArguments.proxy(try reader.value(for: name, inline: inline), for: name)

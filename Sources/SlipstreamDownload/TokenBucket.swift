@@ -1,0 +1,115 @@
+/// The arithmetic of a rate limit, with a queue for fairness. A pure value: times are seconds
+/// on any clock, passed in.
+///
+/// Tokens (bytes) accrue at `rate` up to `depth`. A slice of `bytes` is let through when the
+/// tokens cover it (or, for a slice larger than the bucket, when the bucket is full; the tokens
+/// then go negative and later slices wait until the debt is paid), so that over any span of `t`
+/// seconds at most `depth + rate × t` bytes pass, plus one slice larger than the bucket.
+///
+/// Clients that find too few tokens wait in a queue, longest first. While anyone waits, a
+/// newcomer queues behind them even if the tokens would cover it, so a connection that wakes
+/// more often cannot starve the others. `grant(at:)` hands the tokens to the clients at the
+/// head of the queue as they accrue and reserves them, so that each client's next `take` of the
+/// same slice succeeds.
+struct TokenBucket: Sendable {
+    struct Waiter: Sendable, Equatable {
+        var client: Int
+        var bytes: Int
+    }
+
+    /// Bytes per second.
+    let rate: Double
+    /// The most tokens that can accrue, in bytes.
+    let depth: Double
+    /// Bytes that may pass now; negative after a slice larger than the bucket.
+    private(set) var tokens: Double
+    /// Clients waiting for tokens, longest first.
+    private(set) var waiting: [Waiter] = []
+    /// Tokens set aside for clients whose turn came, until their next `take`.
+    private(set) var reserved: [Int: Int] = [:]
+    private var updated: Double
+
+    /// A full bucket at `time`.
+    init(rate: Double, depth: Double, at time: Double) {
+        precondition(rate > 0 && depth > 0)
+        self.rate = rate
+        self.depth = depth
+        tokens = depth
+        updated = time
+    }
+
+    /// Whether `client` may pass `bytes` now (the tokens are taken); otherwise it is queued
+    /// and must wait for `grant(at:)` to name it.
+    mutating func take(_ bytes: Int, client: Int, at time: Double) -> Bool {
+        refill(at: time)
+        var hadTurn = false
+        if let held = reserved.removeValue(forKey: client) {
+            if held >= bytes {
+                add(Double(held - bytes))
+                return true
+            }
+            // A bigger slice than the one granted: the grant counts towards it.
+            add(Double(held))
+            hadTurn = true
+        }
+        let queued = waiting.firstIndex { $0.client == client }
+        let first = hadTurn || queued == 0 || waiting.isEmpty
+        if first, tokens >= threshold(bytes) {
+            if let queued { waiting.remove(at: queued) }
+            tokens -= Double(bytes)
+            return true
+        }
+        if let queued {
+            waiting[queued].bytes = bytes
+        } else if hadTurn {
+            waiting.insert(Waiter(client: client, bytes: bytes), at: 0)
+        } else {
+            waiting.append(Waiter(client: client, bytes: bytes))
+        }
+        return false
+    }
+
+    /// Sets `bytes` aside for `client`'s next `take` (taken now or earlier from this bucket
+    /// but not used, because another limit held the slice back).
+    mutating func hold(_ bytes: Int, client: Int) {
+        reserved[client, default: 0] += bytes
+    }
+
+    /// Reserves tokens for the waiting clients whose turn has come, in order, and returns them.
+    mutating func grant(at time: Double) -> [Int] {
+        refill(at: time)
+        var granted: [Int] = []
+        while let head = waiting.first, tokens >= threshold(head.bytes) {
+            waiting.removeFirst()
+            tokens -= Double(head.bytes)
+            reserved[head.client, default: 0] += head.bytes
+            granted.append(head.client)
+        }
+        return granted
+    }
+
+    /// When the first waiting client's turn comes, if anyone waits.
+    var nextGrant: Double? {
+        waiting.first.map { updated + max(0, threshold($0.bytes) - tokens) / rate }
+    }
+
+    /// Forgets a client that will take no more: out of the queue, its reserve back to the bucket.
+    mutating func remove(client: Int) {
+        waiting.removeAll { $0.client == client }
+        if let held = reserved.removeValue(forKey: client) { add(Double(held)) }
+    }
+
+    private func threshold(_ bytes: Int) -> Double {
+        min(Double(bytes), depth)
+    }
+
+    private mutating func add(_ bytes: Double) {
+        tokens = min(tokens + bytes, depth)
+    }
+
+    private mutating func refill(at time: Double) {
+        guard time > updated else { return }
+        add((time - updated) * rate)
+        updated = time
+    }
+}
