@@ -49,10 +49,11 @@ final class EngineLoop {
         case .resume(let id):
             guard let transfer = transfers[id] else { return }
             // libcurl delivers the held bytes from inside curl_easy_pause; a sink that ends the
-            // transfer there (or a write error) is only reported by its result, and the
-            // transfer would carry on reading if it were not ended here.
+            // transfer there (or a failed write) is only reported by its result, and the
+            // transfer would carry on reading if it were not ended here. A transfer with no
+            // connection yet (nothing held) answers CURLE_BAD_FUNCTION_ARGUMENT: nothing to do.
             let code = curl_easy_pause(transfer.easy, slipstream_curl_pause_cont)
-            if code != CURLE_OK || transfer.sinkEnded != nil {
+            if transfer.sinkEnded != nil || code != CURLE_OK && code != CURLE_BAD_FUNCTION_ARGUMENT {
                 transfers[id] = nil
                 curl_multi_remove_handle(multi, transfer.easy)
                 transfer.sink.complete(transfer.outcome(of: code))
