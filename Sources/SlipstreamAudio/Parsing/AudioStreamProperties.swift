@@ -59,6 +59,10 @@ public struct AudioStreamProperties: Hashable, Sendable {
     /// Frames the encoder added at the end (LAME tag); a gapless player drops
     /// `encoderPadding - 529` frames from the end of its output.
     public var encoderPadding: Int?
+    /// Packets the Xing/Info header states (its own frame excluded), or `nil` without one. Gapless
+    /// trimming (libmpg123's, and `GaplessTrim`'s) applies within these packets' frames only:
+    /// packets past them (audio appended to the file later) play whole.
+    public var statedPacketCount: Int64?
     /// Frames (samples per channel) after gapless trimming, where the total is known.
     public var trimmedFrameCount: Int64?
     /// Title, artist and album from the tags seen so far.

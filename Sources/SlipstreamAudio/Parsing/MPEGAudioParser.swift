@@ -82,6 +82,7 @@ struct MPEGAudioParser: Sendable {
             state.set(\.encoderDelay, xing.encoderDelay)
             state.set(\.encoderPadding, xing.encoderPadding)
             guard let frames = xing.frameCount.map(Int64.init) else { return true }
+            state.set(\.statedPacketCount, frames)
             state.headerPacketCount = frames
             state.headerFrameCount = frames * spf
             state.headerByteCount = xing.byteCount.map { max(Int64($0) - frameBytes, 0) }
