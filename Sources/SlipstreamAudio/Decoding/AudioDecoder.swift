@@ -15,14 +15,16 @@ public protocol AudioDecoder: AnyObject {
     /// libmpg123's Layer III synthesis, 0 for PCM); gapless trimming adds it to the encoder delay.
     var decoderDelay: Int { get }
 
-    /// Decodes one whole packet and appends exactly `frameCount` frames of PCM to `output` (the
-    /// packet's frame count from the parser): silence where the decoder cannot produce audio yet
-    /// (e.g. the first packets after `reset()`, whose bit reservoir is missing), so the caller
-    /// can always tell which stream frame each output frame is.
+    /// Decodes one whole packet, `bytes` as the parser described it in `packet`, and appends
+    /// exactly `packet.frameCount` frames of PCM to `output`: silence where the decoder cannot
+    /// produce audio yet (e.g. the first packets after `reset()`, whose bit reservoir is
+    /// missing), so the caller can always tell which stream frame each output frame is.
+    /// `packet.startFrame`, where known, lets a decoder line up its internal state after
+    /// `reset()` so that its output is bit-identical to a decode from the start of the stream.
     ///
     /// Throws only for errors that end playback (a corrupt packet is decoded as well as it can be,
     /// or as silence).
-    func decode(_ packet: UnsafeRawBufferPointer, frameCount: Int, into output: PCMBuffer) throws(AudioDecoderError)
+    func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError)
 
     /// Forgets all stream state: the next packet follows a discontinuity (a seek or reconnect).
     func reset()
