@@ -1,0 +1,14 @@
+/// Makes the decoder for a stream's format.
+public enum AudioDecoders {
+    /// A decoder for `format` that outputs `sampleType` PCM at the stream's rate and channel
+    /// count: libmpg123 for MPEG audio (Layers I-III). Throws `.unsupportedFormat`, naming the
+    /// codec, for anything else.
+    public static func make(for format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) -> any AudioDecoder {
+        switch format.codec {
+        case .mp1, .mp2, .mp3:
+            return try MP3Decoder(format: format, sampleType: sampleType)
+        case .aac, .pcm:
+            throw AudioDecoderError(.unsupportedFormat, "no decoder for \(format.codecDescription) yet")
+        }
+    }
+}
