@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import SlipstreamAudio
+
+/// A stream's packets as the parser delimits them, with their bytes, and the parser's final
+/// properties; then decodes of them.
+struct ParsedStream {
+    var properties: AudioStreamProperties
+    var packets: [AudioPacket] = []
+    var contents: [[UInt8]] = []
+
+    /// Parses `bytes`, fed in chunks of the sizes `chunkSizes` yields.
+    init(_ bytes: [UInt8], chunkSizes: () -> Int = { Int.max }) throws {
+        var parser = AudioStreamParser()
+        var sink = Collector()
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(AudioParserError) in
+                var start = 0
+                while start < raw.count {
+                    let end = start + min(max(chunkSizes(), 1), raw.count - start)
+                    try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
+                    start = end
+                }
+                try parser.finish(into: &sink)
+            }
+        }
+        try result.get()
+        properties = sink.firstAudioProperties ?? parser.properties
+        packets = sink.packets
+        contents = sink.contents
+    }
+
+    var format: AudioFormat { get throws { try #require(properties.format) } }
+
+    /// Every packet decoded (untrimmed), one after the other, from a fresh decoder.
+    func decodeRaw(sampleType: PCMFormat.SampleType = .signed16) throws -> [UInt8] {
+        let decoder = try AudioDecoders.make(for: format, sampleType: sampleType)
+        return try decode(packets.indices, with: decoder)
+    }
+
+    /// The packets at `indices` decoded by `decoder`, output concatenated.
+    func decode(_ indices: Range<Int>, with decoder: any AudioDecoder) throws -> [UInt8] {
+        let buffer = PCMBuffer(format: decoder.outputFormat)
+        var output: [UInt8] = []
+        for i in indices {
+            try contents[i].withUnsafeBytes { try decoder.decode($0, packet: packets[i], into: buffer) }
+            #expect(buffer.frameCount == packets[i].frameCount, "packet \(i)")
+            output += buffer.bytes
+            buffer.removeAll()
+        }
+        return output
+    }
+
+    /// The whole stream decoded and gapless-trimmed as a player does it, packet by packet.
+    func decodeTrimmed(sampleType: PCMFormat.SampleType = .signed16) throws -> [UInt8] {
+        let decoder = try AudioDecoders.make(for: format, sampleType: sampleType)
+        let trim = GaplessTrim(properties: properties, decoderDelay: decoder.decoderDelay)
+        let buffer = PCMBuffer(format: decoder.outputFormat)
+        var output: [UInt8] = []
+        for (packet, bytes) in zip(packets, contents) {
+            try bytes.withUnsafeBytes { try decoder.decode($0, packet: packet, into: buffer) }
+            buffer.keepFrames(trim.keptFrames(start: try #require(packet.startFrame), frameCount: packet.frameCount))
+            output += buffer.bytes
+            buffer.removeAll()
+        }
+        return output
+    }
+
+    private struct Collector: AudioStreamSink {
+        var packets: [AudioPacket] = []
+        var contents: [[UInt8]] = []
+        /// The properties when the first packet came: the header totals, before counting.
+        var firstAudioProperties: AudioStreamProperties?
+        var latest = AudioStreamProperties()
+
+        mutating func audioStream(propertiesChanged properties: AudioStreamProperties) { latest = properties }
+
+        mutating func audioStream(packet: AudioPacket, bytes: UnsafeRawBufferPointer) {
+            if firstAudioProperties == nil { firstAudioProperties = latest }
+            packets.append(packet)
+            contents.append(Array(bytes))
+        }
+    }
+}
+
+/// Reference decodes by other programs, run in the test's work folder.
+enum ReferenceDecoder {
+    /// `mpg123 --gapless -w` of `file` (with `-e f32` for floats): the PCM bytes of its WAV.
+    static func mpg123(_ file: String, float: Bool = false) throws -> [UInt8] {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out.wav"
+        try run(["mpg123", "-q", "--gapless"] + (float ? ["-e", "f32"] : []) + ["-w", out, file])
+        return try wavData(out)
+    }
+
+    /// `ffmpeg -i FILE -f s16le` (or f32le): raw PCM bytes.
+    static func ffmpeg(_ file: String, float: Bool = false) throws -> [UInt8] {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out.raw"
+        try run(["ffmpeg", "-v", "error", "-y", "-i", file, "-f", float ? "f32le" : "s16le", out])
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+    }
+
+    /// `sox FILE -b 16 -e signed-integer out.wav` (or 32-bit float): the PCM bytes.
+    static func sox(_ file: String, float: Bool = false) throws -> [UInt8] {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out.wav"
+        try run(["sox", file] + (float ? ["-b", "32", "-e", "floating-point"] : ["-b", "16", "-e", "signed-integer"]) + [out])
+        return try wavData(out)
+    }
+
+    private static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad, userInfo: ["command": arguments]) }
+    }
+
+    /// The `data` chunk of a little-endian WAV file.
+    private static func wavData(_ path: String) throws -> [UInt8] {
+        let wav = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var i = 12
+        while i + 8 <= wav.count {
+            let size = Int(wav[i + 4]) | Int(wav[i + 5]) << 8 | Int(wav[i + 6]) << 16 | Int(wav[i + 7]) << 24
+            if wav[i..<i + 4].elementsEqual("data".utf8) { return Array(wav[(i + 8)..<min(i + 8 + size, wav.count)]) }
+            i += 8 + size + size % 2
+        }
+        throw CocoaError(.fileReadCorruptFile)
+    }
+}
+
+/// Where two PCM byte arrays first differ, for messages.
+func firstDifference(_ a: [UInt8], _ b: [UInt8], frameBytes: Int) -> String {
+    guard let i = zip(a, b).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset else {
+        return a.count == b.count ? "identical" : "lengths \(a.count / frameBytes) vs \(b.count / frameBytes) frames"
+    }
+    let differing = zip(a, b).filter { $0 != $1 }.count
+    return "first difference at frame \(i / frameBytes) of \(a.count / frameBytes) vs \(b.count / frameBytes), \(differing) bytes differ, \(a[i]) vs \(b[i])"
+}
