@@ -7,6 +7,14 @@ public struct DownloadConfiguration: Sendable {
     /// The smallest part split off a running connection's range for an idle one, in bytes.
     /// Default 1 MiB.
     public var minimumSplitSize: Int64 = 1 << 20
+    /// Other URLs of the same file (mirrors), fetched from at the same time as the URL the
+    /// download starts with, which defines the file and is the one its resume record names.
+    /// Each mirror's answers must match the first answer's size (and ETag, where both give
+    /// one); a mirror that serves another file, answers a range wrongly, gives an error status
+    /// such as 404 or fails three times in a row is dropped (with a `.notice` event) and its
+    /// ranges go to the other sources. Connections are shared out in proportion to each
+    /// source's speed per connection. Used only when the server supports ranges. Default none.
+    public var mirrors: [String] = []
     /// Replace an existing output file. Default false: an existing file is an error.
     public var overwrite = false
     /// Extra request header fields, sent on every request.

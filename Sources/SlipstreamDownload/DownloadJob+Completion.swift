@@ -7,10 +7,11 @@ extension DownloadJob {
         var retry: (error: DownloadError, attempt: Int, delay: Double)?
         var probeAgain = false
         var toCancel: [HTTPTransfer] = []
+        var drop: MirrorDrop?
         state.withLock { state in
             guard let connection = state.connections.removeValue(forKey: sink.connection) else { return }
             unregisterFromLimiters(connection)
-            if let speed = connection.speed { state.recentSpeeds.append((now, speed)) }
+            if let speed = connection.speed { state.recentSpeeds.append((now, speed, connection.mirror)) }
             let error = result.failureError
             let probing = state.map == nil && (state.stream == nil || state.stream!.written == 0 && error != nil)
 
@@ -35,10 +36,10 @@ extension DownloadJob {
             // Why it ended early, if it did.
             let failure: DownloadError?
             switch (connection.dropped, error) {
-            case (.slow?, _):
-                failure = nil  // not a failure: its range simply goes to a faster connection
+            case (.slow?, _), (.mirror?, _):
+                failure = nil  // not a failure: its range simply goes to a faster connection or source
             case (.stalled?, _):
-                failure = DownloadError(.network, "\(state.requestURL): a connection delivered nothing for "
+                failure = DownloadError(.network, "\(state.mirrors[connection.mirror].url): a connection delivered nothing for "
                     + "\(Int(configuration.stallTimeout)) s")
             case (nil, nil) where connection.assignment != nil || probing:
                 failure = DownloadError(.network, "\(url): a connection ended before its range did")
@@ -48,6 +49,11 @@ extension DownloadJob {
                 failure = nil
             }
 
+            if let failure, connection.mirror != 0 {
+                drop = mirrorFailed(connection.mirror, failure, cause: connection.dropped == nil ? error : nil, state: &state)
+                plans = planConnections(state: &state)
+                return
+            }
             if state.restartFresh, probing {
                 state.restartFresh = false
                 probeAgain = true
@@ -90,6 +96,7 @@ extension DownloadJob {
             plans = planConnections(state: &state)
         }
         if let retry { events.yield(.retrying(error: retry.error, attempt: retry.attempt, delay: retry.delay)) }
+        if let drop { apply(drop) }
         state.withLock { state in
             if state.fatal != nil { toCancel = state.connections.values.compactMap(\.transfer) }
         }

@@ -8,10 +8,11 @@ extension DownloadJob {
         var plans: [Plan] = []
         var started: DownloadInfo?
         var notice: String?
+        var drop: MirrorDrop?
         let decision: HTTPSinkDecision = state.withLock { state in
             if let fatal = state.fatal { return .abort(HTTPError(.cancelled, url: url, message: fatal.message)) }
             guard state.map == nil, state.stream == nil else {
-                return validateSegment(head, on: sink, state: &state)
+                return validateSegment(head, on: sink, state: &state, drop: &drop)
             }
             let wallClock = Double(time(nil))
             let size: Int64?
@@ -44,7 +45,8 @@ extension DownloadJob {
                 state.fatal = error
                 return .abort(HTTPError(.writeFailed, url: url, message: error.message))
             }
-            state.requestURL = head.effectiveURL
+            state.mirrors[0].url = head.effectiveURL
+            state.etag = head.etag
             if segmented, let size {
                 let written = state.resume?.written ?? ByteRanges()
                 var map = PieceMap(size: size, minimumSplitSize: configuration.minimumSplitSize, done: written)
@@ -61,14 +63,19 @@ extension DownloadJob {
             return emptyFile ? .finish : .proceed
         }
         if let notice { events.yield(.notice(notice)) }
+        if let drop { apply(drop) }
         if let started { events.yield(.started(started)) }
         launch(plans)
         return decision
     }
 
-    /// Checks a range response before any of its bytes is written (lock held).
-    private func validateSegment(_ head: HTTPResponseHead, on sink: SegmentSink, state: inout State) -> HTTPSinkDecision {
+    /// Checks a range response before any of its bytes is written (lock held). A mirror that
+    /// answers wrongly, or with another file than the first answer's, is dropped at once.
+    private func validateSegment(_ head: HTTPResponseHead, on sink: SegmentSink, state: inout State,
+                                 drop: inout MirrorDrop?) -> HTTPSinkDecision {
         guard let map = state.map else { return .proceed }
+        let mirror = state.connections[sink.connection]?.mirror ?? 0
+        let source = state.mirrors[mirror].url
         let asked = "bytes \(sink.requestStart)-\((sink.requestEnd ?? map.size) - 1)"
         let problem: String
         switch head.status {
@@ -78,16 +85,27 @@ extension DownloadJob {
                 break
             }
             guard range.total == map.size else {
-                problem = "changed size: Content-Range \(head.headers["Content-Range"] ?? "") for a file of \(map.size) bytes"
+                problem = mirror == 0
+                    ? "changed size: Content-Range \(head.headers["Content-Range"] ?? "") for a file of \(map.size) bytes"
+                    : "serves a file of \(range.total.map { "\($0) bytes" } ?? "unknown size"), not \(map.size) bytes"
+                break
+            }
+            if mirror != 0, let expected = state.etag, let etag = head.etag, etag != expected {
+                problem = "serves a different file (ETag \(etag), not \(expected))"
                 break
             }
             return .proceed
         case 200..<300:
             problem = "answered \(asked) with status \(head.status)"
         default:
-            return .abort(ProbeAnswer.statusError(head, url: state.requestURL, now: Double(time(nil))))
+            return .abort(ProbeAnswer.statusError(head, url: source, now: Double(time(nil))))
         }
-        return .abort(HTTPError(.rangeNotHonoured, url: state.requestURL, message: "the server \(problem)", status: head.status))
+        if mirror != 0 {
+            state.connections[sink.connection]?.dropped = .mirror
+            drop = dropMirror(mirror, because: problem, state: &state)
+            return .abort(HTTPError(.cancelled, url: source, message: problem))
+        }
+        return .abort(HTTPError(.rangeNotHonoured, url: source, message: "the server \(problem)", status: head.status))
     }
 
     // MARK: Bodies (I/O thread)
@@ -122,6 +140,9 @@ extension DownloadJob {
             state.bytesReceived += Int64(count)
             state.meter.add(Int64(count), at: time)
             state.connections[sink.connection]?.recentBytes += Int64(count)
+            if let mirror = state.connections[sink.connection]?.mirror, state.mirrors[mirror].failures > 0 {
+                state.mirrors[mirror].failures = 0
+            }
             state.connections[sink.connection]?.lastData = time
             var decision = HTTPSinkDecision.proceed
             if state.stream != nil {

@@ -27,7 +27,8 @@ extension DownloadJob {
                 progressEvent = Self.snapshot(&state, at: time)
             }
             for (number, connection) in state.connections where connection.transfer != nil && connection.dropped == nil {
-                let measured = Double(connection.recentBytes) / Self.tickInterval
+                // A connection younger than a tick is measured over its life so far.
+                let measured = Double(connection.recentBytes) / min(Self.tickInterval, max(time - connection.started, 0.05))
                 state.connections[number]?.speed = connection.speed.map { ($0 + measured) / 2 } ?? measured
                 state.connections[number]?.recentBytes = 0
                 if !connection.throttled, time - connection.lastData > configuration.stallTimeout {
@@ -36,6 +37,7 @@ extension DownloadJob {
                 }
             }
             state.recentSpeeds.removeAll { time - $0.time > 5 }
+            toCancel += rebalanceMirrors(state: &state, at: time)
             guard configuration.dropSlowConnections, state.map != nil, state.fatal == nil,
                   let slow = slowestStraggler(state: &state, at: time)
             else { return true }
@@ -57,7 +59,10 @@ extension DownloadJob {
         }
         var straggler: (number: Int, speed: Double)?
         for (number, connection) in judged {
-            let others = judged.filter { $0.key != number }.compactMap(\.value.speed) + state.recentSpeeds.map(\.speed)
+            // Judged against its own source's connections: a slow mirror as a whole is the
+            // mirror shares' business (`rebalanceMirrors`).
+            let others = judged.filter { $0.key != number && $0.value.mirror == connection.mirror }.compactMap(\.value.speed)
+                + state.recentSpeeds.filter { $0.mirror == connection.mirror }.map(\.speed)
             guard others.count >= 2, let speed = connection.speed else { continue }
             let median = others.sorted()[others.count / 2]
             let workLeft = connection.assignment.flatMap { state.map?.assignment($0)?.remaining } ?? 0

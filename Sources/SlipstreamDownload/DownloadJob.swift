@@ -24,9 +24,24 @@ final class DownloadJob: Sendable {
     enum DropReason {
         case stalled
         case slow
+        /// Its mirror was dropped.
+        case mirror
+    }
+
+    /// One source of the file: the URL the download was started with (index 0, which defines
+    /// the file), or a mirror from `DownloadConfiguration.mirrors`.
+    struct Mirror {
+        var url: String
+        /// Bytes per second per connection, measured by the watchdog.
+        var speed: Double?
+        /// Failures without a byte received in between.
+        var failures = 0
+        var dropped = false
     }
 
     struct Connection {
+        /// The index of its source in `State.mirrors`.
+        var mirror = 0
         var assignment: Int?
         /// One past the last byte its request asked for; nil for the open-ended first request.
         var requestEnd: Int64?
@@ -71,7 +86,10 @@ final class DownloadJob: Sendable {
         var file: PartFile?
         var writer: DiskWriter?
         var finalPath: String?
-        var requestURL: String
+        /// The sources: the URL started with (after redirects, once it answered), then mirrors.
+        var mirrors: [Mirror]
+        /// The ETag of the first answer, which every mirror's answers must match where they give one.
+        var etag: String?
         var connections: [Int: Connection] = [:]
         var nextConnection = 1
         /// Consecutive failures without progress in between.
@@ -95,7 +113,7 @@ final class DownloadJob: Sendable {
         var bytesReceived: Int64 = 0
         var resumedBytes: Int64 = 0
         /// Speeds of connections that ended lately, so the last straggler has company to be compared with.
-        var recentSpeeds: [(time: Double, speed: Double)] = []
+        var recentSpeeds: [(time: Double, speed: Double, mirror: Int)] = []
     }
 
     /// Wrong answers to range requests a download tolerates.
@@ -124,7 +142,8 @@ final class DownloadJob: Sendable {
         limiters = [configuration.bytesPerSecondLimit.map { RateLimiter(bytesPerSecond: $0) },
                     configuration.sharedRateLimiter].compactMap { $0 }
         startTime = clock.now
-        state = Mutex(State(requestURL: url, meter: SpeedMeter(start: 0)))
+        state = Mutex(State(mirrors: ([url] + configuration.mirrors).map { Mirror(url: $0) },
+                            meter: SpeedMeter(start: 0)))
     }
 
     /// Seconds since the job started.
@@ -194,7 +213,7 @@ final class DownloadJob: Sendable {
 
     func launch(_ plans: [Plan]) {
         for plan in plans {
-            let requestURL = state.withLock { $0.requestURL }
+            let requestURL = state.withLock { $0.mirrors[$0.connections[plan.connection]?.mirror ?? 0].url }
             let (start, end) = (plan.assignment.start, plan.assignment.end)
             let sink = SegmentSink(job: self, connection: plan.connection, requestStart: start, requestEnd: end)
             let transfer = engine.start(configuration.request(requestURL, range: .init(start: start, end: end - 1)), sink: sink)
@@ -221,7 +240,7 @@ final class DownloadJob: Sendable {
             let connection = state.nextConnection
             state.nextConnection += 1
             state.connections[connection] = Connection(
-                assignment: assignment.id, requestEnd: assignment.end, started: now, lastData: now,
+                mirror: chooseMirror(state: state), assignment: assignment.id, requestEnd: assignment.end, started: now, lastData: now,
                 limiterClients: registerWithLimiters(connection))
             plans.append(Plan(connection: connection, assignment: assignment))
         }

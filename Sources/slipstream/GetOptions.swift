@@ -3,6 +3,9 @@ import SlipstreamDownload
 /// The options of `slipstream get`, parsed from its arguments. Pure.
 struct GetOptions {
     var url: String?
+    /// URLs after the first, allowed with `--same-file` (mirrors of the first).
+    var otherURLs: [String] = []
+    var sameFile = false
     var output: String?
     var quiet = false
     var help = false
@@ -10,6 +13,7 @@ struct GetOptions {
 
     static let usage = """
         Usage: slipstream get [options] URL
+               slipstream get [options] URL MIRROR... --same-file
 
         Downloads URL to a file over several connections where the server allows ranges.
 
@@ -24,6 +28,9 @@ struct GetOptions {
                                      size and URL are the same
               --retries N            tries after a failure, per failure streak (default 5)
               --stall-timeout S      drop a connection silent for S seconds (default 20)
+              --same-file            the URLs are mirrors of one file: fetch it from all of
+                                     them at once (the first defines the file; a mirror that
+                                     serves another file or keeps failing is dropped)
           -n, --connections N        connections to use, 1 to 64 (default 8)
               --min-split-size SIZE  smallest range split off for another connection, with
                                      K, M or G (default 1M)
@@ -55,13 +62,19 @@ struct GetOptions {
         while let token = reader.next() {
             switch token {
             case .positional(let value):
-                guard options.url == nil else { throw UsageError("only one URL, please (got '\(options.url!)' and '\(value)')") }
-                options.url = value
+                if options.url == nil { options.url = value } else { options.otherURLs.append(value) }
             case .option(let name, let inline):
                 try options.apply(name, inline: inline, reader: &reader)
             }
         }
         if !options.help, options.url == nil { throw UsageError("get needs a URL") }
+        if let second = options.otherURLs.first, !options.sameFile {
+            throw UsageError("only one URL, please (got '\(options.url!)' and '\(second)'; --same-file if they are mirrors of one file)")
+        }
+        if options.sameFile, !options.help, options.otherURLs.isEmpty {
+            throw UsageError("--same-file needs two or more URLs of the same file")
+        }
+        options.configuration.mirrors = options.otherURLs
         return options
     }
 
@@ -91,6 +104,9 @@ struct GetOptions {
         case "--stall-timeout":
             configuration.stallTimeout = try CommandLineArguments.seconds(
                 try reader.value(for: name, inline: inline), for: name)
+        case "--same-file":
+            try CommandLineArguments.flag(name, inline: inline)
+            sameFile = true
         case "-n", "--connections":
             configuration.connections = try CommandLineArguments.integer(
                 try reader.value(for: name, inline: inline), for: name, in: 1...64)
