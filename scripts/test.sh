@@ -7,9 +7,10 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 source scripts/nginx.sh
+source scripts/pulse.sh
 
 work="$(mktemp -d /tmp/slipstream-test.XXXXXX)"
-cleanup() { nginx_stop; rm -rf "$work"; }
+cleanup() { pulse_stop; nginx_stop; rm -rf "$work"; }
 trap cleanup EXIT
 
 nginx_start "$work"
@@ -17,6 +18,9 @@ export SLIPSTREAM_TEST_NGINX_PORT="$NGINX_PORT"
 export SLIPSTREAM_TEST_PROXY_PORT="$NGINX_PROXY_PORT"
 export SLIPSTREAM_TEST_WWW="$work/www/files"
 export SLIPSTREAM_TEST_WORK="$work"
+# A headless PulseAudio server with a null sink (empty if it cannot run: its tests skip).
+pulse_start "$work"
+export SLIPSTREAM_TEST_PULSE_SERVER="$PULSE_TEST_SERVER"
 # Audio fixtures, generated from Debian's encoders (never committed).
 if [[ -x scripts/make-audio-fixtures.sh ]]; then
     scripts/make-audio-fixtures.sh "$work/audio"
