@@ -3,5 +3,7 @@
 
 #include <pulse/simple.h>
 #include <pulse/error.h>
+#include <pulse/context.h>
+#include <pulse/mainloop.h>
 
 #endif

@@ -17,8 +17,9 @@ public protocol AudioOutput: AnyObject {
     /// queued in the device. The player's clock.
     func framesPlayed() -> Int64
 
-    /// Pauses or resumes the sound at once, keeping what is queued. A `write` while paused
-    /// resumes first (rather than block forever on a full, stopped device).
+    /// Pauses or resumes the sound at once, keeping what is queued (PulseAudio's simple API
+    /// cannot: there the sound stops after what the server holds, see `PulseAudioOutput`). A
+    /// `write` while paused resumes first (rather than block forever on a full, stopped device).
     func setPaused(_ paused: Bool) throws(AudioOutputError)
 
     /// Drops what is queued without playing it (seek, stop); the clock starts again at 0.

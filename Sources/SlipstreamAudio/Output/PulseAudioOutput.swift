@@ -1,0 +1,130 @@
+import CPulse
+
+/// Plays PCM through a PulseAudio server with its simple API (`pa_simple`).
+///
+/// The stream asks the server for a target buffer of `targetLatencySeconds` (0.15 s) instead of
+/// its default 2 s, so that pausing and the clock follow the sound closely. The clock is the
+/// frames written minus the stream's latency as the server reports it, never negative and never
+/// going back.
+///
+/// Pause: `pa_simple` cannot cork a stream. Pausing only stops writing: the server plays what it
+/// holds (at most about 0.15 s) and waits; nothing is lost, and the clock, which counts what the
+/// server has played, stops when the sound does. `flush()` drops what the server holds.
+public final class PulseAudioOutput: AudioOutput {
+    /// The server, in PulseAudio's spelling (`unix:/run/user/1000/pulse/native`,
+    /// `tcp:host:4713`, ...), or `nil` for the default one (`PULSE_SERVER`, the configuration,
+    /// then the user's and the system's sockets).
+    public let server: String?
+    /// The name the server shows for this client and its stream.
+    public let applicationName: String
+    /// The buffer the stream asks the server for, in seconds: 0.15.
+    public static let targetLatencySeconds = 0.15
+
+    private var stream: OpaquePointer?
+    private var format: PCMFormat?
+    private var framesWritten: Int64 = 0
+    /// The clock's last answer: it never goes back, though the latency the server reports wobbles.
+    private var lastFramesPlayed: Int64 = 0
+
+    /// Creates an output for `server` (default: the default server); nothing connects until
+    /// `open(_:)`.
+    public init(server: String? = nil, applicationName: String = "slipstream") {
+        self.server = server
+        self.applicationName = applicationName
+    }
+
+    deinit { close() }
+
+    public func open(_ format: PCMFormat) throws(AudioOutputError) {
+        if stream != nil, self.format == format {
+            try flush()
+            return
+        }
+        close()
+        var spec = pa_sample_spec(
+            format: format.sampleType == .signed16 ? PA_SAMPLE_S16LE : PA_SAMPLE_FLOAT32LE,
+            rate: UInt32(clamping: format.sampleRate), channels: UInt8(clamping: format.channels))
+        let target = Double(format.sampleRate * format.bytesPerFrame) * Self.targetLatencySeconds
+        // (uint32_t)-1 asks for the server's default.
+        var attributes = pa_buffer_attr(maxlength: .max, tlength: UInt32(target), prebuf: .max, minreq: .max,
+                                        fragsize: .max)
+        var error: Int32 = 0
+        guard let opened = pa_simple_new(server, applicationName, PA_STREAM_PLAYBACK, nil, applicationName,
+                                         &spec, nil, &attributes, &error)
+        else {
+            let unsupported = error == Int32(PA_ERR_INVALID.rawValue) || error == Int32(PA_ERR_NOTSUPPORTED.rawValue)
+            throw failure(unsupported ? .formatNotSupported : .unavailable,
+                          unsupported ? "cannot play \(format)" : "cannot connect", error)
+        }
+        stream = opened
+        self.format = format
+        framesWritten = 0
+        lastFramesPlayed = 0
+    }
+
+    public func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError) {
+        let stream = try openStream()
+        guard let format, frames.count > 0 else { return }
+        var error: Int32 = 0
+        guard pa_simple_write(stream, frames.baseAddress, frames.count, &error) >= 0 else {
+            throw failure(.deviceFailed, "cannot play", error)
+        }
+        framesWritten += Int64(frames.count / format.bytesPerFrame)
+    }
+
+    public func framesPlayed() -> Int64 {
+        guard let stream, let format else { return 0 }
+        var error: Int32 = 0
+        let latency = pa_simple_get_latency(stream, &error)
+        // No answer (the connection failed): keep the last one; the next write reports the error.
+        guard latency != .max else { return lastFramesPlayed }
+        let queued = Int64(min(latency, UInt64(Int64.max / 1_000_000))) * Int64(format.sampleRate) / 1_000_000
+        lastFramesPlayed = max(lastFramesPlayed, framesWritten - queued)
+        return lastFramesPlayed
+    }
+
+    /// Does nothing but let the caller stop writing: the server plays what it holds (about
+    /// `targetLatencySeconds`) and waits for more (see the type's notes).
+    public func setPaused(_ paused: Bool) throws(AudioOutputError) {
+        _ = try openStream()
+    }
+
+    public func flush() throws(AudioOutputError) {
+        let stream = try openStream()
+        var error: Int32 = 0
+        guard pa_simple_flush(stream, &error) >= 0 else { throw failure(.deviceFailed, "cannot flush", error) }
+        framesWritten = 0
+        lastFramesPlayed = 0
+    }
+
+    public func drain() throws(AudioOutputError) {
+        let stream = try openStream()
+        var error: Int32 = 0
+        guard pa_simple_drain(stream, &error) >= 0 else { throw failure(.deviceFailed, "cannot drain", error) }
+    }
+
+    public func close() {
+        guard let stream else { return }
+        pa_simple_free(stream)
+        self.stream = nil
+        format = nil
+        framesWritten = 0
+        lastFramesPlayed = 0
+    }
+
+    /// The open stream, or an error naming the server.
+    private func openStream() throws(AudioOutputError) -> OpaquePointer {
+        guard let stream else { throw AudioOutputError(.deviceFailed, "\(Self.name(of: server)): not open") }
+        return stream
+    }
+
+    /// One error naming the server, what was being done and PulseAudio's message for `error`.
+    private func failure(_ code: AudioOutputError.Code, _ action: String, _ error: Int32) -> AudioOutputError {
+        AudioOutputError(code, "\(Self.name(of: server)): \(action): \(String(cString: pa_strerror(error)))")
+    }
+
+    /// "PulseAudio server \"unix:/x\"", or "PulseAudio (default server)", for messages.
+    static func name(of server: String?) -> String {
+        server.map { "PulseAudio server \"\($0)\"" } ?? "PulseAudio (default server)"
+    }
+}

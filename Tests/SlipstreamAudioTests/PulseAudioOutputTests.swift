@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import SlipstreamAudio
+
+/// The headless server scripts/test.sh starts, from `SLIPSTREAM_TEST_PULSE_SERVER`.
+let testPulseServer = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PULSE_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+
+@Suite struct PulseAudioOutputTests {
+    static let format = PCMFormat(sampleRate: 44100, channels: 2)
+
+    /// Writes are paced by the server, the clock rises and stays behind the frames written by a
+    /// sane latency, pausing (no writes) stops it, flush and drain work.
+    @Test(.enabled(if: testPulseServer != nil,
+                   "no headless PulseAudio server (SLIPSTREAM_TEST_PULSE_SERVER is unset; scripts/test.sh starts one)"))
+    func playsAtTheServersPace() async throws {
+        let server = try #require(testPulseServer)
+        try await offPool {
+            let output = PulseAudioOutput(server: server, applicationName: "slipstream tests")
+            try output.open(Self.format)
+            let pcm = TestPCM.sine(Self.format, frames: 44100 / 10)
+            let start = monotonicSeconds()
+            var written: Int64 = 0
+            var lastClock: Int64 = 0
+            for _ in 0..<15 {
+                try TestPCM.write(pcm, to: output, format: Self.format, framesPerWrite: 1152)
+                written += 4410
+                let clock = output.framesPlayed()
+                #expect(clock >= lastClock && clock <= written)
+                lastClock = clock
+            }
+            // 1.5 s of audio cannot have gone in much faster than it plays.
+            #expect(monotonicSeconds() - start >= 1.5 - 0.5)
+            #expect(lastClock > 0)
+            #expect(written - output.framesPlayed() < 44100 / 2)
+
+            // Paused (nothing written): the clock stops at most at what was written.
+            try output.setPaused(true)
+            Thread.sleep(forTimeInterval: 0.4)
+            let paused = output.framesPlayed()
+            Thread.sleep(forTimeInterval: 0.2)
+            #expect(output.framesPlayed() == paused)
+            #expect(paused <= written && paused >= written - 44100 / 10)
+            try output.setPaused(false)
+
+            try TestPCM.write(pcm, to: output, format: Self.format, framesPerWrite: 4410)
+            written += 4410
+            try output.drain()
+            #expect(output.framesPlayed() <= written && output.framesPlayed() >= written - 44100 / 10)
+            try output.flush()
+            #expect(output.framesPlayed() == 0)
+            output.close()
+            output.close()
+        }
+    }
+
+    @Test(.enabled(if: testPulseServer != nil,
+                   "no headless PulseAudio server (SLIPSTREAM_TEST_PULSE_SERVER is unset; scripts/test.sh starts one)"))
+    func probeFindsTheServer() async throws {
+        let server = try #require(testPulseServer)
+        #expect(try await offPool { PulseServerProbe.answers(server: server) })
+        let choice = try #require(AudioOutputChoice(argument: "pulse:\(server)"))
+        let output = try await offPool { try choice.makeOutput() is PulseAudioOutput }
+        #expect(output)
+    }
+
+    /// No server there: one clear error, quickly, and nothing printed.
+    @Test func missingServerIsOneClearError() async throws {
+        let (error, printed) = try await offPool {
+            try ALSAOutputTests.capturingStandardError {
+                do throws(AudioOutputError) {
+                    try PulseAudioOutput(server: "unix:/nonexistent/slipstream/native").open(Self.format)
+                    return nil as AudioOutputError?
+                } catch {
+                    return error
+                }
+            }
+        }
+        #expect(error?.code == .unavailable)
+        #expect(error?.message == "PulseAudio server \"unix:/nonexistent/slipstream/native\": cannot connect: Connection refused")
+        #expect(!printed.contains("pulse"))
+
+        let start = monotonicSeconds()
+        #expect(try await offPool { PulseServerProbe.answers(server: "unix:/nonexistent/slipstream/native") } == false)
+        #expect(monotonicSeconds() - start < 5)
+    }
+
+    /// A server that takes the connection and never says a word: the probe gives up after its
+    /// timeout instead of hanging.
+    @Test func probeGivesUpOnASilentServer() async throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let server = "tcp:127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+        let start = monotonicSeconds()
+        #expect(try await offPool { PulseServerProbe.answers(server: server) } == false)
+        #expect(monotonicSeconds() - start >= PulseServerProbe.timeoutSeconds - 0.05)
+        #expect(monotonicSeconds() - start < 5)
+    }
+}
