@@ -53,7 +53,7 @@ import TestSupport
         }
         #expect(error?.code == .unavailable)
         #expect(error?.message == message)
-        #expect(!printed.contains("ALSA"))
+        #expect(!printed.contains("ALSA lib"))
     }
 
     /// Held while file descriptor 2 is redirected: two redirections at once would restore each
@@ -61,7 +61,8 @@ import TestSupport
     static let redirecting = NSLock()
 
     /// Runs `body` with file descriptor 2 pointing at a file, and returns what was printed there.
-    /// Other tests may print meanwhile: the caller only looks for what ALSA would print.
+    /// Other tests (and the test library) may print meanwhile: callers look only for what ALSA
+    /// would print ("ALSA lib ...").
     static func capturingStandardError<T>(_ body: () throws -> T) throws -> (T, String) {
         redirecting.lock()
         defer { redirecting.unlock() }

