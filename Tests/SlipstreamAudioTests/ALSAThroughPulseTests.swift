@@ -4,8 +4,8 @@ import Testing
 
 /// ALSA on a device that really plays: the `pulse` plugin device, against the headless server.
 /// ALSA's pulse plugin finds its server in `PULSE_SERVER`, which a running test process cannot
-/// safely change (other threads read the environment), so the device test runs in a child test
-/// process given that variable.
+/// safely change (other threads read the environment), so the device test (and the automatic
+/// choice's, which needs a default server) runs in a child test process given that variable.
 @Suite struct ALSAThroughPulseTests {
     /// Set only in the child process.
     static let inChild = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_ALSA_CHILD"] != nil
@@ -17,7 +17,8 @@ import Testing
         let (status, output) = try await offPool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            process.arguments = ["--testing-library", "swift-testing", "--filter", "devicePlaysPausesRecoversAndDrains"]
+            process.arguments = ["--testing-library", "swift-testing", "--filter",
+                                 "devicePlaysPausesRecoversAndDrains|automaticChoosesPulse"]
             var environment = ProcessInfo.processInfo.environment
             environment["PULSE_SERVER"] = server
             environment["SLIPSTREAM_TEST_ALSA_CHILD"] = "1"
@@ -32,6 +33,14 @@ import Testing
         }
         #expect(status == 0, "\(output)")
         #expect(output.contains("devicePlaysPausesRecoversAndDrains() passed"), "\(output)")
+        #expect(output.contains("automaticChoosesPulseWhereAServerAnswers() passed"), "\(output)")
+    }
+
+    /// Runs in the child, where the default server is the headless one.
+    @Test(.enabled(if: inChild, "runs in the child process of pulsePluginDeviceInAChildProcess()"))
+    func automaticChoosesPulseWhereAServerAnswers() throws {
+        #expect(try AudioOutputChoice.automatic.makeOutput() is PulseAudioOutput)
+        #expect(try AudioOutputChoice.pulse(server: nil).makeOutput() is PulseAudioOutput)
     }
 
     /// Runs in the child: writes are paced by the device, the clock stays behind the frames

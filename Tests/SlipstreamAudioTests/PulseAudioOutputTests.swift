@@ -59,6 +59,22 @@ let testPulseServer = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PULSE
         }
     }
 
+    /// Float samples and more than two channels (mapped in WAVE order) play too.
+    @Test(.enabled(if: testPulseServer != nil,
+                   "no headless PulseAudio server (SLIPSTREAM_TEST_PULSE_SERVER is unset; scripts/test.sh starts one)"))
+    func playsFloatSurround() async throws {
+        let server = try #require(testPulseServer)
+        try await offPool {
+            let format = PCMFormat(sampleRate: 48000, channels: 6, sampleType: .float32)
+            let output = PulseAudioOutput(server: server)
+            try output.open(format)
+            try TestPCM.write(TestPCM.sine(format, frames: 9600), to: output, format: format, framesPerWrite: 960)
+            try output.drain()
+            #expect(output.framesPlayed() <= 9600 && output.framesPlayed() >= 9600 - 4800)
+            output.close()
+        }
+    }
+
     @Test(.enabled(if: testPulseServer != nil,
                    "no headless PulseAudio server (SLIPSTREAM_TEST_PULSE_SERVER is unset; scripts/test.sh starts one)"))
     func probeFindsTheServer() async throws {

@@ -1,6 +1,7 @@
 import CPulse
 
-/// Plays PCM through a PulseAudio server with its simple API (`pa_simple`).
+/// Plays PCM through a PulseAudio server with its simple API (`pa_simple`), channels in WAVE
+/// order (as `WAVFileOutput` writes them).
 ///
 /// The stream asks the server for a target buffer of `targetLatencySeconds` (0.15 s) instead of
 /// its default 2 s, so that pausing and the clock follow the sound closely. The clock is the
@@ -48,9 +49,12 @@ public final class PulseAudioOutput: AudioOutput {
         // (uint32_t)-1 asks for the server's default.
         var attributes = pa_buffer_attr(maxlength: .max, tlength: UInt32(target), prebuf: .max, minreq: .max,
                                         fragsize: .max)
+        // Channels in WAVE order (front left, front right, centre, LFE, ...), as in WAV files.
+        var map = pa_channel_map()
+        pa_channel_map_init_extend(&map, UInt32(spec.channels), PA_CHANNEL_MAP_WAVEEX)
         var error: Int32 = 0
         guard let opened = pa_simple_new(server, applicationName, PA_STREAM_PLAYBACK, nil, applicationName,
-                                         &spec, nil, &attributes, &error)
+                                         &spec, &map, &attributes, &error)
         else {
             let unsupported = error == Int32(PA_ERR_INVALID.rawValue) || error == Int32(PA_ERR_NOTSUPPORTED.rawValue)
             throw failure(unsupported ? .formatNotSupported : .unavailable,
