@@ -1,0 +1,39 @@
+/// What an `AudioStreamer` reports, in order, through `events` (and its delegate).
+public enum AudioStreamerEvent: Hashable, Sendable {
+    /// The state changed.
+    case stateChanged(AudioStreamerState)
+    /// Playback waits for data (WKAudioStreamer's "blocked"): at the start, after a seek, or
+    /// when the queue ran dry.
+    case bufferingStarted
+    /// Enough data again: sound resumes (WKAudioStreamer's "unblocked").
+    case bufferingEnded
+    /// Where playback is, a few times a second while playing and after every seek.
+    case progress(AudioStreamerProgress)
+    /// What the parser learned about the stream: format, duration, bit rate, tags.
+    case properties(AudioStreamProperties)
+    /// The connection failed or stalled; reconnecting (attempt 1, 2, ...) after a pause.
+    case reconnecting(attempt: Int, AudioStreamerError)
+}
+
+/// A snapshot of playback position and buffering.
+public struct AudioStreamerProgress: Hashable, Sendable {
+    /// Seconds of audio heard, from the output's clock (frames actually played).
+    public var position: Double
+    /// Length of the stream in seconds, where the parser knows or can estimate it.
+    public var duration: Double?
+    /// Seconds of audio queued and not yet played.
+    public var buffered: Double
+    /// Bits per second of the stream (exact for CBR, else the best estimate so far).
+    public var bitRate: Double?
+    /// Bytes of the stream received so far on every connection.
+    public var bytesReceived: Int64
+
+    /// Creates a snapshot.
+    public init(position: Double, duration: Double?, buffered: Double, bitRate: Double?, bytesReceived: Int64) {
+        self.position = position
+        self.duration = duration
+        self.buffered = buffered
+        self.bitRate = bitRate
+        self.bytesReceived = bytesReceived
+    }
+}
