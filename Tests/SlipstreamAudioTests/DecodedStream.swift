@@ -123,7 +123,7 @@ enum ReferenceDecoder {
     }
 
     /// The `data` chunk of a little-endian WAV file.
-    private static func wavData(_ path: String) throws -> [UInt8] {
+    static func wavData(_ path: String) throws -> [UInt8] {
         let wav = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         var i = 12
         while i + 8 <= wav.count {

@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import SlipstreamAudio
+
+/// An output for the player tests: passes everything to a real output (WAV file or null) and
+/// keeps what was written since each flush, so a test can look at the audio after a seek.
+final class RecordingOutput: AudioOutput, @unchecked Sendable {
+    // @unchecked: `segments` is behind a Mutex; `inner` is used only by the playback thread.
+    private let inner: any AudioOutput
+    private let recorded = Mutex<[[UInt8]]>([[]])
+
+    init(_ inner: any AudioOutput) { self.inner = inner }
+
+    /// The bytes written between flushes, oldest first (the last is what followed the last seek).
+    var segments: [[UInt8]] { recorded.withLock { $0 } }
+
+    func open(_ format: PCMFormat) throws(AudioOutputError) { try inner.open(format) }
+    func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError) {
+        recorded.withLock { $0[$0.count - 1] += frames }
+        try inner.write(frames)
+    }
+    func framesPlayed() -> Int64 { inner.framesPlayed() }
+    func setPaused(_ paused: Bool) throws(AudioOutputError) { try inner.setPaused(paused) }
+    func flush() throws(AudioOutputError) {
+        recorded.withLock { $0.append([]) }
+        try inner.flush()
+    }
+    func drain() throws(AudioOutputError) { try inner.drain() }
+    func close() { inner.close() }
+}
+
+/// Runs an `AudioStreamer` and collects its events until it is done or stopped.
+struct PlayerRun {
+    var events: [AudioStreamerEvent] = []
+    var finalState: AudioStreamerState? {
+        events.reversed().lazy.compactMap { if case .stateChanged(let s) = $0 { s } else { nil } }.first
+    }
+    var reconnects: Int { events.filter { if case .reconnecting = $0 { true } else { false } }.count }
+    var bufferingStarts: Int { events.filter { $0 == .bufferingStarted }.count }
+
+    /// The error the streamer stopped with, if it did.
+    var error: AudioStreamerError? {
+        if case .stopped(.error(let error)) = finalState { return error }
+        return nil
+    }
+
+    /// Collects `player`'s events (after `start` ran) until the sequence ends; stops the player
+    /// after `limit` seconds so a broken test cannot hang the suite.
+    static func collect(_ player: AudioStreamer, limit: Double = 120, start: (AudioStreamer) async throws -> Void = { $0.play() }) async throws -> PlayerRun {
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(limit))
+            player.stop()
+        }
+        defer { watchdog.cancel() }
+        let collecting = Task {
+            var run = PlayerRun()
+            for await event in player.events { run.events.append(event) }
+            return run
+        }
+        do {
+            try await start(player)
+        } catch {
+            player.stop()
+            throw error
+        }
+        return await collecting.value
+    }
+
+    /// Plays `source` with `configure`d settings to the end.
+    static func play(_ source: String, configure: (inout AudioStreamerConfiguration) -> Void = { _ in }) async throws -> PlayerRun {
+        var configuration = AudioStreamerConfiguration()
+        configure(&configuration)
+        return try await collect(AudioStreamer(url: source, configuration: configuration))
+    }
+
+    struct WaitedTooLong: Error {}
+
+    /// Waits (polling) until `condition` holds; gives up after `limit` seconds, a bound no
+    /// working run comes near, so a broken test fails instead of hanging.
+    static func wait(limit: Double = 60, until condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(limit)
+        while !condition() {
+            guard Date() < deadline else { throw WaitedTooLong() }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+/// Audio files for the player tests: fixtures served by nginx, and longer files made once.
+enum PlayerFiles {
+    /// Fixture `name` copied into nginx's folder; its URL.
+    static func served(_ name: String) throws -> String {
+        let target = try TestNginx.filesFolder() + "/player-" + name
+        if !FileManager.default.fileExists(atPath: target) {
+            try FileManager.default.copyItem(atPath: try fixture(name), toPath: target)
+        }
+        return try TestNginx.url("player-" + name)
+    }
+
+    /// The fixture's path.
+    static func fixture(_ name: String) throws -> String {
+        try #require(AudioFixtures.directory).appendingPathComponent(name).path
+    }
+
+    private static let makeLock = NSLock()
+
+    /// A `seconds`-long MP3 made by lame with `options` (e.g. ["-V", "2"]), made once per test
+    /// run in the test work folder and served by nginx; its path.
+    static func long(_ seconds: Int, _ options: [String]) throws -> String {
+        makeLock.lock()
+        defer { makeLock.unlock() }
+        let name = "long-\(seconds)s" + options.joined().replacingOccurrences(of: "-", with: "_") + ".mp3"
+        let path = try TestNginx.filesFolder() + "/" + name
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let wav = path + ".wav"
+        try run(["sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "\(seconds)", "sine", "200-2000", "pinknoise", "gain", "-6"])
+        try run(["lame", "--quiet", "--noreplaygain"] + options + [wav, path + ".tmp"])
+        try FileManager.default.removeItem(atPath: wav)
+        try FileManager.default.moveItem(atPath: path + ".tmp", toPath: path)
+        return path
+    }
+
+    static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad, userInfo: ["command": arguments]) }
+    }
+
+    /// Where `frames` (interleaved s16 PCM, `channels` wide) first appears in `reference` within
+    /// `window` frames of `around`; nil when it does not.
+    static func locate(_ frames: ArraySlice<UInt8>, in reference: [UInt8], channels: Int, around: Int, window: Int) -> Int? {
+        let width = 2 * channels
+        let probe = Array(frames.prefix(1152 * width))
+        guard !probe.isEmpty else { return nil }
+        let lower = max(around - window, 0), upper = min(around + window, reference.count / width - probe.count / width)
+        guard lower <= upper else { return nil }
+        for frame in lower ... upper {
+            let start = frame * width
+            if reference[start] == probe[0], reference[start ..< start + probe.count].elementsEqual(probe) { return frame }
+        }
+        return nil
+    }
+}
