@@ -1,3 +1,4 @@
+import SlipstreamAudio
 import SlipstreamDownload
 import SlipstreamHTTP
 
@@ -19,6 +20,8 @@ enum ExitStatus: Int32 {
     case notAudio = 6
     /// The finished file does not have the checksum given with `--checksum`; it stays `FILE.part`.
     case checksum = 7
+    /// The audio output (device, sound server, WAV file) or the decoder failed.
+    case audio = 8
     /// Stopped by SIGINT (Ctrl-C); the download can be resumed.
     case interrupted = 130
     /// Stopped by SIGTERM; the download can be resumed.
@@ -42,6 +45,18 @@ enum ExitStatus: Int32 {
         case .httpStatus, .rangeNotHonoured, .invalidResponse, .tooManyRedirects: self = .http
         case .cancelled: self = .failure
         default: self = .network
+        }
+    }
+
+    /// The status for playback that stopped with an error.
+    init(_ error: AudioStreamerError) {
+        switch error.code {
+        case .network, .timedOut: self = .network
+        case .httpStatus, .rangeNotHonoured: self = .http
+        case .file: self = .disk
+        case .unsupportedFormat, .noAudioData: self = .notAudio
+        case .decoder, .output: self = .audio
+        default: self = .failure
         }
     }
 }

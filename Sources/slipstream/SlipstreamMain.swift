@@ -11,6 +11,7 @@ enum SlipstreamMain {
 
         Commands:
           get URL      download URL over several connections (slipstream get --help)
+          play URL     play audio while it streams (slipstream play --help)
           info URL     describe an audio URL or file: format, bit rate, duration, tags (slipstream info --help)
 
         Options: -h/--help, --version
@@ -23,6 +24,9 @@ enum SlipstreamMain {
         case "get":
             arguments.removeFirst()
             status = await GetCommand.run(arguments)
+        case "play":
+            arguments.removeFirst()
+            status = await PlayCommand.run(arguments)
         case "info":
             arguments.removeFirst()
             status = await InfoCommand.run(arguments)

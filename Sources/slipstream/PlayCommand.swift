@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SlipstreamAudio
+import Synchronization
+
+/// `slipstream play`: plays a URL or file while it streams, with a status line and keys on a
+/// terminal.
+enum PlayCommand {
+    static func run(_ arguments: [String]) async -> ExitStatus {
+        let options: PlayOptions
+        do {
+            options = try PlayOptions.parse(arguments)
+        } catch {
+            Terminal.usageError(error, usage: PlayOptions.usage)
+            return .usage
+        }
+        if options.help {
+            print(PlayOptions.usage)
+            return .success
+        }
+        var configuration = options.configuration
+        let saver: SaveFile?
+        do {
+            saver = try options.save.map { path throws(CommandError) in try SaveFile(path: path) }
+        } catch {
+            Terminal.error(error.message)
+            return error.status
+        }
+        if let saver { configuration.rawTap = { offset, bytes in saver.write(offset, bytes) } }
+
+        let player = AudioStreamer(url: options.target!, configuration: configuration)
+        let trap = SignalTrap { player.stop() }
+        let showStatus = !options.quiet && Terminal.isTerminal(STDERR_FILENO)
+        let terminal = showStatus ? RawTerminal() : nil
+        let keys = terminal.map { _ in KeyReader { key in handle(key, player: player) } }
+        let title = Mutex<String?>(nil)
+        let status = Task {
+            guard showStatus else { return }
+            while !Task.isCancelled {
+                Terminal.statusLine(PlayStatus.line(state: player.state, progress: player.progress,
+                                                    volume: player.volume, title: title.withLock { $0 }))
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+
+        player.play()
+        var finalState = AudioStreamerState.initialized
+        for await event in player.events {
+            switch event {
+            case .properties(let properties):
+                title.withLock { $0 = properties.tags.title }
+            case .reconnecting(let attempt, let error) where !options.quiet:
+                Terminal.message("slipstream: \(error.message); reconnecting (attempt \(attempt))", over: showStatus)
+            case .stateChanged(let state):
+                finalState = state
+            default:
+                break
+            }
+        }
+        status.cancel()
+        _ = await status.value
+        keys?.stop()
+        terminal?.restore()
+        if showStatus {
+            Terminal.statusLine(PlayStatus.line(state: finalState, progress: player.progress, volume: player.volume,
+                                                title: title.withLock { $0 }), final: true)
+        }
+        if case .stopped(.error(let error)) = finalState, trap.caughtSignal == nil { Terminal.error(error.message) }
+        var exit = exitStatus(for: finalState, signal: trap.caughtSignal)
+        if let saver {
+            let (whole, bytes, error) = saver.summary
+            if let error {
+                Terminal.error(error)
+                if exit == .success { exit = .disk }
+            } else if !options.quiet {
+                let complete = whole && finalState == .done
+                Terminal.message("saved \(saver.path): \(Formatting.bytes(bytes))"
+                    + (complete ? "" : " (not the whole stream: it was stopped or sought past)"))
+            }
+        }
+        return exit
+    }
+
+    /// What a key does.
+    private static func handle(_ key: PlayerKey, player: AudioStreamer) {
+        switch key {
+        case .togglePause:
+            if player.state == .paused { player.play() } else { player.pause() }
+        case .seekBack, .seekForward:
+            let step = key == .seekBack ? -10.0 : 10.0
+            do {
+                try player.seek(to: max(player.progress.position + step, 0))
+            } catch {
+                Terminal.message("slipstream: \(error.message)", over: true)
+            }
+        case .volumeUp:
+            player.setVolume(player.volume + 0.1)
+        case .volumeDown:
+            player.setVolume(player.volume - 0.1)
+        case .quit:
+            player.stop()
+        }
+    }
+
+    /// The exit status for how playback ended.
+    static func exitStatus(for state: AudioStreamerState, signal: Int32?) -> ExitStatus {
+        if let signal { return signal == SIGTERM ? .terminated : .interrupted }
+        switch state {
+        case .done, .stopped(.user):
+            return .success
+        case .stopped(.error(let error)):
+            return ExitStatus(error)
+        default:
+            return .failure
+        }
+    }
+}

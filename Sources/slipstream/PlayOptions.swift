@@ -1,0 +1,151 @@
+import SlipstreamAudio
+import SlipstreamHTTP
+
+/// The options of `slipstream play`, parsed from its arguments. Pure.
+struct PlayOptions {
+    /// The URL (`http://`, `https://`) or local file to play.
+    var target: String?
+    /// Where the sound goes; `nil` for the default (PulseAudio if a server answers, else ALSA).
+    var output: AudioOutputChoice?
+    /// Seconds to start at.
+    var start: Double?
+    /// Where to save the original bytes while playing.
+    var save: String?
+    /// Volume from 0 to 100 (percent).
+    var volume = 100
+    /// The packet queue's limit.
+    var buffer = AudioStreamerConfiguration.BufferLimit.seconds(30)
+    /// The proxy for a URL.
+    var proxy: String?
+    /// Extra request headers for a URL.
+    var headers = HTTPHeaders()
+    /// No status line, no messages but errors.
+    var quiet = false
+    /// Print the help and do nothing else.
+    var help = false
+
+    /// The help text.
+    static let usage = """
+        Usage: slipstream play [options] URL|FILE
+
+        Plays MP3 (MPEG audio), AAC (ADTS) or WAV while it streams. On a terminal: space
+        pauses and resumes, left/right seek -10/+10 s, up/down change the volume, q quits.
+
+        Options:
+              --output OUT           pulse, alsa, alsa:DEVICE, wav:FILE, null (as fast as
+                                     possible) or null:paced (real time); default: PulseAudio
+                                     when a server answers, else ALSA's default device
+              --start TIME           start at TIME: seconds (90, 12.5) or [h:]m:ss (1:30)
+              --save FILE            save the original bytes as they arrive (a playable copy
+                                     when the whole stream was received)
+              --volume PERCENT       0 to 100 (default 100)
+              --buffer SIZE          audio queued ahead: a size (512K, 2M), seconds (30s), or
+                                     'unlimited' to keep the whole stream (default 30s)
+              --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
+          -H, --header 'Name: value' send an extra header (repeatable)
+          -q, --quiet                no status line
+          -h, --help                 show this help
+
+        Exit status: 0 played to the end or quit, 2 usage error or bad URL, 3 network failure
+        or timeout, 4 HTTP failure, 5 file cannot be read or saved, 6 not audio or an
+        unsupported format, 8 audio output or decoder failure, 130/143 SIGINT/SIGTERM.
+        """
+
+    /// Parses the arguments after `play`.
+    static func parse(_ arguments: [String]) throws(UsageError) -> PlayOptions {
+        var options = PlayOptions()
+        var reader = CommandLineArguments(arguments)
+        while let token = reader.next() {
+            switch token {
+            case .positional(let value):
+                guard options.target == nil else {
+                    throw UsageError("only one URL or file, please (got '\(options.target!)' and '\(value)')")
+                }
+                options.target = value
+            case .option(let name, let inline):
+                try options.apply(name, inline: inline, reader: &reader)
+            }
+        }
+        if !options.help, options.target == nil { throw UsageError("play needs a URL or a file") }
+        if !options.isURL, options.proxy != nil || options.headers.count > 0 {
+            throw UsageError("--proxy and -H apply to a URL, not to the file '\(options.target ?? "")'")
+        }
+        return options
+    }
+
+    /// Whether the target is a URL rather than a file.
+    var isURL: Bool { target?.contains("://") ?? false }
+
+    private mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError) {
+        switch name {
+        case "--output":
+            let text = try reader.value(for: name, inline: inline)
+            do {
+                output = try AudioOutputChoice(parsing: text)
+            } catch {
+                throw UsageError("--output: \(error.message)")
+            }
+        case "--start":
+            start = try Self.time(try reader.value(for: name, inline: inline), for: name)
+        case "--save":
+            save = try reader.value(for: name, inline: inline)
+        case "--volume":
+            volume = try CommandLineArguments.integer(try reader.value(for: name, inline: inline), for: name, in: 0 ... 100)
+        case "--buffer":
+            buffer = try Self.buffer(try reader.value(for: name, inline: inline), for: name)
+        case "--proxy":
+            proxy = try CommandLineArguments.proxy(try reader.value(for: name, inline: inline), for: name)
+        case "-H", "--header":
+            let header = try CommandLineArguments.header(try reader.value(for: name, inline: inline), for: name)
+            headers.add(name: header.name, value: header.value)
+        case "-q", "--quiet":
+            try CommandLineArguments.flag(name, inline: inline)
+            quiet = true
+        case "-h", "--help":
+            help = true
+        default:
+            throw UsageError("unknown option \(name) for play (see slipstream play --help)")
+        }
+    }
+
+    /// Parses `90`, `12.5`, `1:30` or `1:02:03.5` as seconds.
+    static func time(_ text: String, for option: String) throws(UsageError) -> Double {
+        let failure = UsageError("\(option) must be seconds (90, 12.5) or [h:]m:ss (1:30), not '\(text)'")
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count <= 3, let last = Double(parts.last!), last >= 0, last.isFinite else { throw failure }
+        if parts.count == 1 { return last }
+        guard last < 60 else { throw failure }
+        var seconds = 0.0
+        for (i, part) in parts.dropLast().enumerated() {
+            guard let value = Int(part), value >= 0, i == 0 || value < 60 else { throw failure }
+            seconds = seconds * 60 + Double(value)
+        }
+        return seconds * 60 + last
+    }
+
+    /// Parses `512K`, `2M`, `30s` or `unlimited`.
+    static func buffer(_ text: String, for option: String) throws(UsageError) -> AudioStreamerConfiguration.BufferLimit {
+        if text == "unlimited" { return .unlimited }
+        if text.hasSuffix("s"), let seconds = Double(text.dropLast()), seconds > 0, seconds.isFinite {
+            return .seconds(seconds)
+        }
+        do {
+            return .bytes(Int(try CommandLineArguments.byteSize(text, for: option)))
+        } catch {
+            throw UsageError("\(option) must be a size (512K, 2M), seconds (30s) or 'unlimited', not '\(text)'")
+        }
+    }
+
+    /// The streamer's configuration for these options.
+    var configuration: AudioStreamerConfiguration {
+        var configuration = AudioStreamerConfiguration()
+        configuration.bufferLimit = buffer
+        configuration.proxy = proxy
+        configuration.headers = headers
+        configuration.volume = Double(volume) / 100
+        configuration.startTime = start
+        let choice = output ?? .automatic
+        configuration.output = { () throws(AudioOutputError) -> any AudioOutput in try choice.makeOutput() }
+        return configuration
+    }
+}

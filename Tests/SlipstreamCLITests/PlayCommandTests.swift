@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `slipstream play` run as a user would: the built binary against nginx, local files and the
+/// fault server, with the WAV and null outputs (no sound card needed).
+@Suite(.enabled(if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
+                "run with scripts/test.sh (nginx and the audio fixtures)"))
+struct PlayCommandTests {
+    static func fixture(_ name: String) -> String { AudioFixtures.directory!.appendingPathComponent(name).path }
+
+    static func served(_ name: String) throws -> String {
+        let path = try TestNginx.filesFolder() + "/play-" + name
+        if !FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.copyItem(atPath: fixture(name), toPath: path)
+        }
+        return try TestNginx.url("play-" + name)
+    }
+
+    /// `mpg123 --gapless -w` of `file`, as WAV bytes after the header.
+    static func mpg123(_ file: String, start: Double? = nil) throws -> [UInt8] {
+        let out = try TestFiles.makeTemporaryFolder() + "/ref.wav"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["mpg123", "-q", "--gapless", "-w", out, file]
+        try process.run()
+        process.waitUntilExit()
+        return try wavData(out)
+    }
+
+    /// The `data` chunk of a WAV file.
+    static func wavData(_ path: String) throws -> [UInt8] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var i = 12
+        while i + 8 <= bytes.count {
+            let size = Int(bytes[i + 4]) | Int(bytes[i + 5]) << 8 | Int(bytes[i + 6]) << 16 | Int(bytes[i + 7]) << 24
+            if bytes[i ..< i + 4].elementsEqual("data".utf8) { return Array(bytes[(i + 8)...].prefix(size)) }
+            i += 8 + size + size % 2
+        }
+        throw CocoaError(.fileReadCorruptFile)
+    }
+
+    @Test func playsAURLIntoAWAVFileExactlyAsMpg123() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        let output = try await CommandRunner.run(["play", try Self.served("mp3-vbr-v0.mp3"), "--output", "wav:out.wav"], in: folder)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(try Self.wavData(folder + "/out.wav") == Self.mpg123(Self.fixture("mp3-vbr-v0.mp3")))
+    }
+
+    @Test func startsAtTheTimeAsked() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        let output = try await CommandRunner.run(["play", Self.fixture("mp3-cbr128.mp3"), "--start", "1.5", "--output", "wav:out.wav", "-q"], in: folder)
+        #expect(output.status == 0, "\(output.stderr)")
+        let reference = try Self.mpg123(Self.fixture("mp3-cbr128.mp3"))
+        let played = try Self.wavData(folder + "/out.wav")
+        #expect(played[...] == reference[(Int(1.5 * 44100) * 4)...])
+    }
+
+    @Test func savesTheOriginalBytesWhilePlaying() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        let output = try await CommandRunner.run(["play", try Self.served("mp3-id3v23-picture.mp3"), "--output", "null", "--save", "copy.mp3"], in: folder)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("saved copy.mp3"))
+        #expect(!output.stderr.contains("not the whole"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/copy.mp3")) == Data(try AudioFixtures.bytes("mp3-id3v23-picture.mp3")))
+    }
+
+    @Test func notAudioIsExitStatus6() async throws {
+        let server = try TestHTTPServer { _ in
+            TestHTTPServer.Response(status: 200, headers: [("Content-Type", "text/html")], body: Array("<html><body>no</body></html>".utf8))
+        }
+        defer { server.stop() }
+        let output = try await CommandRunner.run(["play", server.url("/page"), "--output", "null"], in: NSTemporaryDirectory())
+        #expect(output.status == 6)
+        #expect(output.stderr.contains("HTML"), "\(output.stderr)")
+    }
+
+    @Test func httpErrorIsExitStatus4AndAMissingFile5() async throws {
+        let missing = try await CommandRunner.run(["play", try TestNginx.url("no-such.mp3"), "--output", "null"], in: NSTemporaryDirectory())
+        #expect(missing.status == 4)
+        #expect(missing.stderr.contains("404"))
+        let file = try await CommandRunner.run(["play", "/no/such/file.mp3", "--output", "null"], in: NSTemporaryDirectory())
+        #expect(file.status == 5)
+        #expect(file.stderr.contains("/no/such/file.mp3"))
+    }
+
+    @Test func aMissingALSADeviceIsOneClearErrorAndExitStatus8() async throws {
+        let output = try await CommandRunner.run(["play", Self.fixture("mp3-cbr128.mp3"), "--output", "alsa:nosuchdevice"], in: NSTemporaryDirectory())
+        #expect(output.status == 8)
+        let lines = output.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(output.stderr)")
+        #expect(output.stderr.contains("nosuchdevice"))
+    }
+
+    @Test func playsOnALSAsNullDevice() async throws {
+        let output = try await CommandRunner.run(["play", Self.fixture("mp3-mono64.mp3"), "--output", "alsa:null"], in: NSTemporaryDirectory())
+        #expect(output.status == 0, "\(output.stderr)")
+    }
+
+    @Test func usageErrorsAreExitStatus2() async throws {
+        for arguments in [["play"], ["play", "a.mp3", "--volume", "300"], ["play", "a.mp3", "--output", "speaker"]] {
+            let output = try await CommandRunner.run(arguments, in: NSTemporaryDirectory())
+            #expect(output.status == 2, "\(arguments)")
+        }
+    }
+
+    @Test func sigintStopsWithStatus130() async throws {
+        var long = try Self.served("mp3-cbr128.mp3")
+        long = long.replacingOccurrences(of: "/files/", with: "/rate/") + "?rate=2k"
+        let command = try CommandRunner.start(["play", long, "--output", "null"], in: NSTemporaryDirectory())
+        try await Task.sleep(for: .milliseconds(300))
+        command.kill(SIGINT)
+        let output = await command.wait()
+        #expect(output.status == 130)
+    }
+
+    /// An hour of 128 kbit/s MP3 streamed as fast as possible through the null output with the
+    /// default buffer: resident memory stays flat (sampled from /proc while it plays).
+    @Test func anHourLongStreamPlaysInFlatMemory() async throws {
+        let name = "play-hour.mp3"
+        let path = try TestNginx.filesFolder() + "/" + name
+        if !FileManager.default.fileExists(atPath: path) {
+            let piece = try AudioFixtures.bytes("mp3-cbr128-noxing.mp3")
+            let reference = try #require(AudioFixtures.references.first { $0.name == "mp3-cbr128-noxing.mp3" })
+            let copies = Int((3600 / reference.duration).rounded(.up))
+            var whole = Data(capacity: piece.count * copies)
+            for _ in 0 ..< copies { whole.append(contentsOf: piece) }
+            try whole.write(to: URL(fileURLWithPath: path))
+        }
+        let command = try CommandRunner.start(["play", try TestNginx.url(name), "--output", "null", "-q"], in: NSTemporaryDirectory())
+        var samples: [Int] = []
+        while true {
+            guard let status = try? String(contentsOfFile: "/proc/\(command.pid)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+                  let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
+            else { break }
+            samples.append(kib)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let output = await command.wait()
+        #expect(output.status == 0, "\(output.stderr)")
+        try #require(samples.count >= 8, "too few samples: \(samples)")
+        let early = samples[samples.count / 4 ..< samples.count / 2].max()!
+        let late = samples[(samples.count * 3 / 4)...].max()!
+        // Flat: the last quarter needs no more than 1 MiB above the second quarter.
+        #expect(late <= early + 1024, "RSS KiB over time: \(samples)")
+        print("hour-long stream: peak RSS \(samples.max()! / 1024) MiB over \(samples.count) samples")
+    }
+}
