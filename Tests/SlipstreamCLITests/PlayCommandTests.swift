@@ -47,6 +47,22 @@ struct PlayCommandTests {
         #expect(try Self.wavData(folder + "/out.wav") == Self.mpg123(Self.fixture("mp3-vbr-v0.mp3")))
     }
 
+    @Test func writesAWAVStreamToAPipe() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\"$0\" play \"$1\" --output wav:- -q | cat > out.wav", CommandRunner.binary, Self.fixture("mp3-mono64.mp3")]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/out.wav")))
+        // Sizes unknown on a pipe: the stream's length is "until the end".
+        #expect(bytes[4 ..< 8].allSatisfy { $0 == 0xFF })
+        #expect(bytes[40 ..< 44].allSatisfy { $0 == 0xFF })
+        #expect(Array(bytes[44...]) == (try Self.mpg123(Self.fixture("mp3-mono64.mp3"))))
+    }
+
     @Test func startsAtTheTimeAsked() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         let output = try await CommandRunner.run(["play", Self.fixture("mp3-cbr128.mp3"), "--start", "1.5", "--output", "wav:out.wav", "-q"], in: folder)

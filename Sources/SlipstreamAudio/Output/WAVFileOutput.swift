@@ -29,8 +29,11 @@ public final class WAVFileOutput: AudioOutput {
     /// `dataBytes` when the header's sizes were last rewritten.
     private var syncedBytes: Int64 = 0
     private var framesWritten: Int64 = 0
+    /// False for a pipe (`-` is standard output): the header's sizes stay at their maximum.
+    private var isSeekable = true
 
-    /// Creates an output that will write `path` (replacing any file there) when opened.
+    /// Creates an output that will write `path` (replacing any file there) when opened; `-`
+    /// writes to standard output (a pipe gets a header whose sizes say "until the end").
     public init(path: String) {
         self.path = path
         buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
@@ -50,10 +53,14 @@ public final class WAVFileOutput: AudioOutput {
             framesWritten = 0
             return
         }
-        let opened = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let opened = path == "-" ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0)
+            : Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard opened >= 0 else { throw fileError("cannot create it") }
         descriptor = opened
-        let header = WAVHeader(format)
+        isSeekable = lseek(opened, 0, SEEK_CUR) >= 0
+        var header = WAVHeader(format)
+        // A pipe cannot have its sizes written afterwards: they say "as long as it goes".
+        if !isSeekable { header.markUnknownLength() }
         self.format = format
         self.header = header
         dataBytes = 0
@@ -127,7 +134,7 @@ public final class WAVFileOutput: AudioOutput {
 
     /// Rewrites the header's size fields for the samples in the file.
     private func syncHeader() throws(AudioOutputError) {
-        guard let header, let format else { return }
+        guard isSeekable, let header, let format else { return }
         let sizes = header.sizes(dataBytes: dataBytes, format: format)
         try writeField(sizes.riff, at: header.riffSizeOffset)
         if let factOffset = header.factOffset { try writeField(sizes.frames, at: factOffset) }

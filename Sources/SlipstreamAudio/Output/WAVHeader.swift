@@ -54,6 +54,13 @@ struct WAVHeader {
     }
 
     /// The three size fields' values for `dataBytes` bytes of samples in `format`.
+    /// Sets every size field to its maximum, the usual mark of a WAV stream of unknown length.
+    mutating func markUnknownLength() {
+        for offset in [riffSizeOffset, dataSizeOffset] + (factOffset.map { [$0] } ?? []) {
+            bytes.replaceSubrange(offset ..< offset + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        }
+    }
+
     func sizes(dataBytes: Int64, format: PCMFormat) -> (riff: UInt32, frames: UInt32, data: UInt32) {
         let clamp = { (value: Int64) in UInt32(min(value, Int64(UInt32.max))) }
         return (clamp(Int64(bytes.count) - 8 + dataBytes), clamp(dataBytes / Int64(format.bytesPerFrame)),
