@@ -23,6 +23,9 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
         public static let disk = Code("disk")
         /// The finished file does not have the expected checksum.
         public static let checksum = Code("checksum")
+        /// A list of downloads (an input or session file) cannot be read: damaged, or not in
+        /// the format of `DownloadList`.
+        public static let input = Code("input")
         /// The download was cancelled.
         public static let cancelled = Code("cancelled")
 

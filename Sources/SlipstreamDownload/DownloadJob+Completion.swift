@@ -98,6 +98,7 @@ extension DownloadJob {
         if let retry { events.yield(.retrying(error: retry.error, attempt: retry.attempt, delay: retry.delay)) }
         if let drop { apply(drop) }
         state.withLock { state in
+            releaseSparePermits(state: &state)
             if state.fatal != nil { toCancel = state.connections.values.compactMap(\.transfer) }
         }
         toCancel.forEach { $0.cancel() }

@@ -114,6 +114,8 @@ final class DownloadJob: Sendable {
         var resumedBytes: Int64 = 0
         /// Speeds of connections that ended lately, so the last straggler has company to be compared with.
         var recentSpeeds: [(time: Double, speed: Double, mirror: Int)] = []
+        /// Permits held for connections beyond the first (whose permit its starter holds).
+        var extraPermits = 0
     }
 
     /// Wrong answers to range requests a download tolerates.
@@ -128,13 +130,17 @@ final class DownloadJob: Sendable {
     let events: AsyncStream<DownloadEvent>.Continuation
     /// The download's own rate limiter, then the shared one, where configured.
     let limiters: [RateLimiter]
+    /// The host limit its connections count against, if any.
+    let permits: ConnectionPermits?
     private let clock = ContinuousClock()
     private let startTime: ContinuousClock.Instant
     let state: Mutex<State>
 
     init(engine: HTTPEngine, configuration: DownloadConfiguration, url: String,
-         destination: DownloadDestination, events: AsyncStream<DownloadEvent>.Continuation) {
+         destination: DownloadDestination, events: AsyncStream<DownloadEvent>.Continuation,
+         permits: ConnectionPermits? = nil) {
         self.engine = engine
+        self.permits = permits
         self.configuration = configuration
         self.url = url
         self.destination = destination
@@ -235,7 +241,7 @@ final class DownloadJob: Sendable {
         guard state.map != nil, state.fatal == nil else { return [] }
         var plans: [Plan] = []
         let limit = state.rangeLies > 0 ? 1 : configuration.connections
-        while state.connections.count < limit,
+        while state.connections.count < limit, takePermit(state: &state),
               let assignment = state.map!.assign() ?? endGameSplit(state: &state) {
             let connection = state.nextConnection
             state.nextConnection += 1
@@ -244,7 +250,36 @@ final class DownloadJob: Sendable {
                 limiterClients: registerWithLimiters(connection))
             plans.append(Plan(connection: connection, assignment: assignment))
         }
+        // A permit taken for work there was not: given back as if never taken.
+        releaseSparePermits(state: &state, wakingWaiters: false)
         return plans
+    }
+
+    /// Makes sure a permit covers one more connection (lock held): the first is covered by the
+    /// download's own permit, each further one takes a permit of the host limit; when none is
+    /// free, the download plans again at the next release.
+    private func takePermit(state: inout State) -> Bool {
+        guard let permits, state.connections.count >= 1 + state.extraPermits else { return true }
+        guard permits.limiter.acquireExtra(permits.host, orWait: { [weak self] in self?.permitFreed() })
+        else { return false }
+        state.extraPermits += 1
+        return true
+    }
+
+    /// Gives back the permits no connection uses (lock held), waking the downloads that wait
+    /// for one unless they were taken just now.
+    func releaseSparePermits(state: inout State, wakingWaiters: Bool = true) {
+        guard let permits else { return }
+        while state.extraPermits > max(0, state.connections.count - 1) {
+            state.extraPermits -= 1
+            permits.limiter.release(permits.host, wakingWaiters: wakingWaiters)
+        }
+    }
+
+    /// A permit of the host limit came free: more connections, if there is work for them.
+    private func permitFreed() {
+        let plans = state.withLock { planConnections(state: &$0) }
+        launch(plans)
     }
 
     /// The end game (lock held): nothing is free and no remainder is worth a normal split, but a

@@ -26,6 +26,13 @@ public final class Downloader: Sendable {
     /// URL that is not http/https or a destination that cannot work; everything later is
     /// reported through the download's events and `value`.
     public func start(_ url: String, to destination: DownloadDestination) throws(DownloadError) -> Download {
+        try start(url, to: destination, permits: nil)
+    }
+
+    /// `start`, with the download's connections counted against `permits` (whose first
+    /// permit the caller holds for it).
+    func start(_ url: String, to destination: DownloadDestination,
+               permits: ConnectionPermits?) throws(DownloadError) -> Download {
         let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
         guard url.contains("://"), scheme == "http" || scheme == "https" else {
             throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
@@ -33,7 +40,7 @@ public final class Downloader: Sendable {
         try destination.check(overwrite: configuration.overwrite)
         let (events, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(32))
         let job = DownloadJob(engine: engine, configuration: configuration, url: url,
-                              destination: destination, events: continuation)
+                              destination: destination, events: continuation, permits: permits)
         job.begin()
         return Download(job: job, events: events)
     }

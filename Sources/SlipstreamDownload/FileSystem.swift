@@ -10,6 +10,11 @@ enum FileSystem {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// The last part of a path.
+    static func name(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+    }
+
     /// `folder/name`, or `name` alone for the current folder.
     static func join(_ folder: String, _ name: String) -> String {
         if folder == "." { return name }

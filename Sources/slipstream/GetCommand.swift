@@ -18,6 +18,7 @@ enum GetCommand {
             print(GetOptions.usage)
             return .success
         }
+        if options.isMany { return await QueueCommand.run(options) }
         let started = ContinuousClock.now
         // Trapped before the download starts, so that no signal can kill it half-begun.
         let running = Mutex<Download?>(nil)
@@ -25,7 +26,7 @@ enum GetCommand {
         let download: Download
         do {
             download = try Downloader(configuration: options.configuration)
-                .start(options.url!, to: options.output.map(DownloadDestination.file) ?? .folder("."))
+                .start(options.url!, to: options.output.map(DownloadDestination.file) ?? .folder(options.folder ?? "."))
         } catch {
             Terminal.error(error.message)
             return ExitStatus(error)

@@ -2,20 +2,30 @@ import SlipstreamDownload
 
 /// The options of `slipstream get`, parsed from its arguments. Pure.
 struct GetOptions {
-    var url: String?
-    /// URLs after the first, allowed with `--same-file` (mirrors of the first).
-    var otherURLs: [String] = []
+    /// The URLs given as arguments (with `--same-file`: one file's URL, then its mirrors).
+    var urls: [String] = []
     var sameFile = false
     var output: String?
+    /// `-i FILE`: a list of downloads (`-` for standard input).
+    var inputFile: String?
+    /// `-j N`: downloads at once.
+    var jobs = 5
+    /// `-d DIR`: the folder of downloads without a folder of their own.
+    var folder: String?
+    /// `--save-session FILE`.
+    var sessionFile: String?
+    /// `--host-connections N`: connections to one host at once, over all downloads.
+    var hostConnections = 16
     var quiet = false
     var help = false
     var configuration = DownloadConfiguration()
 
     static let usage = """
-        Usage: slipstream get [options] URL
+        Usage: slipstream get [options] URL...
                slipstream get [options] URL MIRROR... --same-file
+               slipstream get [options] -i FILE
 
-        Downloads URL to a file over several connections where the server allows ranges.
+        Downloads each URL to a file over several connections where the server allows ranges.
 
         Options:
           -o, --output FILE          write to FILE (default: the server's file name, else the
@@ -43,12 +53,26 @@ struct GetOptions {
               --user-agent TEXT      the User-Agent to send
               --connect-timeout S    seconds to wait for each connection (default 30)
           -k, --insecure             do not verify TLS certificates
+          -i, --input-file FILE      download the URLs listed in FILE (- for standard input):
+                                     one per line (TAB-separated mirrors of one file), each
+                                     followed by indented options out=NAME, dir=DIR,
+                                     checksum=ALG=HEX; blank lines and # comments ignored
+          -j, --jobs N               downloads at once, 1 to 100 (default 5)
+          -d, --dir DIR              the folder for the files (default: the current folder)
+              --host-connections N   connections to one host at once over all downloads,
+                                     1 to 256 (default 16)
+              --save-session FILE    keep the downloads not yet finished in FILE, in the -i
+                                     format; get -i FILE --save-session FILE carries on
           -q, --quiet                print nothing but errors
           -h, --help                 show this help
 
         A download that stops (failure, Ctrl-C, kill) keeps FILE.part and its resume record
         FILE.part.slipstream; the same command resumes it, after proving with If-Range that
         the remote file is unchanged (else it starts over).
+
+        With several downloads: one status line per running download and a total line on a
+        terminal, one line per finished download otherwise; the exit status is that of the
+        first failure, after a summary of the failures.
 
         Exit status: 0 done, 2 usage error or bad URL, 3 network failure, 4 HTTP failure
         (status or broken ranges), 5 file or disk failure (output path, no space, write error),
@@ -62,21 +86,32 @@ struct GetOptions {
         while let token = reader.next() {
             switch token {
             case .positional(let value):
-                if options.url == nil { options.url = value } else { options.otherURLs.append(value) }
+                options.urls.append(value)
             case .option(let name, let inline):
                 try options.apply(name, inline: inline, reader: &reader)
             }
         }
-        if !options.help, options.url == nil { throw UsageError("get needs a URL") }
-        if let second = options.otherURLs.first, !options.sameFile {
-            throw UsageError("only one URL, please (got '\(options.url!)' and '\(second)'; --same-file if they are mirrors of one file)")
+        guard !options.help else { return options }
+        if options.urls.isEmpty, options.inputFile == nil { throw UsageError("get needs a URL") }
+        if options.sameFile {
+            guard options.urls.count >= 2 else { throw UsageError("--same-file needs two or more URLs of the same file") }
+            guard options.inputFile == nil else {
+                throw UsageError("--same-file is for URLs given as arguments; in an -i file, put a file's mirrors on its line, TAB-separated")
+            }
+            options.configuration.mirrors = Array(options.urls.dropFirst())
         }
-        if options.sameFile, !options.help, options.otherURLs.isEmpty {
-            throw UsageError("--same-file needs two or more URLs of the same file")
+        if options.output != nil, options.isMany {
+            throw UsageError("-o names the file of one URL; with several, use -d DIR (and out= in an -i file)")
         }
-        options.configuration.mirrors = options.otherURLs
         return options
     }
+
+    /// The one URL of a single download, as before queues.
+    var url: String? { urls.first }
+
+    /// Whether this is a queue of downloads: several URLs (not of one file), an input file or
+    /// a session.
+    var isMany: Bool { urls.count > 1 && !sameFile || inputFile != nil || sessionFile != nil }
 
     private mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError) {
         switch name {
@@ -135,6 +170,19 @@ struct GetOptions {
         case "-q", "--quiet":
             try CommandLineArguments.flag(name, inline: inline)
             quiet = true
+        case "-i", "--input-file":
+            inputFile = try reader.value(for: name, inline: inline)
+        case "-j", "--jobs":
+            jobs = try CommandLineArguments.integer(try reader.value(for: name, inline: inline), for: name, in: 1...100)
+        case "-d", "--dir":
+            folder = try reader.value(for: name, inline: inline)
+            if folder!.isEmpty { throw UsageError("\(name) needs a folder") }
+        case "--host-connections":
+            hostConnections = try CommandLineArguments.integer(
+                try reader.value(for: name, inline: inline), for: name, in: 1...256)
+        case "--save-session":
+            sessionFile = try reader.value(for: name, inline: inline)
+            if sessionFile!.isEmpty { throw UsageError("\(name) needs a file name") }
         case "-h", "--help":
             help = true
         default:

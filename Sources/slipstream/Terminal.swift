@@ -31,7 +31,15 @@ enum Terminal {
         write("\r\u{1B}[K")
     }
 
-    private static func write(_ text: String) {
+    /// The terminal's width in columns (80 when it cannot be told).
+    static var width: Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    /// Writes `text` to stderr as it is.
+    static func write(_ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {

@@ -1,0 +1,175 @@
+/// The text format of a list of downloads: what `slipstream get -i FILE` reads, and what a
+/// download queue's session file holds (the same format, so a session is also an input
+/// file). Pure: text in, entries out, and back.
+///
+/// ```
+/// # a comment
+/// https://example.test/a.iso
+///   out=b.iso
+///   checksum=sha256=9f86d0...
+/// https://one.test/c.iso<TAB>https://two.test/c.iso
+///   dir=downloads
+/// ```
+///
+/// One download per line that does not start with a space or a TAB: its URL, or several
+/// TAB-separated URLs of one file (the first is the download's URL, the others its mirrors).
+/// Indented `key=value` lines after it set its options: `out=` (file name), `dir=` (folder),
+/// `checksum=ALG=HEX`, `state=paused`. Blank lines and lines starting with `#` are ignored.
+///
+/// A session file starts with `# slipstream session 1` and ends with `# end of session: N
+/// downloads`, so that a damaged or cut-short session is refused rather than half read.
+public struct DownloadList: Sendable, Equatable {
+    /// One download of the list.
+    public struct Entry: Sendable, Equatable {
+        /// The URL, then its mirrors (at least one URL).
+        public var urls: [String]
+        /// The file name (`out=`), when given.
+        public var out: String?
+        /// The folder (`dir=`), when given.
+        public var dir: String?
+        /// The expected digest (`checksum=`), when given.
+        public var checksum: Checksum?
+        /// Whether it waits paused (`state=paused`).
+        public var paused = false
+        /// The line of its URL (1-based; 0 for an entry made in code).
+        public var line = 0
+
+        /// An entry for `urls` with the given options.
+        public init(urls: [String], out: String? = nil, dir: String? = nil, checksum: Checksum? = nil,
+                    paused: Bool = false, line: Int = 0) {
+            self.urls = urls
+            self.out = out
+            self.dir = dir
+            self.checksum = checksum
+            self.paused = paused
+            self.line = line
+        }
+    }
+
+    /// A line that could not be read: its number and what is wrong.
+    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The line (1-based), 0 for the file as a whole.
+        public var line: Int
+        /// What is wrong.
+        public var message: String
+
+        /// `line N: message`.
+        public var description: String { line > 0 ? "line \(line): \(message)" : message }
+    }
+
+    /// The first line of a session file.
+    static let sessionHeader = "# slipstream session 1"
+    /// The start of a session file's last line.
+    static let sessionEnd = "# end of session: "
+
+    /// The downloads, in order.
+    public var entries: [Entry]
+    /// Whether the list is a session (written by a download queue).
+    public var isSession: Bool
+
+    /// A list of `entries`.
+    public init(entries: [Entry], isSession: Bool = false) {
+        self.entries = entries
+        self.isSession = isSession
+    }
+
+    /// Reads a list (a session when its first line says so).
+    public static func parse(_ text: String) throws(ParseError) -> DownloadList {
+        var list = DownloadList(entries: [])
+        var sessionEndCount: Int?
+        var number = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            let line = rawLine.last == "\r" ? rawLine.dropLast() : rawLine
+            if number == 1, line == sessionHeader {
+                list.isSession = true
+                continue
+            }
+            if sessionEndCount != nil, !line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                throw ParseError(line: number, message: "text after the end of the session")
+            }
+            if list.isSession, line.hasPrefix(sessionEnd) {
+                guard let count = Int(line.dropFirst(sessionEnd.count).prefix { $0 != " " }), count == list.entries.count
+                else { throw ParseError(line: number, message: "the session's end line does not match its \(list.entries.count) downloads; the file is damaged") }
+                sessionEndCount = count
+                continue
+            }
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if trimmed.count < line.count {
+                guard !list.entries.isEmpty else {
+                    throw ParseError(line: number, message: "an option ('\(trimmed)') before any URL")
+                }
+                try apply(option: trimmed, line: number, to: &list.entries[list.entries.count - 1])
+            } else {
+                list.entries.append(try entry(urls: line, line: number))
+            }
+        }
+        if list.isSession, sessionEndCount == nil {
+            throw ParseError(line: 0, message: "the session has no end line; the file is cut short or damaged")
+        }
+        return list
+    }
+
+    /// The list as text: a session (with its first and last lines) when `isSession`.
+    public func render() -> String {
+        var text = isSession ? Self.sessionHeader + "\n" : ""
+        for entry in entries {
+            text += entry.urls.joined(separator: "\t") + "\n"
+            if let out = entry.out { text += "  out=\(out)\n" }
+            if let dir = entry.dir { text += "  dir=\(dir)\n" }
+            if let checksum = entry.checksum { text += "  checksum=\(checksum)\n" }
+            if entry.paused { text += "  state=paused\n" }
+        }
+        if isSession { text += Self.sessionEnd + "\(entries.count) downloads\n" }
+        return text
+    }
+
+    private static func entry(urls line: Substring, line number: Int) throws(ParseError) -> Entry {
+        let urls = line.split(separator: "\t").map { String($0.trimmingSpaces()) }.filter { !$0.isEmpty }
+        for url in urls {
+            let scheme = url.prefix { $0 != ":" }.lowercased()
+            guard url.contains("://"), scheme == "http" || scheme == "https", !url.contains(" ") else {
+                throw ParseError(line: number, message: "'\(url)' is not an http:// or https:// URL")
+            }
+        }
+        return Entry(urls: urls, line: number)
+    }
+
+    private static func apply(option: Substring, line number: Int, to entry: inout Entry) throws(ParseError) {
+        guard let equals = option.firstIndex(of: "=") else {
+            throw ParseError(line: number, message: "'\(option)' is not key=value (an indented line sets an option of the URL above)")
+        }
+        let key = option[..<equals].lowercased()
+        let value = String(option[option.index(after: equals)...].trimmingSpaces())
+        guard !value.isEmpty else { throw ParseError(line: number, message: "\(key)= needs a value") }
+        switch key {
+        case "out":
+            guard !value.contains("/") else {
+                throw ParseError(line: number, message: "out= is a file name ('\(value)' has a /); use dir= for the folder")
+            }
+            entry.out = value
+        case "dir":
+            entry.dir = value
+        case "checksum":
+            guard let checksum = Checksum(parsing: value) else {
+                throw ParseError(line: number, message: "checksum= must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(value)'")
+            }
+            entry.checksum = checksum
+        case "state":
+            guard value == "paused" else { throw ParseError(line: number, message: "state= can only be 'paused', not '\(value)'") }
+            entry.paused = true
+        default:
+            throw ParseError(line: number, message: "unknown option '\(key)' (out=, dir=, checksum=, state=)")
+        }
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and TABs.
+    fileprivate func trimmingSpaces() -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return self[first...last]
+    }
+}

@@ -1,0 +1,288 @@
+import Dispatch
+import SlipstreamHTTP
+import Synchronization
+
+/// Runs many downloads: at most `maxConcurrentDownloads` at once, in priority order, with the
+/// connections to each host limited across all of them (see `HostConnectionLimiter`).
+/// Downloads can be added, paused, resumed, cancelled and moved at any time, and the queue's
+/// state can be kept in a session file that a later run carries on from.
+///
+/// ```swift
+/// let queue = DownloadQueue(configuration: .init())
+/// let events = queue.events()
+/// let id = try queue.add(.init(url: "https://example.test/a.iso", destination: .folder(".")))
+/// for await event in events { ... }
+/// await queue.waitUntilIdle()
+/// ```
+public final class DownloadQueue: Sendable {
+    /// Identifies a download of the queue.
+    public struct ID: Hashable, Sendable, Comparable, CustomStringConvertible {
+        /// The number, from 1 in the order of adding.
+        public let rawValue: Int
+
+        /// The number.
+        public var description: String { "#\(rawValue)" }
+
+        /// Earlier added first.
+        public static func < (lhs: ID, rhs: ID) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// How the queue runs. Every setting has a documented default.
+    public struct Configuration: Sendable {
+        /// Downloads running at once at most (at least 1). Default 5.
+        public var maxConcurrentDownloads = 5
+        /// Connections to one host at once at most, over all downloads (at least 1). Default 16.
+        public var connectionsPerHost = 16
+        /// The settings of each download (its checksum and mirrors come from its `Request`).
+        public var download = DownloadConfiguration()
+        /// A session file kept up to date after every change (replaced atomically), listing
+        /// every download not yet finished; nil for none. Default nil.
+        public var sessionPath: String?
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// What to download.
+    public struct Request: Sendable, Equatable {
+        /// The URL.
+        public var url: String
+        /// Further URLs of the same file (see `DownloadConfiguration.mirrors`).
+        public var mirrors: [String]
+        /// Where the file goes.
+        public var destination: DownloadDestination
+        /// The digest the finished file must have, if any.
+        public var checksum: Checksum?
+
+        /// A request for `url` to `destination`.
+        public init(url: String, mirrors: [String] = [], destination: DownloadDestination, checksum: Checksum? = nil) {
+            self.url = url
+            self.mirrors = mirrors
+            self.destination = destination
+            self.checksum = checksum
+        }
+    }
+
+    /// Where a download of the queue is.
+    public enum Phase: Sendable, Equatable {
+        /// Waiting for its turn.
+        case queued
+        /// Transferring (or stopping, after `pause`).
+        case running
+        /// Paused, keeping its `.part` file: waits for `resume`.
+        case paused
+    }
+
+    /// A snapshot of one download of the queue.
+    public struct Status: Sendable, Equatable {
+        /// Its id.
+        public var id: ID
+        /// What it downloads.
+        public var request: Request
+        /// Where it is.
+        public var phase: Phase
+        /// Its progress, once started.
+        public var progress: DownloadProgress?
+        /// The file it writes (final name; `.part` is added until the end), once known.
+        public var path: String?
+    }
+
+    /// Why a running download is being stopped.
+    enum StopIntent: Sendable {
+        case pause, cancel, cancelAndRemoveFiles
+        /// Stopped by `stopAll`: back to queued.
+        case requeue
+    }
+
+    struct Record: Sendable {
+        var request: Request
+        var host: String
+        var download: Download?
+        var path: String?
+        var stop: StopIntent?
+        var subscribers: [DownloadQueueEvents.Channel] = []
+    }
+
+    struct State: Sendable {
+        var scheduler: QueueScheduler
+        var records: [ID: Record] = [:]
+        var nextID = 1
+        var subscribers: [DownloadQueueEvents.Channel] = []
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Hosts told to the limiter as having starts waiting.
+        var reservedHosts: Set<String> = []
+        var sessionDirty = false
+        var sessionSaving = false
+        /// Set by `stopAll`: nothing starts any more.
+        var stopped = false
+
+        /// Nothing runs, and nothing waits to run (or nothing may start any more).
+        var isIdle: Bool { stopped ? scheduler.activeCount == 0 : scheduler.isIdle }
+    }
+
+    /// The settings.
+    public let configuration: Configuration
+    /// The connection limit of every host, shared by the downloads of this queue.
+    public let limiter: HostConnectionLimiter
+    let engine: HTTPEngine
+    let state: Mutex<State>
+    /// Writes the session file, one write at a time.
+    let sessionQueue = DispatchQueue(label: "slipstream.session")
+
+    /// A queue on `engine` (default: the shared one).
+    public init(engine: HTTPEngine = .shared, configuration: Configuration = Configuration()) {
+        self.engine = engine
+        self.configuration = configuration
+        limiter = HostConnectionLimiter(connectionsPerHost: configuration.connectionsPerHost)
+        state = Mutex(State(scheduler: QueueScheduler(maxConcurrentDownloads: configuration.maxConcurrentDownloads)))
+    }
+
+    // MARK: Adding and controlling downloads
+
+    /// Adds a download at the end of the queue (paused, if `paused`), and starts it when its
+    /// turn comes. Throws at once for a URL that is not http/https.
+    @discardableResult
+    public func add(_ request: Request, paused: Bool = false) throws(DownloadError) -> ID {
+        for url in [request.url] + request.mirrors {
+            let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
+            guard url.contains("://"), scheme == "http" || scheme == "https" else {
+                throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
+            }
+        }
+        let id = state.withLock { state in
+            let id = ID(rawValue: state.nextID)
+            state.nextID += 1
+            let host = HostConnectionLimiter.host(of: request.url)
+            state.records[id] = Record(request: request, host: host)
+            state.scheduler.add(id, host: host, paused: paused)
+            return id
+        }
+        emit(paused ? .paused(id) : .queued(id))
+        changed()
+        return id
+    }
+
+    /// Pauses a download: a queued one stays in the queue without starting; a running one
+    /// stops its transfers (keeping its `.part` file and resume records) and frees its
+    /// connections. Nothing happens for a download already paused or gone.
+    public func pause(_ id: ID) {
+        stop(id, .pause)
+    }
+
+    /// Puts a paused download back in the queue, in its place; it resumes from its `.part`
+    /// file when its turn comes.
+    public func resume(_ id: ID) {
+        let resumed = state.withLock { state in
+            guard state.scheduler.phase(of: id) == .paused else { return false }
+            state.scheduler.set(id, to: .queued)
+            return true
+        }
+        guard resumed else { return }
+        emit(.queued(id))
+        changed()
+    }
+
+    /// Cancels a download and takes it out of the queue (it fails with `.cancelled`); its
+    /// `.part` file and resume records stay, so that adding it again resumes it.
+    public func cancel(_ id: ID) {
+        stop(id, .cancel)
+    }
+
+    /// Like `cancel`, and also removes its `.part` file and resume records.
+    public func cancelAndRemoveFiles(_ id: ID) {
+        stop(id, .cancelAndRemoveFiles)
+    }
+
+    /// Moves a download to `position` in the queue's order (0: next to start), which decides
+    /// which queued downloads start first. Running downloads keep running.
+    public func move(_ id: ID, to position: Int) {
+        state.withLock { $0.scheduler.move(id, to: position) }
+        changed()
+    }
+
+    /// The downloads still in the queue (not finished, failed or cancelled), in priority order.
+    public var downloads: [Status] {
+        let items = state.withLock { state in
+            state.scheduler.items.compactMap { item in state.records[item.id].map { (item, $0) } }
+        }
+        return items.map { item, record in
+            let phase: Phase = switch item.phase {
+            case .queued: .queued
+            case .running, .pausing: .running
+            case .paused: .paused
+            }
+            return Status(id: item.id, request: record.request, phase: phase,
+                          progress: record.download?.progress, path: record.path)
+        }
+    }
+
+    /// Every event of every download from now on.
+    public func events() -> DownloadQueueEvents {
+        let channel = DownloadQueueEvents.Channel()
+        state.withLock { $0.subscribers.append(channel) }
+        return DownloadQueueEvents(channel: channel)
+    }
+
+    /// The events of one download from now on, ending after it finishes or fails (at once
+    /// when it is not in the queue).
+    public func events(for id: ID) -> DownloadQueueEvents {
+        let channel = DownloadQueueEvents.Channel()
+        let known = state.withLock { state in
+            state.records[id]?.subscribers.append(channel)
+            return state.records[id] != nil
+        }
+        if !known { channel.finish() }
+        return DownloadQueueEvents(channel: channel)
+    }
+
+    /// Returns once nothing runs or waits to run (paused downloads may remain), or after
+    /// `stopAll`, once nothing runs.
+    public func waitUntilIdle() async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state in
+                if !state.isIdle { state.idleWaiters.append(continuation) }
+                return state.isIdle
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    /// Stops the queue, e.g. before the program exits: nothing starts any more, and every
+    /// running download stops, keeping its `.part` file and resume records, and goes back to
+    /// waiting (so that the session lists it as queued, to be resumed by a later run). Returns
+    /// once every transfer has stopped.
+    public func stopAll() async {
+        let running = state.withLock { state in
+            state.stopped = true
+            return state.scheduler.items.filter { $0.phase == .running || $0.phase == .pausing }.map(\.id)
+        }
+        running.forEach { stop($0, .requeue) }
+        await waitUntilIdle()
+    }
+
+    // MARK: Internals
+
+    /// Tells `event` to the queue's readers and to the download's.
+    func emit(_ event: DownloadQueueEvent, endingDownload: Bool = false) {
+        let channels = state.withLock { state in
+            state.subscribers + (state.records[event.id]?.subscribers ?? [])
+        }
+        channels.forEach { $0.yield(event) }
+        if endingDownload {
+            let own = state.withLock { $0.records.removeValue(forKey: event.id)?.subscribers ?? [] }
+            own.forEach { $0.finish() }
+        }
+    }
+
+    /// After any change: start what can start, keep the session file, wake idle waiters.
+    func changed() {
+        schedule()
+        requestSessionSave()
+        let waiters = state.withLock { state in
+            guard state.isIdle else { return [CheckedContinuation<Void, Never>]() }
+            defer { state.idleWaiters = [] }
+            return state.idleWaiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+}

@@ -1,0 +1,94 @@
+/// Decides which downloads of a queue start next: in priority order, at most
+/// `maxConcurrentDownloads` running at once, each only when its host has a free connection
+/// permit. Pure: the queue tells it what happened and asks it what to start.
+struct QueueScheduler: Sendable, Equatable {
+    /// Where a download is in its life.
+    enum Phase: Sendable, Equatable {
+        /// Waiting for its turn.
+        case queued
+        /// Started (it holds a slot and its host permit).
+        case running
+        /// Asked to pause while running: holds its slot until its transfers have stopped.
+        case pausing
+        /// Paused: waits for `resume`, holding nothing.
+        case paused
+    }
+
+    struct Item: Sendable, Equatable {
+        var id: DownloadQueue.ID
+        var host: String
+        var phase: Phase
+    }
+
+    /// What to do now.
+    struct Decision: Sendable, Equatable {
+        /// Downloads to start, in order (each has a permit of its host counted).
+        var start: [DownloadQueue.ID] = []
+        /// Hosts with downloads that would start but for a permit, and how many.
+        var waitingHosts: [String: Int] = [:]
+    }
+
+    /// The downloads still in the queue, highest priority first.
+    private(set) var items: [Item] = []
+    /// Downloads running at once at most.
+    var maxConcurrentDownloads: Int
+
+    init(maxConcurrentDownloads: Int) {
+        self.maxConcurrentDownloads = max(maxConcurrentDownloads, 1)
+    }
+
+    /// Running or pausing: holding a slot.
+    var activeCount: Int { items.filter { $0.phase == .running || $0.phase == .pausing }.count }
+
+    /// Whether nothing runs or waits to run (paused downloads may remain).
+    var isIdle: Bool { !items.contains { $0.phase != .paused } }
+
+    func phase(of id: DownloadQueue.ID) -> Phase? {
+        items.first { $0.id == id }?.phase
+    }
+
+    /// Adds a download at the end (lowest priority).
+    mutating func add(_ id: DownloadQueue.ID, host: String, paused: Bool = false) {
+        items.append(Item(id: id, host: host, phase: paused ? .paused : .queued))
+    }
+
+    mutating func set(_ id: DownloadQueue.ID, to phase: Phase) {
+        guard let index = items.firstIndex(where: { $0.id == id }) else { return }
+        items[index].phase = phase
+    }
+
+    /// Takes a download out (it ended, or was cancelled).
+    mutating func remove(_ id: DownloadQueue.ID) {
+        items.removeAll { $0.id == id }
+    }
+
+    /// Moves a download to `position` in priority order (0: first; clamped to the ends).
+    mutating func move(_ id: DownloadQueue.ID, to position: Int) {
+        guard let index = items.firstIndex(where: { $0.id == id }) else { return }
+        let item = items.remove(at: index)
+        items.insert(item, at: min(max(position, 0), items.count))
+    }
+
+    /// Which queued downloads start now, given the free permits of each host, and marks them
+    /// running. A download whose host is full waits (its host is named in the decision) and a
+    /// later one of another host may start in its place.
+    mutating func decide(freePermits: (String) -> Int) -> Decision {
+        var decision = Decision()
+        var slots = maxConcurrentDownloads - activeCount
+        var free: [String: Int] = [:]
+        for index in items.indices where slots > 0 && items[index].phase == .queued {
+            let host = items[index].host
+            let available = free[host] ?? freePermits(host)
+            if available > 0 {
+                free[host] = available - 1
+                items[index].phase = .running
+                decision.start.append(items[index].id)
+                slots -= 1
+            } else {
+                free[host] = 0
+                decision.waitingHosts[host, default: 0] += 1
+            }
+        }
+        return decision
+    }
+}

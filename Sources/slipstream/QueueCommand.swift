@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SlipstreamDownload
+import Synchronization
+
+/// `slipstream get` with several downloads (several URLs, `-i FILE`, `--save-session`): a
+/// `DownloadQueue`, shown as a block of status lines on a terminal.
+enum QueueCommand {
+    /// What the run has seen so far, for the total line and the end.
+    private struct Tally {
+        var count = 0
+        var finished = 0
+        /// The failures in the order they came, with their exit statuses.
+        var failures: [(message: String, status: ExitStatus)] = []
+    }
+
+    /// The tally, shared by the tasks of a run.
+    private final class SharedTally: Sendable {
+        private let tally = Mutex(Tally())
+
+        func withLock<Value>(_ body: (inout Tally) -> Value) -> Value {
+            tally.withLock { body(&$0) }
+        }
+    }
+
+    static func run(_ options: GetOptions) async -> ExitStatus {
+        let started = ContinuousClock.now
+        var list = DownloadList(entries: options.urls.map { DownloadList.Entry(urls: [$0]) })
+        if let input = options.inputFile {
+            do {
+                let read = try SessionFile.read(input)
+                list.entries += read.entries
+                list.isSession = read.isSession
+            } catch {
+                Terminal.error(error.message)
+                return error.code == .input ? .usage : ExitStatus(error)
+            }
+        }
+        var configuration = DownloadQueue.Configuration()
+        configuration.maxConcurrentDownloads = options.jobs
+        configuration.connectionsPerHost = options.hostConnections
+        configuration.download = options.configuration
+        configuration.sessionPath = options.sessionFile
+        let queue = DownloadQueue(configuration: configuration)
+        let screen = QueueScreen(live: !options.quiet && Terminal.isTerminal(STDERR_FILENO))
+        let tally = SharedTally()
+        let trap = SignalTrap { Task { await queue.stopAll() } }
+
+        let events = queue.events()
+        let reader = Task { await report(events, screen: screen, quiet: options.quiet, tally: tally) }
+        for entry in list.entries {
+            add(entry, to: queue, options: options, session: list.isSession, screen: screen, tally: tally)
+        }
+        if trap.caughtSignal != nil { await queue.stopAll() }
+        let drawer = Task {
+            guard screen.live else { return }
+            while !Task.isCancelled {
+                let totals = tally.withLock { QueueDisplay.Totals(finished: $0.finished, failed: $0.failures.count, count: $0.count) }
+                screen.redraw(statusLines(queue.downloads, totals: totals))
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        await queue.waitUntilIdle()
+        drawer.cancel()
+        await drawer.value
+        reader.cancel()
+        await reader.value
+        screen.clear()
+        do {
+            try await queue.saveSession()
+        } catch {
+            Terminal.error(error.message)
+        }
+        let result = tally.withLock { $0 }
+        if let signal = trap.caughtSignal {
+            Terminal.error("\(signal == SIGINT ? "interrupted" : "terminated"); the .part files are kept: "
+                + (options.sessionFile.map { "run slipstream get -i \($0) --save-session \($0) to carry on" }
+                    ?? "run the same command again to resume"))
+            return signal == SIGINT ? .interrupted : .terminated
+        }
+        guard result.failures.isEmpty else {
+            Terminal.error(QueueDisplay.failureSummary(result.failures.map(\.message), of: result.count))
+            return result.failures[0].status
+        }
+        if !options.quiet {
+            let elapsed = started.duration(to: .now).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+            Terminal.message("\(result.finished) of \(result.count) downloads done in \(Formatting.fixed(seconds, places: 1)) s")
+        }
+        return .success
+    }
+
+    /// Adds one entry of the list; a session's entry whose file is already complete (finished
+    /// after the session was last written) counts as done.
+    private static func add(_ entry: DownloadList.Entry, to queue: DownloadQueue, options: GetOptions, session: Bool,
+                            screen: QueueScreen, tally: SharedTally) {
+        tally.withLock { $0.count += 1 }
+        let folder = entry.dir ?? options.folder ?? "."
+        let destination: DownloadDestination = entry.out.map { .file(folder == "." ? $0 : folder + "/" + $0) } ?? .folder(folder)
+        if session, case .file(let path) = destination, exists(path), !exists(path + ".part") {
+            tally.withLock { $0.finished += 1 }
+            if !options.quiet { screen.print("already complete: \(path)") }
+            return
+        }
+        let request = DownloadQueue.Request(url: entry.urls[0], mirrors: Array(entry.urls.dropFirst()),
+                                            destination: destination, checksum: entry.checksum)
+        do {
+            try queue.add(request, paused: entry.paused)
+        } catch {
+            tally.withLock { $0.failures.append((error.message, ExitStatus(error))) }
+            screen.print("slipstream: \(error.message)")
+        }
+    }
+
+    /// Prints the permanent lines (finished, failed, notices) as the events come, and counts.
+    private static func report(_ events: DownloadQueueEvents, screen: QueueScreen, quiet: Bool, tally: SharedTally) async {
+        for await event in events {
+            switch event {
+            case .finished(_, let result):
+                tally.withLock { $0.finished += 1 }
+                if !quiet { screen.print(QueueDisplay.finishedLine(result)) }
+            case .failed(_, let error):
+                tally.withLock { $0.failures.append((error.message, ExitStatus(error))) }
+                screen.print("slipstream: \(error.message)")
+            case .notice(_, let text) where !quiet:
+                screen.print("slipstream: \(text)")
+            case .retrying(_, let error, let attempt, let delay) where !quiet:
+                screen.print("slipstream: \(error.message); retry \(attempt) in \(Formatting.fixed(delay, places: 1)) s")
+            default:
+                break
+            }
+        }
+    }
+
+    /// A line per running download, then the total line.
+    private static func statusLines(_ downloads: [DownloadQueue.Status], totals: QueueDisplay.Totals) -> [String] {
+        let width = Terminal.width
+        let running = downloads.filter { $0.phase == .running }
+        var totals = totals
+        totals.running = running.count
+        totals.bytesPerSecond = running.reduce(0) { $0 + ($1.progress?.bytesPerSecond ?? 0) }
+        return running.map { QueueDisplay.line($0, width: width) } + [QueueDisplay.totalLine(totals, width: width)]
+    }
+
+    private static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+}
