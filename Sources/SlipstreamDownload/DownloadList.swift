@@ -78,9 +78,9 @@ public struct DownloadList: Sendable, Equatable {
         var list = DownloadList(entries: [])
         var sessionEndCount: Int?
         var number = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift: both ends of line are separators.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             number += 1
-            let line = rawLine.last == "\r" ? rawLine.dropLast() : rawLine
             if number == 1, line == sessionHeader {
                 list.isSession = true
                 continue

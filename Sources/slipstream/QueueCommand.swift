@@ -97,6 +97,7 @@ enum QueueCommand {
                             screen: QueueScreen, tally: SharedTally) {
         tally.withLock { $0.count += 1 }
         let folder = entry.dir ?? options.folder ?? "."
+        makeFolders(folder)
         let destination: DownloadDestination = entry.out.map { .file(folder == "." ? $0 : folder + "/" + $0) } ?? .folder(folder)
         if session, case .file(let path) = destination, exists(path), !exists(path + ".part") {
             tally.withLock { $0.finished += 1 }
@@ -141,6 +142,17 @@ enum QueueCommand {
         totals.running = running.count
         totals.bytesPerSecond = running.reduce(0) { $0 + ($1.progress?.bytesPerSecond ?? 0) }
         return running.map { QueueDisplay.line($0, width: width) } + [QueueDisplay.totalLine(totals, width: width)]
+    }
+
+    /// Creates `path` and the folders above it that are missing (a failure shows when the
+    /// download starts).
+    private static func makeFolders(_ path: String) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for part in path.split(separator: "/") {
+            prefix += part
+            mkdir(prefix, 0o755)
+            prefix += "/"
+        }
     }
 
     private static func exists(_ path: String) -> Bool {

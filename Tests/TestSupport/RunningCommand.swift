@@ -35,6 +35,9 @@ public final class RunningCommand: Sendable {
         }
     }
 
+    /// Whether the process still runs.
+    public var isRunning: Bool { process.isRunning }
+
     /// The process id.
     public var pid: Int32 { process.processIdentifier }
 

@@ -84,6 +84,9 @@ public final class TestHTTPServer: Sendable {
         var clients: Set<Int32> = []
         var bodyBytesSent = 0
         var stopped = false
+        /// Connections with a response in progress, and the most there were at once.
+        var inProgress: Set<Int32> = []
+        var maxInProgress = 0
     }
 
     private let listener: Int32
@@ -128,6 +131,13 @@ public final class TestHTTPServer: Sendable {
     /// not counted). Bytes the client never read may be among them, up to the sockets' buffers.
     public var bodyBytesSent: Int { state.withLock { $0.bodyBytesSent } }
 
+    /// The most responses in progress at once: each counted from the moment its request is read
+    /// until just before the last bytes of its response are written, or until the client has
+    /// closed its connection (looked at, before counting, whenever a request comes). A client
+    /// that starts a request only after its previous one ended (read to the end, or closed) can
+    /// never make this count one it does not have.
+    public var maxResponsesInProgress: Int { state.withLock { $0.maxInProgress } }
+
     /// Stops accepting and shuts every open connection, so no client keeps a kept-alive
     /// connection to this server (a later server may get the same port); stalled responses end.
     public func stop() {
@@ -167,10 +177,26 @@ public final class TestHTTPServer: Sendable {
         var buffer: [UInt8] = []
         while !isStopped {
             guard let request = readRequest(client, buffer: &buffer) else { return }
-            state.withLock { $0.requests.append(request) }
+            state.withLock { state in
+                state.requests.append(request)
+                state.inProgress = state.inProgress.filter { !Self.peerClosed($0) }
+                state.inProgress.insert(client)
+                state.maxInProgress = max(state.maxInProgress, state.inProgress.count)
+            }
             let response = handler(request)
-            guard send(response, for: request, to: client) else { return }
+            let sent = send(response, for: request, to: client) {
+                state.withLock { _ = $0.inProgress.remove(client) }
+            }
+            state.withLock { _ = $0.inProgress.remove(client) }
+            guard sent else { return }
         }
+    }
+
+    /// Whether the client has closed (or reset) `client`, without waiting.
+    private static func peerClosed(_ client: Int32) -> Bool {
+        let readHangUp: Int16 = 0x2000  // POLLRDHUP, which Glibc's module leaves out (it needs _GNU_SOURCE)
+        var entry = pollfd(fd: client, events: readHangUp, revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & (readHangUp | Int16(POLLHUP | POLLERR)) != 0
     }
 
     private func readRequest(_ client: Int32, buffer: inout [UInt8]) -> Request? {
@@ -197,8 +223,9 @@ public final class TestHTTPServer: Sendable {
         }
     }
 
-    /// Sends a response; false when the connection must close.
-    private func send(_ response: Response, for request: Request, to client: Int32) -> Bool {
+    /// Sends a response, calling `ending` just before its last bytes are written; false when the
+    /// connection must close.
+    private func send(_ response: Response, for request: Request, to client: Int32, ending: () -> Void) -> Bool {
         var head = "HTTP/1.1 \(response.status) \(response.status < 300 ? "OK" : "Status")\r\n"
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
         if response.chunked {
@@ -207,6 +234,7 @@ public final class TestHTTPServer: Sendable {
             head += "Content-Length: \(response.body.count)\r\n"
         }
         head += "\r\n"
+        if request.method == "HEAD" || response.body.isEmpty && !response.chunked { ending() }
         guard write(Array(head.utf8), to: client) else { return false }
         if request.method == "HEAD" { return true }
 
@@ -229,6 +257,7 @@ public final class TestHTTPServer: Sendable {
             let slice = Array(body.prefix(count))
             let framed = response.chunked
                 ? Array(String(count, radix: 16).utf8) + [13, 10] + slice + [13, 10] : slice
+            if count == body.count, !response.chunked { ending() }
             guard write(framed, to: client) else { return false }
             state.withLock { $0.bodyBytesSent += count }
             body = body.dropFirst(count)
@@ -236,7 +265,10 @@ public final class TestHTTPServer: Sendable {
             if let rate = response.bytesPerSecond { usleep(UInt32(1_000_000 * count / rate)) }
             if let limit = response.closeAfter, sent >= limit { return false }
         }
-        if response.chunked { return write(Array("0\r\n\r\n".utf8), to: client) }
+        if response.chunked {
+            ending()
+            return write(Array("0\r\n\r\n".utf8), to: client)
+        }
         return response.closeAfter == nil
     }
 

@@ -1,0 +1,106 @@
+import Foundation
+import SlipstreamDownload
+import Testing
+import TestSupport
+
+/// `slipstream get` with many downloads, against the built binary.
+@Suite struct QueueCommandTests {
+    @Test func twoHundredSmallFilesFromNginxAreAllExact() async throws {
+        // 1 KiB to 1 MiB, spread evenly on a log scale.
+        let sizes = (0..<200).map { Int(1024 * pow(1024, Double($0) / 199)) }
+        var list = "# 200 files\n"
+        for (index, size) in sizes.enumerated() {
+            try await TestNginx.makeFileOffPool("q\(index).bin", size: size)
+            list += try TestNginx.url("q\(index).bin") + "\n"
+            if index % 10 == 0 { list += "  out=named-\(index).bin\n" }
+        }
+        let folder = try TestFiles.makeTemporaryFolder()
+        try list.write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
+        let output = try await CommandRunner.run(["get", "-i", "list.txt", "-j", "8", "-d", "out"], in: folder)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.split(separator: "\n").filter { $0.hasPrefix("saved ") }.count == 200)
+        #expect(output.stderr.contains("200 of 200 downloads done in "))
+        for index in sizes.indices {
+            let name = index % 10 == 0 ? "named-\(index).bin" : "q\(index).bin"
+            let same = await TestFiles.equalOffPool(folder + "/out/" + name, try TestNginx.filesFolder() + "/q\(index).bin")
+            #expect(same, "\(name)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/out").count == 200)
+    }
+
+    @Test func failuresAreSummedUpAndTheFirstOneSetsTheStatus() async throws {
+        try TestNginx.makeFile("q-good.bin", size: 10_000)
+        let folder = try TestFiles.makeTemporaryFolder()
+        let missing = try TestNginx.url("q-missing.bin")
+        let output = try await CommandRunner.run(
+            ["get", "-j", "1", try TestNginx.url("q-good.bin"), missing, "ftp://x/y"], in: folder)
+        #expect(output.status == 2)  // the bad URL is refused first, before any download runs
+        #expect(output.stderr.contains("saved q-good.bin: 9.77 KiB\n"))
+        #expect(output.stderr.contains("""
+            slipstream: 2 of 3 downloads failed:
+              ftp://x/y: not an http:// or https:// URL
+              \(missing): the server answered HTTP 404 Not Found
+            """))
+        let onlyMissing = try await CommandRunner.run(["get", "-q", missing, missing + "?again"], in: folder)
+        #expect(onlyMissing.status == 4)
+    }
+
+    @Test func aBadInputFileIsAUsageErrorNamingTheLine() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        try "http://127.0.0.1:9/a\n  outt=b\n".write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
+        let output = try await CommandRunner.run(["get", "-i", "list.txt"], in: folder)
+        #expect(output.status == 2)
+        #expect(output.stderr == "slipstream: list.txt: line 2: unknown option 'outt' (out=, dir=, checksum=, state=)\n")
+    }
+
+    @Test func aSessionSavedBeforeAKillFinishesEveryDownload() async throws {
+        let gate = Gate()
+        let files = (0..<6).map { TestFiles.randomBytes(1 << 20, seed: UInt64(100 + $0)) }
+        let server = try TestHTTPServer { request in
+            guard let index = Int(request.path.dropFirst(3).prefix { $0 != "." }), files.indices.contains(index)
+            else { return .init(status: 404) }
+            var response = TestHTTPServer.Response.file(files[index], for: request)
+            response.holdAfter = 256 << 10
+            response.gate = gate
+            return response
+        }
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let list = files.indices.map { server.url("/s/\($0).bin") }.joined(separator: "\n")
+        try list.write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
+        let first = try CommandRunner.start(
+            ["get", "-i", "list.txt", "-j", "3", "-n", "2", "-d", "out", "--save-session", "session.txt"], in: folder)
+        // Three downloads run, held at the gate, with their resume records, and the session names
+        // all six: kill -9.
+        while !(try Self.session(folder).map { $0.entries.count == 6 && $0.entries.filter { $0.out != nil }.count == 3 } ?? false)
+            || Self.partFiles(folder).count < 3 {
+            try #require(first.isRunning, "the first run ended before it could be killed")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        first.kill(SIGKILL)
+        #expect(await first.wait().status == SIGKILL)
+        let requestsBefore = server.requests.count
+        gate.open()
+        let second = try await CommandRunner.run(["get", "-i", "session.txt", "--save-session", "session.txt"], in: folder)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("6 of 6 downloads done"))
+        // The three started ones were resumed, after proving the remote files unchanged.
+        let resumed = Set(server.requests[requestsBefore...].filter { $0.headers["if-range"] != nil }.map(\.path))
+        #expect(resumed.count == 3)
+        for index in files.indices {
+            let exact = TestFiles.contents(of: folder + "/out/\(index).bin", equal: files[index])
+            #expect(exact, "\(index).bin")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/out").sorted() == files.indices.map { "\($0).bin" })
+        #expect(try Self.session(folder)?.entries.isEmpty == true)
+    }
+
+    private static func session(_ folder: String) throws -> DownloadList? {
+        guard FileManager.default.fileExists(atPath: folder + "/session.txt") else { return nil }
+        return try SessionFile.read(folder + "/session.txt")
+    }
+
+    private static func partFiles(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/out")) ?? []).filter { $0.hasSuffix(".part.slipstream") }
+    }
+}

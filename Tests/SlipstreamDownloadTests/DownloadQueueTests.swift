@@ -1,0 +1,200 @@
+import Foundation
+import SlipstreamDownload
+import Synchronization
+import Testing
+import TestSupport
+
+/// The queue against the in-test server: every "while running" moment is made by a response
+/// held at a gate, never by the machine's speed.
+@Suite struct DownloadQueueTests {
+    /// A server of `files` (by path) whose responses stop after `holdAfter` bytes until `gate` opens.
+    static func server(_ files: [String: [UInt8]], holdAfter: Int? = nil, gate: Gate? = nil) throws -> TestHTTPServer {
+        try TestHTTPServer { request in
+            guard let content = files[request.path] else { return .init(status: 404) }
+            var response = TestHTTPServer.Response.file(content, for: request)
+            response.holdAfter = holdAfter
+            response.gate = gate
+            return response
+        }
+    }
+
+    static func queue(jobs: Int, perHost: Int = 16, connections: Int = 4) -> DownloadQueue {
+        var configuration = DownloadQueue.Configuration()
+        configuration.maxConcurrentDownloads = jobs
+        configuration.connectionsPerHost = perHost
+        configuration.download.connections = connections
+        configuration.download.minimumSplitSize = 64 << 10
+        return configuration.build()
+    }
+
+    /// Reads `events` until `matching` is seen.
+    static func wait(for events: DownloadQueueEvents, _ matching: (DownloadQueueEvent) -> Bool) async {
+        for await event in events where matching(event) { return }
+    }
+
+    @Test func theConnectionLimitOfAHostHoldsAcrossDownloads() async throws {
+        let gate = Gate()
+        var files: [String: [UInt8]] = [:]
+        // Each file a different slice of one random block (making many is slow in a debug build).
+        let block = TestFiles.randomBytes(1 << 20, seed: 2)
+        for index in 0..<24 { files["/f\(index).bin"] = Array(block[(index * 7919)...].prefix((128 + 24 * index) << 10)) }
+        let server = try Self.server(files, holdAfter: 16 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let queue = Self.queue(jobs: 8, perHost: 6)
+        for index in 0..<24 {
+            try queue.add(.init(url: server.url("/f\(index).bin"), destination: .file(folder + "/f\(index).bin")))
+        }
+        // Nothing can end while the gate is closed: the limit is reached, and no more is asked.
+        while server.requests.count < 6 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(queue.limiter.connections(to: HostConnectionLimiter.host(of: server.url("/"))) == 6)
+        gate.open()
+        await queue.waitUntilIdle()
+        #expect(server.maxResponsesInProgress == 6)
+        #expect(queue.downloads.isEmpty)
+        for (path, content) in files {
+            let exact = TestFiles.contents(of: folder + path, equal: content)
+            #expect(exact, "\(path)")
+        }
+        #expect(queue.limiter.connections(to: HostConnectionLimiter.host(of: server.url("/"))) == 0)
+    }
+
+    @Test func pauseKeepsTheFileAndFreesTheConnectionsAndResumeCarriesOn() async throws {
+        let gate = Gate()
+        let content = TestFiles.randomBytes(4 << 20, seed: 3)
+        let server = try Self.server(["/p.bin": content], holdAfter: 512 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let queue = Self.queue(jobs: 2)
+        let events = queue.events()
+        let id = try queue.add(.init(url: server.url("/p.bin"), destination: .file(folder + "/p.bin")))
+        await Self.wait(for: events) {
+            if case .progress(id, let progress) = $0 { return progress.completedBytes >= 512 << 10 }
+            return false
+        }
+        queue.pause(id)
+        await Self.wait(for: events) { if case .paused(id) = $0 { true } else { false } }
+        #expect(queue.downloads.map(\.phase) == [.paused])
+        #expect(queue.limiter.connections(to: HostConnectionLimiter.host(of: server.url("/"))) == 0)
+        #expect(FileManager.default.fileExists(atPath: folder + "/p.bin.part.slipstream"))
+        await queue.waitUntilIdle()  // a paused download leaves the queue idle
+        gate.open()
+        let requestsBefore = server.requests.count
+        queue.resume(id)
+        var finished: DownloadResult?
+        for await event in events {
+            if case .finished(id, let result) = event { finished = result; break }
+        }
+        #expect(finished?.resumedBytes ?? 0 >= 512 << 10)
+        // The first request after resuming starts where the kept bytes end, proving the file unchanged.
+        let resumed = server.requests[requestsBefore]
+        #expect(resumed.headers["if-range"] == "\"v1\"")
+        #expect(resumed.range?.start ?? 0 > 0)
+        let exact = TestFiles.contents(of: folder + "/p.bin", equal: content)
+        #expect(exact)
+    }
+
+    @Test func cancelKeepsOrRemovesTheFilesAndTakesTheDownloadOut() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let content = TestFiles.randomBytes(2 << 20, seed: 4)
+        let server = try Self.server(["/a.bin": content, "/b.bin": content], holdAfter: 256 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let queue = Self.queue(jobs: 2)
+        let events = queue.events()
+        let a = try queue.add(.init(url: server.url("/a.bin"), destination: .file(folder + "/a.bin")))
+        let b = try queue.add(.init(url: server.url("/b.bin"), destination: .file(folder + "/b.bin")))
+        var started: Set<DownloadQueue.ID> = []
+        await Self.wait(for: events) {
+            if case .started(let id, _) = $0 { started.insert(id) }
+            return started.count == 2
+        }
+        let aEvents = queue.events(for: a)
+        queue.cancel(a)
+        queue.cancelAndRemoveFiles(b)
+        var failures: [DownloadQueue.ID: DownloadError] = [:]
+        await Self.wait(for: events) {
+            if case .failed(let id, let error) = $0 { failures[id] = error }
+            return failures.count == 2
+        }
+        #expect(failures[a]?.code == .cancelled && failures[b]?.code == .cancelled)
+        // The download's own events end with its failure.
+        var last: DownloadQueueEvent?
+        for await event in aEvents { last = event }
+        if case .failed(a, _)? = last {} else { Issue.record("a's events did not end with its failure") }
+        #expect(queue.downloads.isEmpty)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(left.contains("a.bin.part") && left.contains("a.bin.part.slipstream"))
+        #expect(!left.contains { $0.hasPrefix("b.bin") })
+    }
+
+    @Test func aMovedDownloadStartsNextAndAPausedOneWaits() async throws {
+        let gate = Gate()
+        let content = TestFiles.randomBytes(300 << 10, seed: 5)
+        let names = ["a", "b", "c", "d"]
+        let server = try Self.server(Dictionary(uniqueKeysWithValues: names.map { ("/\($0).bin", content) }),
+                                     holdAfter: 100 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let queue = Self.queue(jobs: 1, connections: 1)
+        let events = queue.events()
+        var ids: [String: DownloadQueue.ID] = [:]
+        for name in names {
+            ids[name] = try queue.add(.init(url: server.url("/\(name).bin"), destination: .file(folder + "/\(name).bin")))
+        }
+        await Self.wait(for: events) { if case .started(ids["a"]!, _) = $0 { true } else { false } }
+        // While a runs (held at the gate): d goes first, c waits paused.
+        queue.move(ids["d"]!, to: 0)
+        queue.pause(ids["c"]!)
+        #expect(queue.downloads.map(\.id) == [ids["d"]!, ids["a"]!, ids["b"]!, ids["c"]!])
+        gate.open()
+        await queue.waitUntilIdle()
+        #expect(server.requests.map(\.path) == ["/a.bin", "/d.bin", "/b.bin"])
+        #expect(queue.downloads.map(\.phase) == [.paused])
+        queue.resume(ids["c"]!)
+        await queue.waitUntilIdle()
+        #expect(server.requests.map(\.path).last == "/c.bin")
+        for name in names {
+            let exact = TestFiles.contents(of: folder + "/\(name).bin", equal: content)
+            #expect(exact, "\(name)")
+        }
+    }
+
+    @Test func theSessionListsWhatIsNotFinished() async throws {
+        let gate = Gate()
+        let content = TestFiles.randomBytes(1 << 20, seed: 6)
+        let server = try Self.server(["/a.bin": content, "/b.bin": content, "/c.bin": content],
+                                     holdAfter: 128 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        var configuration = DownloadQueue.Configuration()
+        configuration.maxConcurrentDownloads = 1
+        configuration.sessionPath = folder + "/session.txt"
+        let queue = DownloadQueue(configuration: configuration)
+        let events = queue.events()
+        let a = try queue.add(.init(url: server.url("/a.bin"), destination: .folder(folder)))
+        let b = try queue.add(.init(url: server.url("/b.bin"), mirrors: [server.url("/b.bin?m")],
+                                    destination: .file(folder + "/bee.bin"), checksum: Checksum(parsing: "md5=" + String(repeating: "0", count: 32))))
+        try queue.add(.init(url: server.url("/c.bin"), destination: .folder(folder)), paused: true)
+        await Self.wait(for: events) { if case .started(a, _) = $0 { true } else { false } }
+        try await queue.saveSession()
+        let saved = try SessionFile.read(folder + "/session.txt")
+        #expect(saved.isSession)
+        #expect(saved.entries.map(\.urls) == [[server.url("/a.bin")], [server.url("/b.bin"), server.url("/b.bin?m")], [server.url("/c.bin")]])
+        #expect(saved.entries.map(\.out) == ["a.bin", "bee.bin", nil])
+        #expect(saved.entries.map(\.dir) == [folder, folder, folder])
+        #expect(saved.entries.map(\.paused) == [false, false, true])
+        #expect(saved.entries[1].checksum != nil)
+        queue.cancel(b)
+        gate.open()
+        await queue.waitUntilIdle()
+        try await queue.saveSession()
+        #expect(try SessionFile.read(folder + "/session.txt").entries.map(\.urls) == [[server.url("/c.bin")]])
+    }
+}
+
+extension DownloadQueue.Configuration {
+    /// A queue with these settings.
+    func build() -> DownloadQueue { DownloadQueue(configuration: self) }
+}
