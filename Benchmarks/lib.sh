@@ -35,6 +35,12 @@ bench_start() {
     results="$work/results.tsv"
     : > "$results"
 }
+# bench_digest: what `once` compares with the expected sha256: by default that of $out/file
+# (a script that fetches many files defines its own).
+bench_digest() {
+    sha256sum "$out/file" 2>/dev/null | cut -d' ' -f1 || true
+}
+
 # once CASE CLIENT EXPECTED_SHA COMMAND...: runs the command once in an empty $out, after
 # flushing earlier writes to disk (so no run pays for another's), and appends
 # "case client wall cpu rss_kib ok" to $results.
@@ -46,7 +52,7 @@ once() {
     local status=0
     /usr/bin/time -o "$work/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || status=$?
     local got ok=0 wall user sys rss
-    got=$(sha256sum "$out/file" 2>/dev/null | cut -d' ' -f1 || true)
+    got=$(bench_digest)
     [[ $status -eq 0 && "$got" == "$sha" ]] && ok=1
     read -r wall user sys rss < <(tail -1 "$work/time.txt")
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$client" "$wall" \

@@ -29,6 +29,7 @@ titles = {
     "b16": "(b) 256 MiB, 20 MiB/s per connection, N = 16",
     "c": "(c) 256 MiB, 8 connections, one in five at 1 MiB/s (rest 20 MiB/s)",
     "r": "(ratelimit.sh r) 64 MiB at a limit of 8 MiB/s",
+    "q": "(queue.sh) 1000 files of 64 KiB, 16 at a time",
     "s": "(resume.sh b) 256 MiB, 8 connections, one in ten stalled, one in five at 1 MiB/s (rest 20 MiB/s)",
 }
 

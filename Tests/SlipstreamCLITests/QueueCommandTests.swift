@@ -55,7 +55,7 @@ import TestSupport
 
     @Test func aSessionSavedBeforeAKillFinishesEveryDownload() async throws {
         let gate = Gate()
-        let files = (0..<6).map { TestFiles.randomBytes(1 << 20, seed: UInt64(100 + $0)) }
+        let files = (0..<6).map { TestFiles.fastRandomBytes(1 << 20, seed: UInt64(100 + $0)) }
         let server = try TestHTTPServer { request in
             guard let index = Int(request.path.dropFirst(3).prefix { $0 != "." }), files.indices.contains(index)
             else { return .init(status: 404) }
@@ -69,7 +69,7 @@ import TestSupport
         let list = files.indices.map { server.url("/s/\($0).bin") }.joined(separator: "\n")
         try list.write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
         let first = try CommandRunner.start(
-            ["get", "-i", "list.txt", "-j", "3", "-n", "2", "-d", "out", "--save-session", "session.txt"], in: folder)
+            ["get", "-i", "list.txt", "-j", "3", "-n", "2", "-d", "out", "--stall-timeout", "3600", "--save-session", "session.txt"], in: folder)
         // Three downloads run, held at the gate, with their resume records, and the session names
         // all six: kill -9.
         while !(try Self.session(folder).map { $0.entries.count == 6 && $0.entries.filter { $0.out != nil }.count == 3 } ?? false)

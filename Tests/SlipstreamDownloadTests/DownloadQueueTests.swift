@@ -24,19 +24,27 @@ import TestSupport
         configuration.connectionsPerHost = perHost
         configuration.download.connections = connections
         configuration.download.minimumSplitSize = 64 << 10
+        // Held responses are never taken for stalled ones, however long a busy machine takes.
+        configuration.download.stallTimeout = 3600
         return configuration.build()
     }
 
-    /// Reads `events` until `matching` is seen.
+    /// Reads `events` until `matching` is seen; a failure not matched ends the wait as an issue.
     static func wait(for events: DownloadQueueEvents, _ matching: (DownloadQueueEvent) -> Bool) async {
-        for await event in events where matching(event) { return }
+        for await event in events {
+            if matching(event) { return }
+            if case .failed(let id, let error) = event {
+                Issue.record("download \(id) failed: \(error)")
+                return
+            }
+        }
     }
 
     @Test func theConnectionLimitOfAHostHoldsAcrossDownloads() async throws {
         let gate = Gate()
         var files: [String: [UInt8]] = [:]
         // Each file a different slice of one random block (making many is slow in a debug build).
-        let block = TestFiles.randomBytes(1 << 20, seed: 2)
+        let block = TestFiles.fastRandomBytes(1 << 20, seed: 2)
         for index in 0..<24 { files["/f\(index).bin"] = Array(block[(index * 7919)...].prefix((128 + 24 * index) << 10)) }
         let server = try Self.server(files, holdAfter: 16 << 10, gate: gate)
         defer { server.stop() }
@@ -61,7 +69,7 @@ import TestSupport
 
     @Test func pauseKeepsTheFileAndFreesTheConnectionsAndResumeCarriesOn() async throws {
         let gate = Gate()
-        let content = TestFiles.randomBytes(4 << 20, seed: 3)
+        let content = TestFiles.fastRandomBytes(4 << 20, seed: 3)
         let server = try Self.server(["/p.bin": content], holdAfter: 512 << 10, gate: gate)
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
@@ -82,8 +90,9 @@ import TestSupport
         let requestsBefore = server.requests.count
         queue.resume(id)
         var finished: DownloadResult?
-        for await event in events {
-            if case .finished(id, let result) = event { finished = result; break }
+        await Self.wait(for: events) {
+            if case .finished(id, let result) = $0 { finished = result }
+            return finished != nil
         }
         #expect(finished?.resumedBytes ?? 0 >= 512 << 10)
         // The first request after resuming starts where the kept bytes end, proving the file unchanged.
@@ -97,7 +106,7 @@ import TestSupport
     @Test func cancelKeepsOrRemovesTheFilesAndTakesTheDownloadOut() async throws {
         let gate = Gate()
         defer { gate.open() }
-        let content = TestFiles.randomBytes(2 << 20, seed: 4)
+        let content = TestFiles.fastRandomBytes(2 << 20, seed: 4)
         let server = try Self.server(["/a.bin": content, "/b.bin": content], holdAfter: 256 << 10, gate: gate)
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
@@ -114,9 +123,9 @@ import TestSupport
         queue.cancel(a)
         queue.cancelAndRemoveFiles(b)
         var failures: [DownloadQueue.ID: DownloadError] = [:]
-        await Self.wait(for: events) {
-            if case .failed(let id, let error) = $0 { failures[id] = error }
-            return failures.count == 2
+        for await event in events {
+            if case .failed(let id, let error) = event { failures[id] = error }
+            if failures.count == 2 { break }
         }
         #expect(failures[a]?.code == .cancelled && failures[b]?.code == .cancelled)
         // The download's own events end with its failure.
@@ -131,7 +140,7 @@ import TestSupport
 
     @Test func aMovedDownloadStartsNextAndAPausedOneWaits() async throws {
         let gate = Gate()
-        let content = TestFiles.randomBytes(300 << 10, seed: 5)
+        let content = TestFiles.fastRandomBytes(300 << 10, seed: 5)
         let names = ["a", "b", "c", "d"]
         let server = try Self.server(Dictionary(uniqueKeysWithValues: names.map { ("/\($0).bin", content) }),
                                      holdAfter: 100 << 10, gate: gate)
@@ -163,13 +172,14 @@ import TestSupport
 
     @Test func theSessionListsWhatIsNotFinished() async throws {
         let gate = Gate()
-        let content = TestFiles.randomBytes(1 << 20, seed: 6)
+        let content = TestFiles.fastRandomBytes(1 << 20, seed: 6)
         let server = try Self.server(["/a.bin": content, "/b.bin": content, "/c.bin": content],
                                      holdAfter: 128 << 10, gate: gate)
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         var configuration = DownloadQueue.Configuration()
         configuration.maxConcurrentDownloads = 1
+        configuration.download.stallTimeout = 3600
         configuration.sessionPath = folder + "/session.txt"
         let queue = DownloadQueue(configuration: configuration)
         let events = queue.events()

@@ -33,6 +33,24 @@ public enum TestFiles {
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
+    /// `count` bytes from a seeded xorshift generator, 8 at a time: fast enough for megabytes in
+    /// a debug build, so a test never holds a thread of the Swift concurrency pool for long.
+    public static func fastRandomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed | 1
+        var bytes = [UInt8](repeating: 0, count: (count + 7) / 8 * 8)
+        bytes.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            for index in words.indices {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                words[index] = state
+            }
+        }
+        bytes.removeLast(bytes.count - count)
+        return bytes
+    }
+
     /// Whether two files have the same bytes.
     public static func equal(_ a: String, _ b: String) -> Bool {
         guard let first = FileHandle(forReadingAtPath: a), let second = FileHandle(forReadingAtPath: b) else { return false }
