@@ -35,8 +35,8 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
-        // No pkgConfig: libpulse-simple's .pc adds -pthread / -D_REENTRANT, which SwiftPM
-        // rejects with a warning; the module map links the two libraries itself.
+        // Headers only: the libraries are loaded on first use (see shim.h). No pkgConfig:
+        // libpulse-simple's .pc adds -pthread / -D_REENTRANT, which SwiftPM warns about.
         .systemLibrary(
             name: "CPulse",
             providers: [.apt(["libpulse-dev"])]

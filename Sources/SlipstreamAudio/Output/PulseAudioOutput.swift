@@ -51,9 +51,9 @@ public final class PulseAudioOutput: AudioOutput {
                                         fragsize: .max)
         // Channels in WAVE order (front left, front right, centre, LFE, ...), as in WAV files.
         var map = pa_channel_map()
-        pa_channel_map_init_extend(&map, UInt32(spec.channels), PA_CHANNEL_MAP_WAVEEX)
+        slipstream_pa_channel_map_init_extend(&map, UInt32(spec.channels), PA_CHANNEL_MAP_WAVEEX)
         var error: Int32 = 0
-        guard let opened = pa_simple_new(server, applicationName, PA_STREAM_PLAYBACK, nil, applicationName,
+        guard let opened = slipstream_pa_simple_new(server, applicationName, PA_STREAM_PLAYBACK, nil, applicationName,
                                          &spec, &map, &attributes, &error)
         else {
             let unsupported = error == Int32(PA_ERR_INVALID.rawValue) || error == Int32(PA_ERR_NOTSUPPORTED.rawValue)
@@ -70,7 +70,7 @@ public final class PulseAudioOutput: AudioOutput {
         let stream = try openStream()
         guard let format, frames.count > 0 else { return }
         var error: Int32 = 0
-        guard pa_simple_write(stream, frames.baseAddress, frames.count, &error) >= 0 else {
+        guard slipstream_pa_simple_write(stream, frames.baseAddress, frames.count, &error) >= 0 else {
             throw failure(.deviceFailed, "cannot play", error)
         }
         framesWritten += Int64(frames.count / format.bytesPerFrame)
@@ -79,7 +79,7 @@ public final class PulseAudioOutput: AudioOutput {
     public func framesPlayed() -> Int64 {
         guard let stream, let format else { return 0 }
         var error: Int32 = 0
-        let latency = pa_simple_get_latency(stream, &error)
+        let latency = slipstream_pa_simple_get_latency(stream, &error)
         // No answer (the connection failed): keep the last one; the next write reports the error.
         guard latency != .max else { return lastFramesPlayed }
         let queued = Int64(min(latency, UInt64(Int64.max / 1_000_000))) * Int64(format.sampleRate) / 1_000_000
@@ -96,7 +96,7 @@ public final class PulseAudioOutput: AudioOutput {
     public func flush() throws(AudioOutputError) {
         let stream = try openStream()
         var error: Int32 = 0
-        guard pa_simple_flush(stream, &error) >= 0 else { throw failure(.deviceFailed, "cannot flush", error) }
+        guard slipstream_pa_simple_flush(stream, &error) >= 0 else { throw failure(.deviceFailed, "cannot flush", error) }
         framesWritten = 0
         lastFramesPlayed = 0
     }
@@ -104,12 +104,12 @@ public final class PulseAudioOutput: AudioOutput {
     public func drain() throws(AudioOutputError) {
         let stream = try openStream()
         var error: Int32 = 0
-        guard pa_simple_drain(stream, &error) >= 0 else { throw failure(.deviceFailed, "cannot drain", error) }
+        guard slipstream_pa_simple_drain(stream, &error) >= 0 else { throw failure(.deviceFailed, "cannot drain", error) }
     }
 
     public func close() {
         guard let stream else { return }
-        pa_simple_free(stream)
+        slipstream_pa_simple_free(stream)
         self.stream = nil
         format = nil
         framesWritten = 0
@@ -124,7 +124,7 @@ public final class PulseAudioOutput: AudioOutput {
 
     /// One error naming the server, what was being done and PulseAudio's message for `error`.
     private func failure(_ code: AudioOutputError.Code, _ action: String, _ error: Int32) -> AudioOutputError {
-        AudioOutputError(code, "\(Self.name(of: server)): \(action): \(String(cString: pa_strerror(error)))")
+        AudioOutputError(code, "\(Self.name(of: server)): \(action): \(String(cString: slipstream_pa_strerror(error)))")
     }
 
     /// "PulseAudio server \"unix:/x\"", or "PulseAudio (default server)", for messages.

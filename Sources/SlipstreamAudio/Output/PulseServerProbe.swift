@@ -9,24 +9,24 @@ enum PulseServerProbe {
 
     /// Whether `server` (`nil`: the default server) accepts a connection within `timeoutSeconds`.
     static func answers(server: String?) -> Bool {
-        guard let loop = pa_mainloop_new() else { return false }
-        defer { pa_mainloop_free(loop) }
-        guard let context = pa_context_new(pa_mainloop_get_api(loop), "slipstream probe") else { return false }
+        guard let loop = slipstream_pa_mainloop_new() else { return false }
+        defer { slipstream_pa_mainloop_free(loop) }
+        guard let context = slipstream_pa_context_new(slipstream_pa_mainloop_get_api(loop), "slipstream probe") else { return false }
         defer {
-            pa_context_disconnect(context)
-            pa_context_unref(context)
+            slipstream_pa_context_disconnect(context)
+            slipstream_pa_context_unref(context)
         }
-        guard pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else { return false }
+        guard slipstream_pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else { return false }
         let deadline = MonotonicTime.now() + Int64(timeoutSeconds * 1e9)
         while true {
-            let state = pa_context_get_state(context)
+            let state = slipstream_pa_context_get_state(context)
             if state == PA_CONTEXT_READY { return true }
             if PA_CONTEXT_IS_GOOD(state) == 0 { return false }
             let remaining = deadline - MonotonicTime.now()
             guard remaining > 0 else { return false }
             // Wait at most until the deadline (microseconds) for the connection to move on.
-            guard pa_mainloop_prepare(loop, Int32(remaining / 1000)) >= 0, pa_mainloop_poll(loop) >= 0,
-                  pa_mainloop_dispatch(loop) >= 0
+            guard slipstream_pa_mainloop_prepare(loop, Int32(remaining / 1000)) >= 0, slipstream_pa_mainloop_poll(loop) >= 0,
+                  slipstream_pa_mainloop_dispatch(loop) >= 0
             else { return false }
         }
     }
