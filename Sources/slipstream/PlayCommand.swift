@@ -19,6 +19,9 @@ enum PlayCommand {
             print(PlayOptions.usage)
             return .success
         }
+        // Trapped first, so that a signal from here on stops playback cleanly.
+        let player = Mutex<AudioStreamer?>(nil)
+        let trap = SignalTrap { player.withLock { $0 }?.stop() }
         var configuration = options.configuration
         let saver: SaveFile?
         do {
@@ -29,24 +32,25 @@ enum PlayCommand {
         }
         if let saver { configuration.rawTap = { offset, bytes in saver.write(offset, bytes) } }
 
-        let player = AudioStreamer(url: options.target!, configuration: configuration)
-        let trap = SignalTrap { player.stop() }
+        let streamer = AudioStreamer(url: options.target!, configuration: configuration)
+        player.withLock { $0 = streamer }
+        if trap.caughtSignal != nil { streamer.stop() }
         let showStatus = !options.quiet && Terminal.isTerminal(STDERR_FILENO)
         let terminal = showStatus ? RawTerminal() : nil
-        let keys = terminal.map { _ in KeyReader { key in handle(key, player: player) } }
+        let keys = terminal.map { _ in KeyReader { key in handle(key, player: streamer) } }
         let title = Mutex<String?>(nil)
         let status = Task {
             guard showStatus else { return }
             while !Task.isCancelled {
-                Terminal.statusLine(PlayStatus.line(state: player.state, progress: player.progress,
-                                                    volume: player.volume, title: title.withLock { $0 }))
+                Terminal.statusLine(PlayStatus.line(state: streamer.state, progress: streamer.progress,
+                                                    volume: streamer.volume, title: title.withLock { $0 }))
                 try? await Task.sleep(for: .milliseconds(250))
             }
         }
 
-        player.play()
+        streamer.play()
         var finalState = AudioStreamerState.initialized
-        for await event in player.events {
+        for await event in streamer.events {
             switch event {
             case .properties(let properties):
                 title.withLock { $0 = properties.tags.title }
@@ -63,7 +67,7 @@ enum PlayCommand {
         keys?.stop()
         terminal?.restore()
         if showStatus {
-            Terminal.statusLine(PlayStatus.line(state: finalState, progress: player.progress, volume: player.volume,
+            Terminal.statusLine(PlayStatus.line(state: finalState, progress: streamer.progress, volume: streamer.volume,
                                                 title: title.withLock { $0 }), final: true)
         }
         if case .stopped(.error(let error)) = finalState, trap.caughtSignal == nil { Terminal.error(error.message) }

@@ -88,6 +88,12 @@ struct PlayerRun {
     }
 }
 
+/// The reference decoders, run off the concurrency pool (they wait for a child process).
+enum Reference {
+    static func mpg123(_ file: String) async throws -> [UInt8] { try await offPool { try ReferenceDecoder.mpg123(file) } }
+    static func sox(_ file: String) async throws -> [UInt8] { try await offPool { try ReferenceDecoder.sox(file) } }
+}
+
 /// Audio files for the player tests: fixtures served by nginx, and longer files made once.
 enum PlayerFiles {
     /// Fixture `name` copied into nginx's folder; its URL.
@@ -107,8 +113,12 @@ enum PlayerFiles {
     private static let makeLock = NSLock()
 
     /// A `seconds`-long MP3 made by lame with `options` (e.g. ["-V", "2"]), made once per test
-    /// run in the test work folder and served by nginx; its path.
-    static func long(_ seconds: Int, _ options: [String]) throws -> String {
+    /// run in nginx's folder (off the concurrency pool); its path.
+    static func long(_ seconds: Int, _ options: [String]) async throws -> String {
+        try await offPool { try makeLong(seconds, options) }
+    }
+
+    private static func makeLong(_ seconds: Int, _ options: [String]) throws -> String {
         makeLock.lock()
         defer { makeLock.unlock() }
         let name = "long-\(seconds)s" + options.joined().replacingOccurrences(of: "-", with: "_") + ".mp3"

@@ -123,11 +123,12 @@ struct PlayCommandTests {
     @Test func sigintStopsWithStatus130() async throws {
         var long = try Self.served("mp3-cbr128.mp3")
         long = long.replacingOccurrences(of: "/files/", with: "/rate/") + "?rate=2k"
-        let command = try CommandRunner.start(["play", long, "--output", "null"], in: NSTemporaryDirectory())
-        try await Task.sleep(for: .milliseconds(300))
-        command.kill(SIGINT)
+        let folder = try TestFiles.makeTemporaryFolder()
+        let command = try CommandRunner.start(["play", long, "--output", "null", "--save", "saved.mp3"], in: folder)
+        // The save file is made after the signals are trapped.
+        command.kill(SIGINT, whenFileExists: folder + "/saved.mp3", timeoutSeconds: 60)
         let output = await command.wait()
-        #expect(output.status == 130)
+        #expect(output.status == 130, "\(output.stderr)")
     }
 
     /// An hour of 128 kbit/s MP3 streamed as fast as possible through the null output with the
@@ -144,14 +145,19 @@ struct PlayCommandTests {
             try whole.write(to: URL(fileURLWithPath: path))
         }
         let command = try CommandRunner.start(["play", try TestNginx.url(name), "--output", "null", "-q"], in: NSTemporaryDirectory())
-        var samples: [Int] = []
-        while true {
-            guard let status = try? String(contentsOfFile: "/proc/\(command.pid)/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-                  let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
-            else { break }
-            samples.append(kib)
-            try await Task.sleep(for: .milliseconds(50))
+        // Sampled on a thread of its own: the concurrency pool may be busy with other tests.
+        let pid = command.pid
+        let samples = await withCheckedContinuation { continuation in
+            Thread {
+                var samples: [Int] = []
+                while let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+                      let kib = Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") {
+                    samples.append(kib)
+                    usleep(50_000)
+                }
+                continuation.resume(returning: samples)
+            }.start()
         }
         let output = await command.wait()
         #expect(output.status == 0, "\(output.stderr)")

@@ -115,8 +115,11 @@ public final class AudioStreamer: Sendable {
             PlaybackLoop.start(for: self)
             connect(from: 0, reason: .start)
         case .reconnect:
-            let offset = core.withLock { $0.parser.nextByteOffset }
-            connect(from: offset, reason: .reconnect)
+            let (offset, generation, received) = core.withLock { core in
+                (core.parser.nextByteOffset, core.generation, core.totalSize.map { core.parser.nextByteOffset >= $0 } ?? false)
+            }
+            // A connection that stalled after its last byte needs no other: the stream is whole.
+            if received { finish(nil, generation: generation) } else { connect(from: offset, reason: .reconnect) }
         case .seekConnect(let offset):
             connect(from: offset, reason: .seek)
         case .seekBuffered:

@@ -19,8 +19,9 @@ public struct AudioStreamerConfiguration: Sendable {
     /// The network resumes when the queue falls below this fraction of the limit. Default 0.75.
     public var resumeFraction = 0.75
     /// Seconds of audio queued before playback starts (or the whole stream, if shorter).
-    /// Default 0.1 s: a fast connection starts playing in a few milliseconds.
-    public var startThreshold = 0.1
+    /// Default 0.05 s (two MP3 frames): a fast connection starts playing in a few
+    /// milliseconds, one at twice the bit rate in about 25 ms.
+    public var startThreshold = 0.05
     /// Seconds of audio queued before playback restarts after the queue ran dry. Default 1 s,
     /// so a connection slower than the stream stutters in long pieces rather than short ones.
     public var restartThreshold = 1.0
