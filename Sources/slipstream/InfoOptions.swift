@@ -1,7 +1,9 @@
 import SlipstreamHTTP
 
 /// The options of `slipstream info`, parsed from its arguments. Pure.
-struct InfoOptions {
+struct InfoOptions: TargetOptions {
+    static let command = "info"
+
     /// The URL (`http://`, `https://`) or local file to describe.
     var target: String?
     /// Print JSON instead of text.
@@ -35,33 +37,7 @@ struct InfoOptions {
         (status or broken ranges), 5 file cannot be read, 6 not audio or an unsupported format.
         """
 
-    /// Parses the arguments after `info`.
-    static func parse(_ arguments: [String]) throws(UsageError) -> InfoOptions {
-        var options = InfoOptions()
-        var reader = CommandLineArguments(arguments)
-        while let token = reader.next() {
-            switch token {
-            case .positional(let value):
-                guard options.target == nil else {
-                    throw UsageError("only one URL or file, please (got '\(options.target!)' and '\(value)')")
-                }
-                options.target = value
-            case .option(let name, let inline):
-                try options.apply(name, inline: inline, reader: &reader)
-            }
-        }
-        if !options.help, options.target == nil { throw UsageError("info needs a URL or a file") }
-        if !options.isURL, options.proxy != nil || options.headers.count > 0 {
-            throw UsageError("--proxy and -H apply to a URL, not to the file '\(options.target ?? "")'")
-        }
-        return options
-    }
-
-    /// Whether the target is a URL rather than a file: it has a scheme (`http://`, or any
-    /// other, which the HTTP engine then refuses with a clear error).
-    var isURL: Bool { target?.contains("://") ?? false }
-
-    private mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError) {
+    mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError) {
         switch name {
         case "--json":
             try CommandLineArguments.flag(name, inline: inline)

@@ -2,7 +2,9 @@ import SlipstreamAudio
 import SlipstreamHTTP
 
 /// The options of `slipstream play`, parsed from its arguments. Pure.
-struct PlayOptions {
+struct PlayOptions: TargetOptions {
+    static let command = "play"
+
     /// The URL (`http://`, `https://`) or local file to play.
     var target: String?
     /// Where the sound goes; `nil` for the default (PulseAudio if a server answers, else ALSA).
@@ -51,32 +53,7 @@ struct PlayOptions {
         unsupported format, 8 audio output or decoder failure, 130/143 SIGINT/SIGTERM.
         """
 
-    /// Parses the arguments after `play`.
-    static func parse(_ arguments: [String]) throws(UsageError) -> PlayOptions {
-        var options = PlayOptions()
-        var reader = CommandLineArguments(arguments)
-        while let token = reader.next() {
-            switch token {
-            case .positional(let value):
-                guard options.target == nil else {
-                    throw UsageError("only one URL or file, please (got '\(options.target!)' and '\(value)')")
-                }
-                options.target = value
-            case .option(let name, let inline):
-                try options.apply(name, inline: inline, reader: &reader)
-            }
-        }
-        if !options.help, options.target == nil { throw UsageError("play needs a URL or a file") }
-        if !options.isURL, options.proxy != nil || options.headers.count > 0 {
-            throw UsageError("--proxy and -H apply to a URL, not to the file '\(options.target ?? "")'")
-        }
-        return options
-    }
-
-    /// Whether the target is a URL rather than a file.
-    var isURL: Bool { target?.contains("://") ?? false }
-
-    private mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError) {
+    mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError) {
         switch name {
         case "--output":
             let text = try reader.value(for: name, inline: inline)
