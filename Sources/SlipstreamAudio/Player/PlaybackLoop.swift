@@ -23,6 +23,8 @@ final class PlaybackLoop {
     private var trim = GaplessTrim.none
     /// Presentation frame of the first frame written since the last flush.
     private var basePresentation: Int64?
+    /// Frames written since the last flush.
+    private var framesWritten: Int64 = 0
     private var hasNotifiedStart = false
     private var hasNotifiedUnderrun = false
     private var hasEnded = false
@@ -74,6 +76,7 @@ final class PlaybackLoop {
                 flushGeneration = generation
                 seekFrame = target
                 basePresentation = nil
+                framesWritten = 0
                 hasNotifiedStart = false
                 hasEnded = false
                 decoder?.reset()
@@ -96,7 +99,8 @@ final class PlaybackLoop {
                 if !hasEnded {
                     hasEnded = true
                     if openFormat != nil { perform { output throws(AudioOutputError) in try output.drain() } }
-                    publishPosition()
+                    // Drained: every frame written has been heard, whatever the device's clock says.
+                    publishPosition(drained: true)
                     streamer.send(.endOfStream)
                 }
                 _ = streamer.playbackWake.wait(timeout: .now() + 0.2)
@@ -171,6 +175,7 @@ final class PlaybackLoop {
             perform { output throws(AudioOutputError) in try output.setPaused(false) }
         }
         perform { output throws(AudioOutputError) in try output.write(pcm.bytes) }
+        framesWritten += Int64(pcm.frameCount)
         publishPosition()
         if !hasNotifiedStart {
             hasNotifiedStart = true
@@ -244,9 +249,9 @@ final class PlaybackLoop {
         }
     }
 
-    private func publishPosition() {
+    private func publishPosition(drained: Bool = false) {
         guard let output, let base = basePresentation else { return }
-        let position = base + output.framesPlayed()
+        let position = base + (drained ? framesWritten : output.framesPlayed())
         streamer.core.withLock { $0.positionFrame = position }
     }
 
