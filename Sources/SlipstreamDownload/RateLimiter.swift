@@ -7,8 +7,10 @@ import Synchronization
 ///
 /// A transfer asks the limiter before it takes each slice of body, on the HTTP engine's thread;
 /// when the tokens do not cover the slice, the transfer is paused (libcurl stops reading the
-/// socket, so TCP slows the server down) and a timer wakes it when its turn comes. Nothing
-/// polls: with every transfer paused, no thread runs until the timer fires.
+/// socket, so TCP slows the server down) and a timer wakes it when its turn comes, with 25 ms
+/// of the rate set aside for it, so that it pauses at most once per 25 ms of the rate rather
+/// than once per slice. Nothing polls: with every transfer paused, no thread runs until the
+/// timer fires.
 ///
 /// Give one limiter to every download that shares the limit, through
 /// `DownloadConfiguration.sharedRateLimiter` (e.g. one per process); a per-download limit is

@@ -2,15 +2,17 @@
 /// on any clock, passed in.
 ///
 /// Tokens (bytes) accrue at `rate` up to `depth`. A slice of `bytes` is let through when the
-/// tokens cover it (or, for a slice larger than the bucket, when the bucket is full; the tokens
-/// then go negative and later slices wait until the debt is paid), so that over any span of `t`
-/// seconds at most `depth + rate × t` bytes pass, plus one slice larger than the bucket.
+/// tokens (or the client's reserve) cover it, or, for a slice larger than the bucket, when the
+/// bucket is full (the tokens then go negative and later slices wait until the debt is paid).
+/// So over any span of `t` seconds at most `depth + rate × t` bytes pass, plus one slice
+/// larger than the bucket.
 ///
 /// Clients that find too few tokens wait in a queue, longest first. While anyone waits, a
 /// newcomer queues behind them even if the tokens would cover it, so a connection that wakes
 /// more often cannot starve the others. `grant(at:)` hands the tokens to the clients at the
-/// head of the queue as they accrue and reserves them, so that each client's next `take` of the
-/// same slice succeeds.
+/// head of the queue as they accrue, a `quantum` (or the slice, when larger) to each, and
+/// reserves them: the client's next takes draw on its reserve, so it pauses once per quantum
+/// rather than once per slice, and every client in turn gets the same quantum.
 struct TokenBucket: Sendable {
     struct Waiter: Sendable, Equatable {
         var client: Int
@@ -21,6 +23,8 @@ struct TokenBucket: Sendable {
     let rate: Double
     /// The most tokens that can accrue, in bytes.
     let depth: Double
+    /// The tokens a waiting client is granted at its turn (at most `depth`).
+    let quantum: Double
     /// Bytes that may pass now; negative after a slice larger than the bucket.
     private(set) var tokens: Double
     /// Clients waiting for tokens, longest first.
@@ -29,11 +33,12 @@ struct TokenBucket: Sendable {
     private(set) var reserved: [Int: Int] = [:]
     private var updated: Double
 
-    /// A full bucket at `time`.
-    init(rate: Double, depth: Double, at time: Double) {
+    /// A full bucket at `time`; `quantum` defaults to half the depth.
+    init(rate: Double, depth: Double, quantum: Double? = nil, at time: Double) {
         precondition(rate > 0 && depth > 0)
         self.rate = rate
         self.depth = depth
+        self.quantum = min(quantum ?? depth / 2, depth)
         tokens = depth
         updated = time
     }
@@ -42,27 +47,22 @@ struct TokenBucket: Sendable {
     /// and must wait for `grant(at:)` to name it.
     mutating func take(_ bytes: Int, client: Int, at time: Double) -> Bool {
         refill(at: time)
-        var hadTurn = false
         if let held = reserved.removeValue(forKey: client) {
             if held >= bytes {
-                add(Double(held - bytes))
+                if held > bytes { reserved[client] = held - bytes }
                 return true
             }
-            // A bigger slice than the one granted: the grant counts towards it.
+            // The turn is over: what is left of it goes back, and the slice waits like any other.
             add(Double(held))
-            hadTurn = true
         }
         let queued = waiting.firstIndex { $0.client == client }
-        let first = hadTurn || queued == 0 || waiting.isEmpty
-        if first, tokens >= threshold(bytes) {
+        if queued == 0 || waiting.isEmpty, tokens >= min(Double(bytes), depth) {
             if let queued { waiting.remove(at: queued) }
             tokens -= Double(bytes)
             return true
         }
         if let queued {
             waiting[queued].bytes = bytes
-        } else if hadTurn {
-            waiting.insert(Waiter(client: client, bytes: bytes), at: 0)
         } else {
             waiting.append(Waiter(client: client, bytes: bytes))
         }
@@ -81,8 +81,9 @@ struct TokenBucket: Sendable {
         var granted: [Int] = []
         while let head = waiting.first, tokens >= threshold(head.bytes) {
             waiting.removeFirst()
-            tokens -= Double(head.bytes)
-            reserved[head.client, default: 0] += head.bytes
+            let grant = max(head.bytes, Int(quantum))
+            tokens -= Double(grant)
+            reserved[head.client, default: 0] += grant
             granted.append(head.client)
         }
         return granted
@@ -93,14 +94,16 @@ struct TokenBucket: Sendable {
         waiting.first.map { updated + max(0, threshold($0.bytes) - tokens) / rate }
     }
 
+    /// The tokens a waiting client's turn needs: its quantum (or its slice, when larger), at
+    /// most a full bucket.
+    private func threshold(_ bytes: Int) -> Double {
+        min(max(Double(bytes), quantum), depth)
+    }
+
     /// Forgets a client that will take no more: out of the queue, its reserve back to the bucket.
     mutating func remove(client: Int) {
         waiting.removeAll { $0.client == client }
         if let held = reserved.removeValue(forKey: client) { add(Double(held)) }
-    }
-
-    private func threshold(_ bytes: Int) -> Double {
-        min(Double(bytes), depth)
     }
 
     private mutating func add(_ bytes: Double) {

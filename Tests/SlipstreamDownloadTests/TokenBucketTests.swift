@@ -5,7 +5,7 @@ import TestSupport
 /// The rate limiter's arithmetic, on a clock the tests move by hand.
 @Suite struct TokenBucketTests {
     @Test func aFullBucketPassesItsDepthThenRefillsAtTheRate() {
-        let bucket = Bucket(rate: 1000, depth: 100, at: 0)
+        let bucket = Bucket(rate: 1000, depth: 100, quantum: 1, at: 0)
         #expect(bucket.take(60, client: 1, at: 0))
         #expect(bucket.take(40, client: 1, at: 0))
         #expect(!bucket.take(10, client: 1, at: 0))
@@ -20,7 +20,7 @@ import TestSupport
     }
 
     @Test func aSliceLargerThanTheBucketPassesWhenItIsFullAndLeavesADebt() {
-        let bucket = Bucket(rate: 1000, depth: 100, at: 0)
+        let bucket = Bucket(rate: 1000, depth: 100, quantum: 1, at: 0)
         #expect(bucket.take(300, client: 1, at: 0))
         #expect(bucket.tokens == -200)
         #expect(!bucket.take(50, client: 2, at: 0.1))
@@ -30,7 +30,7 @@ import TestSupport
     }
 
     @Test func waitingClientsGoFirstInTheOrderTheyCame() {
-        let bucket = Bucket(rate: 1000, depth: 100, at: 0)
+        let bucket = Bucket(rate: 1000, depth: 100, quantum: 1, at: 0)
         #expect(bucket.take(100, client: 1, at: 0))
         #expect(!bucket.take(50, client: 2, at: 0))
         #expect(!bucket.take(50, client: 3, at: 0.01))
@@ -54,23 +54,42 @@ import TestSupport
     }
 
     @Test func aGrantForADifferentSliceIsSettledWithTheBucket() {
-        let bucket = Bucket(rate: 1000, depth: 100, at: 0)
+        let bucket = Bucket(rate: 1000, depth: 100, quantum: 1, at: 0)
         #expect(bucket.take(100, client: 1, at: 0))
         #expect(!bucket.take(50, client: 1, at: 0))
         #expect(bucket.grant(at: 0.05) == [1])
-        // Smaller than granted: the rest goes back.
+        // Smaller than granted: the rest stays reserved for the next slice.
         #expect(bucket.take(20, client: 1, at: 0.05))
-        #expect(bucket.tokens == 30)
+        #expect(bucket.tokens == 0 && bucket.reserved[1] == 30)
+        #expect(bucket.take(30, client: 1, at: 0.05))
+        #expect(bucket.reserved.isEmpty)
         #expect(!bucket.take(50, client: 2, at: 0.05))
-        #expect(bucket.grant(at: 0.07) == [2])
-        // Bigger than granted and short of tokens: back at the head of the queue, not the tail.
-        #expect(!bucket.take(30, client: 3, at: 0.07))
-        #expect(!bucket.take(80, client: 2, at: 0.07))
-        #expect(bucket.waiting.map(\.client) == [2, 3])
+        #expect(bucket.grant(at: 0.1) == [2])
+        // Bigger than granted: the grant goes back and the slice waits its turn like any other.
+        #expect(!bucket.take(30, client: 3, at: 0.1))
+        #expect(!bucket.take(80, client: 2, at: 0.1))
+        #expect(bucket.waiting.map(\.client) == [3, 2])
+        #expect(bucket.tokens == 50)
+    }
+
+    @Test func eachTurnGrantsAQuantumThatLastsSeveralSlices() {
+        let bucket = Bucket(rate: 1000, depth: 100, quantum: 50, at: 0)
+        #expect(bucket.take(100, client: 1, at: 0))
+        #expect(!bucket.take(10, client: 1, at: 0))
+        #expect(!bucket.take(10, client: 2, at: 0))
+        // A turn waits for a quantum, not just the slice.
+        #expect(bucket.nextGrant == 0.05)
+        #expect(bucket.grant(at: 0.05) == [1])
+        for _ in 0..<5 { #expect(bucket.take(10, client: 1, at: 0.05)) }
+        // The reserve is spent; client 2 waits ahead of client 1 now.
+        #expect(!bucket.take(10, client: 1, at: 0.05))
+        #expect(bucket.waiting.map(\.client) == [2, 1])
+        #expect(bucket.grant(at: 0.1) == [2])
+        #expect(bucket.grant(at: 0.151) == [1])
     }
 
     @Test func heldAndRemovedTokensReturn() {
-        let bucket = Bucket(rate: 1000, depth: 100, at: 0)
+        let bucket = Bucket(rate: 1000, depth: 100, quantum: 1, at: 0)
         #expect(bucket.take(70, client: 1, at: 0))
         // Another limit held the slice back: the 70 are kept for client 1's next try.
         bucket.hold(70, client: 1)
@@ -130,7 +149,9 @@ import TestSupport
 /// A bucket behind a reference, so that `#expect` can call its mutating methods.
 final class Bucket {
     var value: TokenBucket
-    init(rate: Double, depth: Double, at time: Double) { value = TokenBucket(rate: rate, depth: depth, at: time) }
+    init(rate: Double, depth: Double, quantum: Double, at time: Double) {
+        value = TokenBucket(rate: rate, depth: depth, quantum: quantum, at: time)
+    }
     func take(_ bytes: Int, client: Int, at time: Double) -> Bool { value.take(bytes, client: client, at: time) }
     func grant(at time: Double) -> [Int] { value.grant(at: time) }
     func hold(_ bytes: Int, client: Int) { value.hold(bytes, client: client) }
