@@ -28,6 +28,7 @@ titles = {
     "b8": "(b) 256 MiB, 20 MiB/s per connection, N = 8",
     "b16": "(b) 256 MiB, 20 MiB/s per connection, N = 16",
     "c": "(c) 256 MiB, 8 connections, one in five at 1 MiB/s (rest 20 MiB/s)",
+    "m": "(mirrors.sh m) 256 MiB from two mirrors: 20 MiB/s and 2 MiB/s per connection, 8 connections",
     "r": "(ratelimit.sh r) 64 MiB at a limit of 8 MiB/s",
     "q": "(queue.sh) 1000 files of 64 KiB, 16 at a time",
     "s": "(resume.sh b) 256 MiB, 8 connections, one in ten stalled, one in five at 1 MiB/s (rest 20 MiB/s)",
@@ -42,6 +43,9 @@ for case in dict.fromkeys(c for c, _ in order):
         n = int(case[1:])
         ideal = SIZE_B / (n * RATE)
         print(f"ideal time size / (N x rate) = {ideal:.2f} s\n")
+    elif case == "m":
+        ideal = SIZE_B / (8 * RATE)
+        print(f"ideal with the fast mirror alone: 256 MiB / (8 x 20 MiB/s) = {ideal:.2f} s\n")
     elif case == "r":
         ideal = 64 * MIB / (8 * MIB)
         print(f"time at the limit = {ideal:.2f} s; target: within 5%\n")
