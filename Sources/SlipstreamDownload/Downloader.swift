@@ -8,6 +8,11 @@ import SlipstreamHTTP
 /// for await event in download.events { ... }
 /// let result = try await download.value
 /// ```
+///
+/// Rate limits: `configuration.bytesPerSecondLimit` holds each download to its own limit;
+/// a `RateLimiter` in `configuration.sharedRateLimiter` is shared by every download this
+/// downloader starts (and by any other download given the same limiter), e.g. one limit for
+/// the whole process.
 public final class Downloader: Sendable {
     private let engine: HTTPEngine
     /// The settings every download of this downloader uses.
