@@ -12,6 +12,8 @@ import TestSupport
         async throws -> (result: DownloadResult, notices: [String]) {
         var configuration = DownloadConfiguration()
         configuration.connections = connections
+        // Small splits, so that the end is never a long piece left to a throttled mirror.
+        configuration.minimumSplitSize = 128 << 10
         configuration.mirrors = mirrors
         let download = try Downloader(configuration: configuration).start(url, to: .file(path))
         var notices: [String] = []
@@ -34,12 +36,14 @@ import TestSupport
 
     @Test(arguments: [true, false])
     func aThrottledMirrorAndAFastOneBothServeAndTheFastOneServesMost(throttledFirst: Bool) async throws {
-        let name = "mirror-\(throttledFirst ? "a" : "b")-24m.bin"
-        let size = 24 << 20
+        let name = "mirror-\(throttledFirst ? "a" : "b")-16m.bin"
+        let size = 16 << 20
         let source = try await TestNginx.makeFileOffPool(name, size: size)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let throttled = try TestNginx.url(name, location: "rate", query: "rate=1m")
+        // Throttled hard: even at 8 connections it could serve half the file only if the
+        // download took over 8 s, so a loaded machine cannot make it look fast.
+        let throttled = try TestNginx.url(name, location: "rate", query: "rate=128k")
         let fast = try TestNginx.url(name)
         let (result, notices) = try await Self.run(throttledFirst ? throttled : fast,
                                                    mirrors: [throttledFirst ? fast : throttled], to: folder + "/out.bin")
@@ -92,6 +96,47 @@ import TestSupport
         #expect(notices.first?.hasPrefix("mirror \(url) failed: ") == true, "\(notices)")
         #expect(notices.first?.contains(reason) == true, "\(notices)")
         if mirror.hasPrefix("/") { #expect(notices.first?.contains("404") == true, "\(notices)") }
+    }
+
+    /// Mirrors that answer a range wrongly, on the in-test server: each is dropped at its first
+    /// answer, before a byte of it is written; the primary (paced, so that the mirror is asked)
+    /// gives the exact file.
+    @Test(arguments: [
+        ("/whole", "with status 200"),
+        ("/shifted", "with Content-Range bytes "),
+        ("/bigger", "serves a file of 2097153 bytes, not 2097152 bytes"),
+    ])
+    func aMirrorThatAnswersRangesWronglyIsDropped(path: String, problem: String) async throws {
+        let content = TestFiles.randomBytes(2 << 20, seed: 11)
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(content, for: request)
+            switch request.path {
+            case "/whole":
+                response = .init(status: 200, headers: [("ETag", "\"v1\"")], body: content)
+            case "/shifted" where response.status == 206:
+                let start = request.range!.start + 1
+                response = .init(status: 206, headers: [("Content-Range", "bytes \(start)-\(content.count - 1)/\(content.count)")],
+                                 body: Array(content[Int(start)...]))
+            case "/bigger" where response.status == 206:
+                // The same bytes, said to be of a file one byte longer.
+                let header = response.headers.firstIndex { $0.0 == "Content-Range" }!
+                let range = response.headers[header].1.prefix { $0 != "/" }
+                response.headers[header].1 = "\(range)/\(content.count + 1)"
+            default:
+                response.bytesPerSecond = 4 << 20
+            }
+            return response
+        }
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (result, notices) = try await Self.run(server.url("/file.bin"), mirrors: [server.url(path)],
+                                                   to: folder + "/out.bin", connections: 4)
+        #expect(TestFiles.contents(of: result.path, equal: content))
+        #expect(notices.count == 1)
+        #expect(notices.first?.hasPrefix("mirror \(server.url(path)) ") == true, "\(notices)")
+        #expect(notices.first?.contains(problem) == true, "\(notices)")
+        #expect(result.bytesReceived == Int64(content.count))
     }
 
     @Test func anInterruptedDownloadFromMirrorsRecordsTheFirstURLAndResumes() async throws {

@@ -135,7 +135,7 @@ import TestSupport
             transfer.resume()
         }
         #expect(sink.pauses > 3)
-        #expect(sink.result?.isSuccess == true)
+        #expect(sink.result?.isSuccess == true, "\(String(describing: sink.result))")
         let source = try #require(FileManager.default.contents(atPath: path))
         #expect(sink.body.elementsEqual(source))
     }
