@@ -11,7 +11,12 @@ extension DownloadJob {
         state.withLock { state in
             guard let connection = state.connections.removeValue(forKey: sink.connection) else { return }
             unregisterFromLimiters(connection)
-            if let speed = connection.speed { state.recentSpeeds.append((now, speed, connection.mirror)) }
+            // One that ended before the watchdog measured it (a fast one, or a late tick on a busy
+            // machine) is measured over its life, if that was long enough to mean something: the
+            // stragglers left behind need the fast ones' speeds to be judged against.
+            let age = now - connection.started
+            let lifetime = age >= Self.tickInterval / 2 ? Double(connection.recentBytes) / age : nil
+            if let speed = connection.speed ?? lifetime { state.recentSpeeds.append((now, speed, connection.mirror)) }
             let error = result.failureError
             let probing = state.map == nil && (state.stream == nil || state.stream!.written == 0 && error != nil)
 
