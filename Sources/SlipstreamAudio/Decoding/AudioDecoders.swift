@@ -7,7 +7,9 @@ public enum AudioDecoders {
         switch format.codec {
         case .mp1, .mp2, .mp3:
             return try MP3Decoder(format: format, sampleType: sampleType)
-        case .aac, .pcm:
+        case .pcm:
+            return try PCMPassthroughDecoder(format: format, sampleType: sampleType)
+        case .aac:
             throw AudioDecoderError(.unsupportedFormat, "no decoder for \(format.codecDescription) yet")
         }
     }
