@@ -104,12 +104,13 @@ enum ReferenceDecoder {
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
     }
 
-    /// `sox FILE -b 16 -e signed-integer out.wav` (or 32-bit float): the PCM bytes.
+    /// `sox -D FILE -b 16 -e signed-integer out.wav` (no dither; 32-bit floats instead when
+    /// `float`): the PCM bytes.
     static func sox(_ file: String, float: Bool = false) throws -> [UInt8] {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let out = folder + "/out.wav"
-        try run(["sox", file] + (float ? ["-b", "32", "-e", "floating-point"] : ["-b", "16", "-e", "signed-integer"]) + [out])
+        try run(["sox", "-D", file] + (float ? ["-b", "32", "-e", "floating-point"] : ["-b", "16", "-e", "signed-integer"]) + [out])
         return try wavData(out)
     }
 
@@ -132,6 +133,28 @@ enum ReferenceDecoder {
             i += 8 + size + size % 2
         }
         throw CocoaError(.fileReadCorruptFile)
+    }
+}
+
+/// The largest difference between two blocks of native 16-bit samples (`Int.max` when their
+/// lengths differ).
+func largestStep(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    guard a.count == b.count else { return .max }
+    return a.withUnsafeBytes { x in
+        b.withUnsafeBytes { y in
+            zip(x.bindMemory(to: Int16.self), y.bindMemory(to: Int16.self)).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        }
+    }
+}
+
+/// The largest difference between two blocks of native 32-bit floats (infinity when their
+/// lengths differ).
+func largestFloatStep(_ a: [UInt8], _ b: [UInt8]) -> Float {
+    guard a.count == b.count else { return .infinity }
+    return a.withUnsafeBytes { x in
+        b.withUnsafeBytes { y in
+            zip(x.bindMemory(to: Float.self), y.bindMemory(to: Float.self)).map { abs($0 - $1) }.max() ?? 0
+        }
     }
 }
 

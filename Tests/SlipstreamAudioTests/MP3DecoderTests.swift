@@ -81,15 +81,6 @@ struct MP3DecoderTests {
         }
     }
 
-    /// The largest difference between two blocks of native 16-bit samples.
-    private func largestStep(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        a.withUnsafeBytes { x in
-            b.withUnsafeBytes { y in
-                zip(x.bindMemory(to: Int16.self), y.bindMemory(to: Int16.self)).map { abs(Int($0) - Int($1)) }.max() ?? 0
-            }
-        }
-    }
-
     /// Without priming, a frame whose bit reservoir was not fed comes out as silence, never noise.
     @Test func unprimedFramesAreSilentUntilTheReservoirIsFed() throws {
         let stream = try ParsedStream(AudioFixtures.bytes("mp3-vbr-v0.mp3"))
