@@ -1,0 +1,102 @@
+import CFAAD
+
+/// Decodes AAC in ADTS frames (one parser packet each) with libfaad2, to native 16-bit
+/// integers or 32-bit floats at the stream's rate and channel count.
+///
+/// libfaad2 gives no audio for the first frame after it starts (the frame only primes its
+/// overlap); that packet comes out as silence, so the output keeps the stream's length and
+/// timing (ffmpeg outputs that first frame, near-silent in encoder-primed streams, instead).
+/// Implicit SBR (HE-AAC) is decoded at the core rate, so every packet gives its 1024 frames; a
+/// mono stream that turns out to carry parametric stereo is folded back to mono. ADTS states no
+/// encoder delay, so nothing is trimmed.
+public final class AACDecoder: AudioDecoder {
+    public let outputFormat: PCMFormat
+    /// One packet: the overlap of the frame before a seek point.
+    public let primingPacketCount = 1
+    public let decoderDelay = 0
+
+    private let codecDescription: String
+    /// The libfaad2 decoder; `isInitialised` once it has read an ADTS header.
+    private var handle: NeAACDecHandle?
+    private var isInitialised = false
+    private var frameInfo = NeAACDecFrameInfo()
+
+    /// Creates a decoder for ADTS AAC of `format` that outputs `sampleType` PCM.
+    public init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
+        guard format.codec == .aac, (1...8).contains(format.channels), format.sampleRate > 0 else {
+            throw AudioDecoderError(.unsupportedFormat, "AACDecoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz is not ADTS AAC it decodes")
+        }
+        outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
+        codecDescription = format.codecDescription
+        handle = try makeHandle()
+    }
+
+    deinit { if let handle { NeAACDecClose(handle) } }
+
+    public func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
+        let wanted = packet.frameCount * outputFormat.bytesPerFrame
+        // Room for two channels where the stream says one, in case of parametric stereo.
+        let room = output.reserve(outputFormat.channels == 1 ? 2 * wanted : wanted)
+        if handle == nil { handle = try makeHandle() }
+        let written = decodeFrame(bytes, into: room, limit: wanted)
+        if written < wanted { (room.baseAddress! + written).initializeMemory(as: UInt8.self, repeating: 0, count: wanted - written) }
+        output.commit(wanted)
+    }
+
+    public func reset() {
+        if let handle { NeAACDecClose(handle) }
+        handle = nil
+        isInitialised = false
+    }
+
+    /// Decodes one ADTS frame straight into `room`; returns the bytes of PCM it holds (at most
+    /// `limit`), 0 when libfaad2 gave nothing or failed.
+    private func decodeFrame(_ bytes: UnsafeRawBufferPointer, into room: UnsafeMutableRawBufferPointer, limit: Int) -> Int {
+        guard let handle, let input = UnsafeMutableRawPointer(mutating: bytes.baseAddress)?.assumingMemoryBound(to: UInt8.self)
+        else { return 0 }
+        if !isInitialised {
+            var rate: UInt = 0
+            var channels: UInt8 = 0
+            guard NeAACDecInit(handle, input, UInt(bytes.count), &rate, &channels) >= 0 else { return 0 }
+            isInitialised = true
+        }
+        var target: UnsafeMutableRawPointer? = room.baseAddress
+        _ = NeAACDecDecode2(handle, &frameInfo, input, UInt(bytes.count), &target, UInt(room.count))
+        guard frameInfo.error == 0, frameInfo.channels > 0 else { return 0 }
+        let sampleBytes = outputFormat.bytesPerSample
+        let produced = Int(frameInfo.samples) * sampleBytes
+        let channels = Int(frameInfo.channels)
+        if channels == outputFormat.channels { return min(produced, limit) }
+        guard channels == 2, outputFormat.channels == 1 else { return 0 }
+        // Parametric stereo in a mono stream: fold the two channels back into one, in place.
+        let frames = min(Int(frameInfo.samples) / 2, limit / sampleBytes)
+        if outputFormat.sampleType == .signed16 {
+            let samples = room.baseAddress!.assumingMemoryBound(to: Int16.self)
+            for i in 0..<frames { samples[i] = Int16((Int32(samples[2 * i]) + Int32(samples[2 * i + 1])) / 2) }
+        } else {
+            let samples = room.baseAddress!.assumingMemoryBound(to: Float.self)
+            for i in 0..<frames { samples[i] = (samples[2 * i] + samples[2 * i + 1]) / 2 }
+        }
+        return frames * sampleBytes
+    }
+
+    /// A libfaad2 decoder set up for this output: the sample type, no downmix, implicit SBR at
+    /// the core rate.
+    private func makeHandle() throws(AudioDecoderError) -> NeAACDecHandle {
+        guard let handle = NeAACDecOpen() else {
+            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot create a decoder for \(codecDescription)")
+        }
+        guard let configuration = NeAACDecGetCurrentConfiguration(handle) else {
+            NeAACDecClose(handle)
+            throw AudioDecoderError(.initializationFailed, "libfaad2: no configuration for \(codecDescription)")
+        }
+        configuration.pointee.outputFormat = UInt8(outputFormat.sampleType == .signed16 ? FAAD_FMT_16BIT : FAAD_FMT_FLOAT)
+        configuration.pointee.downMatrix = 0
+        configuration.pointee.dontUpSampleImplicitSBR = 1
+        guard NeAACDecSetConfiguration(handle, configuration) != 0 else {
+            NeAACDecClose(handle)
+            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot set up \(outputFormat) output for \(codecDescription)")
+        }
+        return handle
+    }
+}
