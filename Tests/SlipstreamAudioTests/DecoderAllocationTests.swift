@@ -1,0 +1,46 @@
+import CAllocationCounter
+import Testing
+import TestSupport
+@testable import SlipstreamAudio
+
+/// Decoding a packet allocates nothing once the decoder and its PCMBuffer have warmed up.
+@Suite(.enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
+struct DecoderAllocationTests {
+    @Test(arguments: ["mp3-vbr-v0.mp3", "mp3-mpeg2-24000-vbr.mp3", "mp3-freeformat400.mp3", "mp2-192k.mp2",
+                      "aac-lc-128k.aac", "wav-s24-extensible.wav"], [PCMFormat.SampleType.signed16, .float32])
+    func steadyStateDecodingAllocatesNothing(_ name: String, _ sampleType: PCMFormat.SampleType) throws {
+        let stream = try ParsedStream(AudioFixtures.bytes(name))
+        let decoder = try AudioDecoders.make(for: stream.format, sampleType: sampleType)
+        let buffer = PCMBuffer(format: decoder.outputFormat)
+        let warmUp = min(20, stream.packets.count / 2)
+        func decode(_ range: Range<Int>) throws {
+            for i in range {
+                try stream.contents[i].withUnsafeBytes { try decoder.decode($0, packet: stream.packets[i], into: buffer) }
+                buffer.removeAll()
+            }
+        }
+        try decode(0..<warmUp)
+        let before = slipstream_thread_allocation_count()
+        try decode(warmUp..<stream.packets.count)
+        let allocations = slipstream_thread_allocation_count() - before
+        #expect(allocations == 0, "\(allocations) allocations over \(stream.packets.count - warmUp) packets")
+    }
+
+    /// The counter sees Swift's allocations and those inside the C libraries (libmpg123 makes
+    /// its decoder on the heap), so a zero above means something.
+    @Test func theCounterSeesSwiftAndCAllocations() throws {
+        var before = slipstream_thread_allocation_count()
+        let array = [Int](repeating: 1, count: 1000)
+        #expect(slipstream_thread_allocation_count() > before)
+        #expect(array.count == 1000)
+        let format = AudioFormat(codec: .mp3, codecDescription: "MPEG-1 Layer III", sampleRate: 44100, channels: 2, framesPerPacket: 1152)
+        let decoder = try MP3Decoder(format: format)
+        decoder.reset()
+        let frame: [UInt8] = [0xFF, 0xFB, 0x90, 0x64] + [UInt8](repeating: 0, count: 413)
+        let packet = AudioPacket(offset: 0, size: 417, frameCount: 1152, startFrame: 0, startTime: 0)
+        let buffer = PCMBuffer(format: decoder.outputFormat)
+        before = slipstream_thread_allocation_count()
+        try frame.withUnsafeBytes { try decoder.decode($0, packet: packet, into: buffer) }
+        #expect(slipstream_thread_allocation_count() - before > 5, "mpg123_new after reset() allocates in C")
+    }
+}
