@@ -69,14 +69,14 @@ struct MP3DecoderTests {
             let start = Int(try #require(stream.packets[k].startFrame)) * width
             let expected = Array(whole[start..<start + ours.count])
             let same = ours == expected
-            let message = "packet \(k) of \(count), primed by \(decoder.primingPacketCount): \(firstDifference(ours, expected, frameBytes: width))"
+            let message = { "packet \(k) of \(count), primed by \(decoder.primingPacketCount): \(firstDifference(ours, expected, frameBytes: width))" }
             if name == "mp3-mpeg2-16000-mono.mp3" {
                 withKnownIssue("libmpg123 rounds a few samples differently after a restart in this stream", isIntermittent: true) {
-                    #expect(same, "\(message)")
+                    #expect(same, "\(message())")
                 }
-                #expect(largestStep(ours, expected) <= 1, "\(message)")
+                #expect(same || largestStep(ours, expected) <= 1, "\(message())")
             } else {
-                #expect(same, "\(message)")
+                #expect(same, "\(message())")
             }
         }
     }
