@@ -11,7 +11,7 @@ import TestSupport
 /// decoder's own random noise, equal only in level. So the tests compare lengths, alignment and
 /// per-packet levels, and the sweep sample by sample. libfaad2 gives nothing for the first frame
 /// (ffmpeg outputs it), so packet 0 is silent in ours.
-@Suite(.enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
+@Suite(.serialized, .enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
 struct AACDecoderTests {
     static let fixtures = AudioFixtures.references.filter { $0.kind == "adts" }.map(\.name)
 

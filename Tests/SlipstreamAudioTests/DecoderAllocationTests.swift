@@ -4,7 +4,7 @@ import TestSupport
 @testable import SlipstreamAudio
 
 /// Decoding a packet allocates nothing once the decoder and its PCMBuffer have warmed up.
-@Suite(.enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
+@Suite(.serialized, .enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
 struct DecoderAllocationTests {
     @Test(arguments: ["mp3-vbr-v0.mp3", "mp3-mpeg2-24000-vbr.mp3", "mp3-freeformat400.mp3", "mp2-192k.mp2",
                       "aac-lc-128k.aac", "wav-s24-extensible.wav"], [PCMFormat.SampleType.signed16, .float32])

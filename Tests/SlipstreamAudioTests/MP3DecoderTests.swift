@@ -4,7 +4,7 @@ import TestSupport
 @testable import SlipstreamAudio
 
 /// MP3Decoder and GaplessTrim against `mpg123 --gapless -w` on every MPEG fixture.
-@Suite(.enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
+@Suite(.serialized, .enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
 struct MP3DecoderTests {
     static let fixtures = AudioFixtures.references.filter { $0.kind == "mpeg" }.map(\.name)
 

@@ -4,7 +4,7 @@ import TestSupport
 @testable import SlipstreamAudio
 
 /// PCMPassthroughDecoder on every WAV fixture against ffmpeg and sox.
-@Suite(.enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
+@Suite(.serialized, .enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
 struct PCMPassthroughDecoderTests {
     static let fixtures = AudioFixtures.references.filter { $0.kind == "wav" }.map(\.name)
 

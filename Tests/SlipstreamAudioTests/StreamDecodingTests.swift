@@ -4,7 +4,7 @@ import TestSupport
 @testable import SlipstreamAudio
 
 /// StreamDecoding: whole files through parser, decoder and trim; and the decode-speed check.
-@Suite(.enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
+@Suite(.serialized, .enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
 struct StreamDecodingTests {
     /// Every fixture decodes to the frame count its reference decoder gave (mpg123 for MPEG
     /// audio, ffmpeg for ADTS, the file for WAV), and to the samples of the packet-by-packet
