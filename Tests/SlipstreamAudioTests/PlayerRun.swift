@@ -100,7 +100,10 @@ enum PlayerFiles {
     static func served(_ name: String) throws -> String {
         let target = try TestNginx.filesFolder() + "/player-" + name
         if !FileManager.default.fileExists(atPath: target) {
-            try FileManager.default.copyItem(atPath: try fixture(name), toPath: target)
+            // Tests run in parallel: another may be copying the same fixture.
+            do {
+                try FileManager.default.copyItem(atPath: try fixture(name), toPath: target)
+            } catch where FileManager.default.fileExists(atPath: target) {}
         }
         return try TestNginx.url("player-" + name)
     }

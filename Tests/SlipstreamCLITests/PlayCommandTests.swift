@@ -12,7 +12,9 @@ struct PlayCommandTests {
     static func served(_ name: String) throws -> String {
         let path = try TestNginx.filesFolder() + "/play-" + name
         if !FileManager.default.fileExists(atPath: path) {
-            try FileManager.default.copyItem(atPath: fixture(name), toPath: path)
+            do {
+                try FileManager.default.copyItem(atPath: fixture(name), toPath: path)
+            } catch where FileManager.default.fileExists(atPath: path) {}
         }
         return try TestNginx.url("play-" + name)
     }
@@ -44,7 +46,7 @@ struct PlayCommandTests {
         let folder = try TestFiles.makeTemporaryFolder()
         let output = try await CommandRunner.run(["play", try Self.served("mp3-vbr-v0.mp3"), "--output", "wav:out.wav"], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
-        #expect(try Self.wavData(folder + "/out.wav") == Self.mpg123(Self.fixture("mp3-vbr-v0.mp3")))
+        #expect(try Self.wavData(folder + "/out.wav").elementsEqual(Self.mpg123(Self.fixture("mp3-vbr-v0.mp3"))))
     }
 
     @Test func writesAWAVStreamToAPipe() async throws {
@@ -60,7 +62,7 @@ struct PlayCommandTests {
         // Sizes unknown on a pipe: the stream's length is "until the end".
         #expect(bytes[4 ..< 8].allSatisfy { $0 == 0xFF })
         #expect(bytes[40 ..< 44].allSatisfy { $0 == 0xFF })
-        #expect(Array(bytes[44...]) == (try Self.mpg123(Self.fixture("mp3-mono64.mp3"))))
+        #expect(bytes[44...].elementsEqual(try Self.mpg123(Self.fixture("mp3-mono64.mp3"))))
     }
 
     @Test func startsAtTheTimeAsked() async throws {
@@ -69,7 +71,7 @@ struct PlayCommandTests {
         #expect(output.status == 0, "\(output.stderr)")
         let reference = try Self.mpg123(Self.fixture("mp3-cbr128.mp3"))
         let played = try Self.wavData(folder + "/out.wav")
-        #expect(played[...] == reference[(Int(1.5 * 44100) * 4)...])
+        #expect(played[...].elementsEqual(reference[(Int(1.5 * 44100) * 4)...]))
     }
 
     @Test func savesTheOriginalBytesWhilePlaying() async throws {
@@ -78,7 +80,7 @@ struct PlayCommandTests {
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("saved copy.mp3"))
         #expect(!output.stderr.contains("not the whole"))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/copy.mp3")) == Data(try AudioFixtures.bytes("mp3-id3v23-picture.mp3")))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/copy.mp3")).elementsEqual(try AudioFixtures.bytes("mp3-id3v23-picture.mp3")))
     }
 
     @Test func notAudioIsExitStatus6() async throws {

@@ -90,6 +90,14 @@ public final class AudioStreamer: Sendable {
     /// table's estimate elsewhere. Throws when the stream cannot seek (not started, finished, a
     /// live stream, or nothing known about the format yet).
     public func seek(to time: Double) throws(AudioStreamerError) {
+        // Before the decoder exists the gapless trim is unknown: the seek waits for it, as a
+        // start time does.
+        let deferred = core.withLock { core -> Bool in
+            guard !core.isDecoderReady, core.machine.state != .initialized, !core.machine.state.isFinal else { return false }
+            core.pendingStart = max(time, 0)
+            return true
+        }
+        if deferred { return }
         let (plan, ready) = try core.withLock { core throws(AudioStreamerError) in
             (try planSeek(&core, to: time), checkReady(&core))
         }
