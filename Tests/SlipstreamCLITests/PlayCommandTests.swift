@@ -20,7 +20,7 @@ struct PlayCommandTests {
     }
 
     /// `mpg123 --gapless -w` of `file`, as WAV bytes after the header.
-    static func mpg123(_ file: String, start: Double? = nil) throws -> [UInt8] {
+    static func mpg123(_ file: String) throws -> [UInt8] {
         let out = try TestFiles.makeTemporaryFolder() + "/ref.wav"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
