@@ -29,7 +29,5 @@ fi
 
 swift build
 status=0
-# One test at a time: run in parallel on 2 cores, a few gate-held network tests were seen to
-# stall for good in clean-clone runs (cause not yet found; each passes alone and in series).
-swift test --no-parallel "$@" || status=$?
+swift test "$@" || status=$?
 exit "$status"

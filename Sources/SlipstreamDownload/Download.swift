@@ -1,13 +1,15 @@
+import SlipstreamHTTP
 import Synchronization
 
 /// A running download. Read its `events`, await its `value`, or `cancel()` it. Safe to use
 /// from any thread.
 public final class Download: Sendable {
-    /// What happens to the download; see `DownloadEvent`. One reader.
-    public let events: AsyncStream<DownloadEvent>
+    /// What happens to the download; see `DownloadEvent`. One reader; nothing but progress is
+    /// ever dropped, and only an older unread snapshot.
+    public let events: EventStream<DownloadEvent>
     private let job: DownloadJob
 
-    init(job: DownloadJob, events: AsyncStream<DownloadEvent>) {
+    init(job: DownloadJob, events: EventStream<DownloadEvent>) {
         self.job = job
         self.events = events
     }

@@ -1,3 +1,5 @@
+import SlipstreamHTTP
+
 /// What happens to a download, in order: `started`, any number of `progress`, then exactly
 /// one of `finished` or `failed`.
 public enum DownloadEvent: Sendable {
@@ -14,6 +16,19 @@ public enum DownloadEvent: Sendable {
     case notice(String)
     /// A request failed and will be tried again after `delay` seconds.
     case retrying(error: DownloadError, attempt: Int, delay: Double)
+}
+
+extension DownloadEvent: CoalescibleEvent {
+    /// What a newer event replaces an unread older one of: only progress.
+    public enum CoalescingKey: Hashable, Sendable {
+        /// A progress snapshot.
+        case progress
+    }
+
+    /// `.progress` for a progress snapshot (the newest unread one wins), else nil.
+    public var coalescingKey: CoalescingKey? {
+        if case .progress = self { .progress } else { nil }
+    }
 }
 
 /// What the first response told about the download.

@@ -127,7 +127,7 @@ final class DownloadJob: Sendable {
     let configuration: DownloadConfiguration
     let url: String
     let destination: DownloadDestination
-    let events: AsyncStream<DownloadEvent>.Continuation
+    let events: EventChannel<DownloadEvent>
     /// The download's own rate limiter, then the shared one, where configured.
     let limiters: [RateLimiter]
     /// The host limit its connections count against, if any.
@@ -137,7 +137,7 @@ final class DownloadJob: Sendable {
     let state: Mutex<State>
 
     init(engine: HTTPEngine, configuration: DownloadConfiguration, url: String,
-         destination: DownloadDestination, events: AsyncStream<DownloadEvent>.Continuation,
+         destination: DownloadDestination, events: EventChannel<DownloadEvent>,
          permits: ConnectionPermits? = nil) {
         self.engine = engine
         self.permits = permits

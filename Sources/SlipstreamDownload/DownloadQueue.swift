@@ -100,14 +100,14 @@ public final class DownloadQueue: Sendable {
         var download: Download?
         var path: String?
         var stop: StopIntent?
-        var subscribers: [DownloadQueueEvents.Channel] = []
+        var subscribers: [EventChannel<DownloadQueueEvent>] = []
     }
 
     struct State: Sendable {
         var scheduler: QueueScheduler
         var records: [ID: Record] = [:]
         var nextID = 1
-        var subscribers: [DownloadQueueEvents.Channel] = []
+        var subscribers: [EventChannel<DownloadQueueEvent>] = []
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         /// Hosts told to the limiter as having starts waiting.
         var reservedHosts: Set<String> = []
@@ -218,21 +218,21 @@ public final class DownloadQueue: Sendable {
 
     /// Every event of every download from now on.
     public func events() -> DownloadQueueEvents {
-        let channel = DownloadQueueEvents.Channel()
+        let channel = EventChannel<DownloadQueueEvent>()
         state.withLock { $0.subscribers.append(channel) }
-        return DownloadQueueEvents(channel: channel)
+        return DownloadQueueEvents(channel)
     }
 
     /// The events of one download from now on, ending after it finishes or fails (at once
     /// when it is not in the queue).
     public func events(for id: ID) -> DownloadQueueEvents {
-        let channel = DownloadQueueEvents.Channel()
+        let channel = EventChannel<DownloadQueueEvent>()
         let known = state.withLock { state in
             state.records[id]?.subscribers.append(channel)
             return state.records[id] != nil
         }
         if !known { channel.finish() }
-        return DownloadQueueEvents(channel: channel)
+        return DownloadQueueEvents(channel)
     }
 
     /// Returns once nothing runs or waits to run (paused downloads may remain), or after

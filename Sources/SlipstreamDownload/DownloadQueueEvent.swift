@@ -1,3 +1,5 @@
+import SlipstreamHTTP
+
 /// What happens to the downloads of a `DownloadQueue`. For each download, in order: `queued`,
 /// then `started`, any number of `progress`, `retrying` and `notice`, and one of `finished`,
 /// `failed` or `paused` (after `paused`, a resumed download is `queued` again).
@@ -28,3 +30,15 @@ public enum DownloadQueueEvent: Sendable {
         }
     }
 }
+
+extension DownloadQueueEvent: CoalescibleEvent {
+    /// A progress snapshot replaces an unread one of the same download.
+    public var coalescingKey: DownloadQueue.ID? {
+        if case .progress(let id, _) = self { id } else { nil }
+    }
+}
+
+/// The events of a `DownloadQueue` (all of them, or one download's), for one reader: lifecycle
+/// events are never dropped, progress is newest-wins per download. It ends when the reader's
+/// task is cancelled, or when the download it follows has ended.
+public typealias DownloadQueueEvents = EventStream<DownloadQueueEvent>

@@ -43,10 +43,10 @@ public final class Downloader: Sendable {
             throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
         }
         try destination.check(overwrite: configuration.overwrite)
-        let (events, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(32))
+        let events = EventChannel<DownloadEvent>()
         let job = DownloadJob(engine: engine, configuration: configuration, url: url,
-                              destination: destination, events: continuation, permits: permits)
+                              destination: destination, events: events, permits: permits)
         job.begin()
-        return Download(job: job, events: events)
+        return Download(job: job, events: EventStream(events))
     }
 }

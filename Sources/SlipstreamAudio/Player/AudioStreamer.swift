@@ -22,10 +22,10 @@ public final class AudioStreamer: Sendable {
     /// How the streamer buffers, connects and plays.
     public let configuration: AudioStreamerConfiguration
     /// Everything the streamer reports, in order; the sequence ends after `done` or `stopped`.
-    /// A consumer that falls more than 256 events behind loses the oldest.
-    public let events: AsyncStream<AudioStreamerEvent>
+    /// A reader that lags loses only older unread progress snapshots, never another event.
+    public let events: EventStream<AudioStreamerEvent>
 
-    let continuation: AsyncStream<AudioStreamerEvent>.Continuation
+    let eventChannel = EventChannel<AudioStreamerEvent>()
     let core: Mutex<PlayerCore>
     /// Runs the state machine and its actions, one input at a time.
     let control = DispatchQueue(label: "slipstream.audio-streamer")
@@ -44,7 +44,7 @@ public final class AudioStreamer: Sendable {
         self.configuration = configuration
         self.engine = engine
         isFile = !url.contains("://")
-        (events, continuation) = AsyncStream.makeStream(of: AudioStreamerEvent.self, bufferingPolicy: .bufferingNewest(256))
+        events = EventStream(eventChannel)
         core = Mutex(PlayerCore(configuration: configuration))
     }
 
@@ -157,10 +157,10 @@ public final class AudioStreamer: Sendable {
     /// Hands an event to the stream and the delegate; ends the stream after a final state.
     func emit(_ event: AudioStreamerEvent) {
         delegate?.audioStreamer(self, didEmit: event)
-        continuation.yield(event)
+        eventChannel.yield(event)
         if case .stateChanged(let state) = event, state.isFinal {
-            if state == .done { continuation.yield(.progress(progress)) }
-            continuation.finish()
+            if state == .done { eventChannel.yield(.progress(progress)) }
+            eventChannel.finish()
         }
     }
 

@@ -1,3 +1,5 @@
+import SlipstreamHTTP
+
 /// What an `AudioStreamer` reports, in order, through `events` (and its delegate).
 public enum AudioStreamerEvent: Hashable, Sendable {
     /// The state changed.
@@ -13,6 +15,19 @@ public enum AudioStreamerEvent: Hashable, Sendable {
     case properties(AudioStreamProperties)
     /// The connection failed or stalled; reconnecting (attempt 1, 2, ...) after a pause.
     case reconnecting(attempt: Int, AudioStreamerError)
+}
+
+extension AudioStreamerEvent: CoalescibleEvent {
+    /// What a newer event replaces an unread older one of: only progress.
+    public enum CoalescingKey: Hashable, Sendable {
+        /// A progress snapshot.
+        case progress
+    }
+
+    /// `.progress` for a progress snapshot (the newest unread one wins), else nil.
+    public var coalescingKey: CoalescingKey? {
+        if case .progress = self { .progress } else { nil }
+    }
 }
 
 /// A snapshot of playback position and buffering.

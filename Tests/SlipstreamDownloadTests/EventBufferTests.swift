@@ -1,7 +1,9 @@
 @testable import SlipstreamDownload
+import SlipstreamHTTP
 import Testing
 
-@Suite struct QueueEventBufferTests {
+/// The buffer behind every `EventStream`, with the queue's events (progress keyed by download).
+@Suite struct EventBufferTests {
     static func progress(_ id: Int, _ bytes: Int64) -> DownloadQueueEvent {
         .progress(DownloadQueue.ID(rawValue: id), DownloadProgress(completedBytes: bytes, totalBytes: 100,
                                                                    bytesPerSecond: 0, activeConnections: 1))
@@ -18,7 +20,7 @@ import Testing
     }
 
     @Test func progressIsNewestWinsInItsPlaceAndNothingElseIsLost() {
-        var buffer = QueueEventBuffer()
+        var buffer = EventBuffer<DownloadQueueEvent>()
         buffer.append(.queued(DownloadQueue.ID(rawValue: 1)))
         for bytes in 1...1000 { buffer.append(Self.progress(1, Int64(bytes))) }
         buffer.append(.queued(DownloadQueue.ID(rawValue: 2)))
@@ -32,5 +34,32 @@ import Testing
         buffer.append(Self.progress(1, 7))
         #expect(Self.describe(buffer.removeFirst()) == "progress 1 7")
         #expect(Self.describe(buffer.removeFirst()) == "end")
+    }
+
+    /// A reader far behind (here: one that starts after the download ended) still reads the
+    /// start and the end: only older unread progress is dropped.
+    @Test func aLateReaderOfADownloadSeesItsStartAndItsEnd() async {
+        let channel = EventChannel<DownloadEvent>()
+        let info = DownloadInfo(path: "f", totalBytes: 100, segmented: true, effectiveURL: "http://h/f", resumedBytes: 0)
+        channel.yield(.started(info))
+        for bytes in 0...5000 {
+            channel.yield(.progress(DownloadProgress(completedBytes: Int64(bytes), totalBytes: 100,
+                                                     bytesPerSecond: 0, activeConnections: 1)))
+        }
+        channel.yield(.notice("n"))
+        channel.yield(.failed(DownloadError(.cancelled, "c")))
+        channel.finish()
+        channel.yield(.notice("after the end"))
+        var seen: [String] = []
+        for await event in EventStream(channel) {
+            switch event {
+            case .started: seen.append("started")
+            case .progress(let progress): seen.append("progress \(progress.completedBytes)")
+            case .notice(let text): seen.append("notice \(text)")
+            case .failed: seen.append("failed")
+            default: seen.append("other")
+            }
+        }
+        #expect(seen == ["started", "progress 5000", "notice n", "failed"])
     }
 }
