@@ -157,9 +157,10 @@ extension DownloadJob {
                 let end = state.map!.assignment(id)!.end
                 if state.map!.commit(id, count: Int64(count)) {
                     state.connections[sink.connection]?.assignment = nil
-                    // A request that ends where the assignment ends completes by itself and
-                    // keeps its connection; one whose tail was taken by another stops here.
-                    let natural = sink.requestEnd == end && count == body.count
+                    // A request that ends where the assignment ends (an open-ended one: at the
+                    // end of the file) completes by itself and keeps its connection for the
+                    // next request; one whose tail was taken by another stops here.
+                    let natural = (sink.requestEnd ?? state.map!.size) == end && count == body.count
                     decision = natural ? .proceed : .finish
                 }
             }

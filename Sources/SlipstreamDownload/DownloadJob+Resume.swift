@@ -69,10 +69,12 @@ extension DownloadJob {
                 url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
             record.record(resume?.written ?? ByteRanges())
             // A new download's records are written at once (by the writer thread), so that they
-            // exist, and their space is taken, from the start.
+            // exist, and their space is taken, from the start; except for a small file, which
+            // would pay three fsyncs for little: its live record comes after a tenth of a second
+            // if it is still running, and a crash before that costs at most its size again.
             checkpoint = DiskWriter.Checkpoint(store: store, record: record,
                                                durableInterval: configuration.durableRecordInterval,
-                                               writeAtStart: resume == nil)
+                                               writeAtStart: resume == nil && size > Self.smallFileSize)
         }
         let slotSize = configuration.request(url, range: nil).receiveBufferSize
         state.writer = DiskWriter(

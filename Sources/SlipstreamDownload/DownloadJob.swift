@@ -120,6 +120,8 @@ final class DownloadJob: Sendable {
 
     /// Wrong answers to range requests a download tolerates.
     static let maxRangeLies = 3
+    /// Files up to this size (bytes) get no resume records at their start (see `openFile`).
+    static let smallFileSize: Int64 = 4 << 20
     /// Seconds between the watchdog's looks at the connections.
     static let tickInterval = 0.5
 

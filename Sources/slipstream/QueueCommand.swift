@@ -49,8 +49,11 @@ enum QueueCommand {
 
         let events = queue.events()
         let reader = Task { await report(events, screen: screen, quiet: options.quiet, tally: tally) }
+        var folders: Set<String> = []
         for entry in list.entries {
-            add(entry, to: queue, options: options, session: list.isSession, screen: screen, tally: tally)
+            let folder = entry.dir ?? options.folder ?? "."
+            if folders.insert(folder).inserted { makeFolders(folder) }
+            add(entry, in: folder, to: queue, options: options, session: list.isSession, screen: screen, tally: tally)
         }
         if trap.caughtSignal != nil { await queue.stopAll() }
         let drawer = Task {
@@ -93,11 +96,9 @@ enum QueueCommand {
 
     /// Adds one entry of the list; a session's entry whose file is already complete (finished
     /// after the session was last written) counts as done.
-    private static func add(_ entry: DownloadList.Entry, to queue: DownloadQueue, options: GetOptions, session: Bool,
-                            screen: QueueScreen, tally: SharedTally) {
+    private static func add(_ entry: DownloadList.Entry, in folder: String, to queue: DownloadQueue, options: GetOptions,
+                            session: Bool, screen: QueueScreen, tally: SharedTally) {
         tally.withLock { $0.count += 1 }
-        let folder = entry.dir ?? options.folder ?? "."
-        makeFolders(folder)
         let destination: DownloadDestination = entry.out.map { .file(folder == "." ? $0 : folder + "/" + $0) } ?? .folder(folder)
         if session, case .file(let path) = destination, exists(path), !exists(path + ".part") {
             tally.withLock { $0.finished += 1 }
