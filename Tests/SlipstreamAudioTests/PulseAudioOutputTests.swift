@@ -79,7 +79,7 @@ let testPulseServer = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PULSE
                    "no headless PulseAudio server (SLIPSTREAM_TEST_PULSE_SERVER is unset; scripts/test.sh starts one)"))
     func probeFindsTheServer() async throws {
         let server = try #require(testPulseServer)
-        #expect(try await offPool { PulseServerProbe.answers(server: server) })
+        #expect(try await offPool { PulseServerProbe.answers(server: server, within: PulseServerProbe.namedServerTimeoutSeconds) })
         let choice = try #require(AudioOutputChoice(argument: "pulse:\(server)"))
         let output = try await offPool { try choice.makeOutput() is PulseAudioOutput }
         #expect(output)
@@ -99,7 +99,7 @@ let testPulseServer = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PULSE
         #expect(error?.code == .unavailable)
         #expect(error?.message == "PulseAudio server \"unix:/nonexistent/slipstream/native\": cannot connect: Connection refused")
 
-        #expect(try await offPool { PulseServerProbe.answers(server: "unix:/nonexistent/slipstream/native") } == false)
+        #expect(try await offPool { PulseServerProbe.answers(server: "unix:/nonexistent/slipstream/native", within: 0.5) } == false)
     }
 
     /// A server that takes the connection and never says a word: the probe gives up after its
@@ -120,7 +120,7 @@ let testPulseServer = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PULSE
         try #require(bound)
         let server = "tcp:127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
         let start = monotonicSeconds()
-        #expect(try await offPool { PulseServerProbe.answers(server: server) } == false)
-        #expect(monotonicSeconds() - start >= PulseServerProbe.timeoutSeconds - 0.05)
+        #expect(try await offPool { PulseServerProbe.answers(server: server, within: PulseServerProbe.automaticTimeoutSeconds) } == false)
+        #expect(monotonicSeconds() - start >= PulseServerProbe.automaticTimeoutSeconds - 0.05)
     }
 }

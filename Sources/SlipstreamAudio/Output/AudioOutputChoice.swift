@@ -66,14 +66,15 @@ public enum AudioOutputChoice: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A new, unopened output for this choice. `.automatic` and `.pulse` first check (for at most
-    /// half a second, starting no server and printing nothing) that a PulseAudio server answers:
-    /// `.pulse` throws `unavailable` if none does, `.automatic` takes ALSA's `default` device.
+    /// half a second, or five for a named server, starting no server and printing nothing) that a
+    /// PulseAudio server answers: `.pulse` throws `unavailable` if none does, `.automatic` takes
+    /// ALSA's `default` device.
     public func makeOutput() throws(AudioOutputError) -> sending any AudioOutput {
         switch self {
         case .automatic:
-            return PulseServerProbe.answers(server: nil) ? PulseAudioOutput() : ALSAOutput()
+            return PulseServerProbe.answers(server: nil, within: PulseServerProbe.automaticTimeoutSeconds) ? PulseAudioOutput() : ALSAOutput()
         case .pulse(let server):
-            guard PulseServerProbe.answers(server: server) else {
+            guard PulseServerProbe.answers(server: server, within: PulseServerProbe.namedServerTimeoutSeconds) else {
                 throw AudioOutputError(.unavailable, "\(PulseAudioOutput.name(of: server)): no server answers")
             }
             return PulseAudioOutput(server: server)

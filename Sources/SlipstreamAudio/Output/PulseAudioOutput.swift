@@ -105,6 +105,8 @@ public final class PulseAudioOutput: AudioOutput {
         let stream = try openStream()
         var error: Int32 = 0
         guard slipstream_pa_simple_drain(stream, &error) >= 0 else { throw failure(.deviceFailed, "cannot drain", error) }
+        // Everything written has played; the latency the server last told may be older.
+        lastFramesPlayed = framesWritten
     }
 
     public func close() {

@@ -4,11 +4,14 @@ import CPulse
 /// PulseAudio's asynchronous API, without starting a server (no autospawn), given up after a
 /// deadline, printing nothing.
 enum PulseServerProbe {
-    /// How long a probe waits for a server to answer, in seconds: 0.5.
-    static let timeoutSeconds = 0.5
+    /// How long `auto` waits for the default server before taking ALSA, in seconds: 0.5.
+    static let automaticTimeoutSeconds = 0.5
+    /// How long a server the user named may take to answer, in seconds: 5 (a loaded machine's
+    /// server can take more than half a second).
+    static let namedServerTimeoutSeconds = 5.0
 
-    /// Whether `server` (`nil`: the default server) accepts a connection within `timeoutSeconds`.
-    static func answers(server: String?) -> Bool {
+    /// Whether `server` (`nil`: the default server) accepts a connection within `timeout` seconds.
+    static func answers(server: String?, within timeout: Double) -> Bool {
         guard let loop = slipstream_pa_mainloop_new() else { return false }
         defer { slipstream_pa_mainloop_free(loop) }
         guard let context = slipstream_pa_context_new(slipstream_pa_mainloop_get_api(loop), "slipstream probe") else { return false }
@@ -17,7 +20,7 @@ enum PulseServerProbe {
             slipstream_pa_context_unref(context)
         }
         guard slipstream_pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else { return false }
-        let deadline = MonotonicTime.now() + Int64(timeoutSeconds * 1e9)
+        let deadline = MonotonicTime.now() + Int64(timeout * 1e9)
         while true {
             let state = slipstream_pa_context_get_state(context)
             if state == PA_CONTEXT_READY { return true }
