@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import SlipstreamAudio
 
 /// ALSA on a device that really plays: the `pulse` plugin device, against the headless server.

@@ -37,14 +37,6 @@ enum TestPCM {
     }
 }
 
-/// Runs `body` on a thread of its own (outputs block: a device, a paced clock), so that it holds
-/// no thread of the Swift concurrency pool.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
 /// Seconds on the monotonic clock.
 func monotonicSeconds() -> Double {
     Double(DispatchTime.now().uptimeNanoseconds) / 1e9

@@ -96,22 +96,11 @@ enum Reference {
 
 /// Audio files for the player tests: fixtures served by nginx, and longer files made once.
 enum PlayerFiles {
-    /// Fixture `name` copied into nginx's folder; its URL.
-    static func served(_ name: String) throws -> String {
-        let target = try TestNginx.filesFolder() + "/player-" + name
-        if !FileManager.default.fileExists(atPath: target) {
-            // Tests run in parallel: another may be copying the same fixture.
-            do {
-                try FileManager.default.copyItem(atPath: try fixture(name), toPath: target)
-            } catch where FileManager.default.fileExists(atPath: target) {}
-        }
-        return try TestNginx.url("player-" + name)
-    }
+    /// Fixture `name` served by nginx; its URL.
+    static func served(_ name: String) throws -> String { try AudioFixtures.served(name) }
 
     /// The fixture's path.
-    static func fixture(_ name: String) throws -> String {
-        try #require(AudioFixtures.directory).appendingPathComponent(name).path
-    }
+    static func fixture(_ name: String) throws -> String { try AudioFixtures.path(name) }
 
     private static let makeLock = NSLock()
 
@@ -128,20 +117,11 @@ enum PlayerFiles {
         let path = try TestNginx.filesFolder() + "/" + name
         if FileManager.default.fileExists(atPath: path) { return path }
         let wav = path + ".wav"
-        try run(["sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "\(seconds)", "sine", "200-2000", "pinknoise", "gain", "-6"])
-        try run(["lame", "--quiet", "--noreplaygain"] + options + [wav, path + ".tmp"])
+        try ExternalProgram.run(["sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "\(seconds)", "sine", "200-2000", "pinknoise", "gain", "-6"])
+        try ExternalProgram.run(["lame", "--quiet", "--noreplaygain"] + options + [wav, path + ".tmp"])
         try FileManager.default.removeItem(atPath: wav)
         try FileManager.default.moveItem(atPath: path + ".tmp", toPath: path)
         return path
-    }
-
-    static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad, userInfo: ["command": arguments]) }
     }
 
     /// Where `frames` (interleaved s16 PCM, `channels` wide) first appears in `reference` within

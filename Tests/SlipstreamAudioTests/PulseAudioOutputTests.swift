@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import SlipstreamAudio
 
 /// The headless server scripts/test.sh starts, from `SLIPSTREAM_TEST_PULSE_SERVER`.

@@ -9,74 +9,51 @@ import TestSupport
 struct PlayCommandTests {
     static func fixture(_ name: String) -> String { AudioFixtures.directory!.appendingPathComponent(name).path }
 
-    static func served(_ name: String) throws -> String {
-        let path = try TestNginx.filesFolder() + "/play-" + name
-        if !FileManager.default.fileExists(atPath: path) {
-            do {
-                try FileManager.default.copyItem(atPath: fixture(name), toPath: path)
-            } catch where FileManager.default.fileExists(atPath: path) {}
-        }
-        return try TestNginx.url("play-" + name)
-    }
-
-    /// `mpg123 --gapless -w` of `file`, as WAV bytes after the header.
-    static func mpg123(_ file: String) throws -> [UInt8] {
-        let out = try TestFiles.makeTemporaryFolder() + "/ref.wav"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["mpg123", "-q", "--gapless", "-w", out, file]
-        try process.run()
-        process.waitUntilExit()
-        return try wavData(out)
-    }
-
-    /// The `data` chunk of a WAV file.
-    static func wavData(_ path: String) throws -> [UInt8] {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        var i = 12
-        while i + 8 <= bytes.count {
-            let size = Int(bytes[i + 4]) | Int(bytes[i + 5]) << 8 | Int(bytes[i + 6]) << 16 | Int(bytes[i + 7]) << 24
-            if bytes[i ..< i + 4].elementsEqual("data".utf8) { return Array(bytes[(i + 8)...].prefix(size)) }
-            i += 8 + size + size % 2
-        }
-        throw CocoaError(.fileReadCorruptFile)
+    /// `mpg123 --gapless -w` of fixture `name`, as PCM bytes (off the concurrency pool).
+    static func mpg123(_ name: String) async throws -> [UInt8] {
+        try await offPool { try ReferenceDecoder.mpg123(fixture(name)) }
     }
 
     @Test func playsAURLIntoAWAVFileExactlyAsMpg123() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
-        let output = try await CommandRunner.run(["play", try Self.served("mp3-vbr-v0.mp3"), "--output", "wav:out.wav"], in: folder)
+        let output = try await CommandRunner.run(["play", try AudioFixtures.served("mp3-vbr-v0.mp3"), "--output", "wav:out.wav"], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
-        #expect(try Self.wavData(folder + "/out.wav").elementsEqual(Self.mpg123(Self.fixture("mp3-vbr-v0.mp3"))))
+        let reference = try await Self.mpg123("mp3-vbr-v0.mp3")
+        #expect(try ReferenceDecoder.wavData(folder + "/out.wav").elementsEqual(reference))
     }
 
     @Test func writesAWAVStreamToAPipe() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "\"$0\" play \"$1\" --output wav:- -q | cat > out.wav", CommandRunner.binary, Self.fixture("mp3-mono64.mp3")]
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let status = try await offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "\"$0\" play \"$1\" --output wav:- -q | cat > out.wav", CommandRunner.binary, Self.fixture("mp3-mono64.mp3")]
+            process.currentDirectoryURL = URL(fileURLWithPath: folder)
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(status == 0)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/out.wav")))
         // Sizes unknown on a pipe: the stream's length is "until the end".
         #expect(bytes[4 ..< 8].allSatisfy { $0 == 0xFF })
         #expect(bytes[40 ..< 44].allSatisfy { $0 == 0xFF })
-        #expect(bytes[44...].elementsEqual(try Self.mpg123(Self.fixture("mp3-mono64.mp3"))))
+        let reference = try await Self.mpg123("mp3-mono64.mp3")
+        #expect(bytes[44...].elementsEqual(reference))
     }
 
     @Test func startsAtTheTimeAsked() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         let output = try await CommandRunner.run(["play", Self.fixture("mp3-cbr128.mp3"), "--start", "1.5", "--output", "wav:out.wav", "-q"], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
-        let reference = try Self.mpg123(Self.fixture("mp3-cbr128.mp3"))
-        let played = try Self.wavData(folder + "/out.wav")
+        let reference = try await Self.mpg123("mp3-cbr128.mp3")
+        let played = try ReferenceDecoder.wavData(folder + "/out.wav")
         #expect(played[...].elementsEqual(reference[(Int(1.5 * 44100) * 4)...]))
     }
 
     @Test func savesTheOriginalBytesWhilePlaying() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
-        let output = try await CommandRunner.run(["play", try Self.served("mp3-id3v23-picture.mp3"), "--output", "null", "--save", "copy.mp3"], in: folder)
+        let output = try await CommandRunner.run(["play", try AudioFixtures.served("mp3-id3v23-picture.mp3"), "--output", "null", "--save", "copy.mp3"], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("saved copy.mp3"))
         #expect(!output.stderr.contains("not the whole"))
@@ -123,7 +100,7 @@ struct PlayCommandTests {
     }
 
     @Test func sigintStopsWithStatus130() async throws {
-        var long = try Self.served("mp3-cbr128.mp3")
+        var long = try AudioFixtures.served("mp3-cbr128.mp3")
         long = long.replacingOccurrences(of: "/files/", with: "/rate/") + "?rate=2k"
         let folder = try TestFiles.makeTemporaryFolder()
         let command = try CommandRunner.start(["play", long, "--output", "null", "--save", "saved.mp3"], in: folder)

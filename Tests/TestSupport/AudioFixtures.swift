@@ -50,4 +50,22 @@ public enum AudioFixtures {
         guard let directory else { throw CocoaError(.fileNoSuchFile) }
         return [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
     }
+
+    /// The path of fixture `name` (throws when there are no fixtures).
+    public static func path(_ name: String) throws -> String {
+        guard let directory else { throw CocoaError(.fileNoSuchFile) }
+        return directory.appendingPathComponent(name).path
+    }
+
+    /// Fixture `name` copied (once per test run) into the folder nginx serves; its URL.
+    public static func served(_ name: String) throws -> String {
+        let target = try TestNginx.filesFolder() + "/audio-" + name
+        if !FileManager.default.fileExists(atPath: target) {
+            // Tests run in parallel: another may be copying the same fixture.
+            do {
+                try FileManager.default.copyItem(atPath: try path(name), toPath: target)
+            } catch where FileManager.default.fileExists(atPath: target) {}
+        }
+        return try TestNginx.url("audio-" + name)
+    }
 }

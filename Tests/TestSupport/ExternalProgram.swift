@@ -1,0 +1,25 @@
+import Foundation
+
+/// Programs the tests run (reference decoders, encoders) and a way to wait for blocking work
+/// without holding a thread of the Swift concurrency pool.
+public enum ExternalProgram {
+    /// Runs `arguments` (a program found on the PATH, then its arguments) and waits for it;
+    /// throws when it cannot start or exits with a status other than 0. Blocks: call it from
+    /// `offPool` in async tests.
+    public static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad, userInfo: ["command": arguments]) }
+    }
+}
+
+/// Runs `body` on a thread of its own (child processes, devices and paced clocks block), so that
+/// it holds no thread of the Swift concurrency pool.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}

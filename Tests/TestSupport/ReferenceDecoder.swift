@@ -1,0 +1,44 @@
+import Foundation
+
+/// Reference decodes by other programs, run in the test's work folder.
+public enum ReferenceDecoder {
+    /// `mpg123 --gapless -w` of `file` (with `-e f32` for floats): the PCM bytes of its WAV.
+    public static func mpg123(_ file: String, float: Bool = false) throws -> [UInt8] {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out.wav"
+        try ExternalProgram.run(["mpg123", "-q", "--gapless"] + (float ? ["-e", "f32"] : []) + ["-w", out, file])
+        return try wavData(out)
+    }
+
+    /// `ffmpeg -i FILE -f s16le` (or f32le): raw PCM bytes.
+    public static func ffmpeg(_ file: String, float: Bool = false) throws -> [UInt8] {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out.raw"
+        try ExternalProgram.run(["ffmpeg", "-v", "error", "-y", "-i", file, "-f", float ? "f32le" : "s16le", out])
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+    }
+
+    /// `sox -D FILE -b 16 -e signed-integer out.wav` (no dither; 32-bit floats instead when
+    /// `float`): the PCM bytes.
+    public static func sox(_ file: String, float: Bool = false) throws -> [UInt8] {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out.wav"
+        try ExternalProgram.run(["sox", "-D", file] + (float ? ["-b", "32", "-e", "floating-point"] : ["-b", "16", "-e", "signed-integer"]) + [out])
+        return try wavData(out)
+    }
+
+    /// The `data` chunk of a little-endian WAV file.
+    public static func wavData(_ path: String) throws -> [UInt8] {
+        let wav = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var i = 12
+        while i + 8 <= wav.count {
+            let size = Int(wav[i + 4]) | Int(wav[i + 5]) << 8 | Int(wav[i + 6]) << 16 | Int(wav[i + 7]) << 24
+            if wav[i..<i + 4].elementsEqual("data".utf8) { return Array(wav[(i + 8)..<min(i + 8 + size, wav.count)]) }
+            i += 8 + size + size % 2
+        }
+        throw CocoaError(.fileReadCorruptFile)
+    }
+}
