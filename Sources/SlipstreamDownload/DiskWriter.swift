@@ -41,6 +41,8 @@ final class DiskWriter: Sendable {
         var queue: [Item] = []
         var written = ByteRanges()
         var failure: DownloadError?
+        /// Whether a resume record was ever saved.
+        var recorded = false
     }
 
     private let file: PartFile
@@ -53,20 +55,26 @@ final class DiskWriter: Sendable {
 
     /// A writer for `file` with at most `maxSlots` slots of `slotSize` bytes (allocated as
     /// needed), starting with `written` already on disk. `onError` is called on the writer
-    /// thread when a queued write or a checkpoint fails.
+    /// thread when a queued write or a checkpoint fails. With `maxSlots` 0 (and no checkpoint)
+    /// there is no writer thread: every slice is written by the thread that hands it over, which
+    /// costs less than a thread for a small file.
     init(file: PartFile, slotSize: Int, maxSlots: Int, written: ByteRanges = ByteRanges(), checkpoint: Checkpoint? = nil,
          onError: @escaping @Sendable (DownloadError) -> Void) {
+        precondition(maxSlots > 0 || checkpoint == nil, "resume records are kept by the writer thread")
         self.file = file
         self.slotSize = slotSize
-        self.maxSlots = max(maxSlots, 1)
+        self.maxSlots = max(maxSlots, 0)
         self.onError = onError
         self.checkpoint = checkpoint
         state.withLock { $0.written = written }
-        IOThread.start { [self] in run() }
+        if maxSlots > 0 { IOThread.start { [self] in run() } }
     }
 
     /// Bytes written to the file so far.
     var written: ByteRanges { state.withLock { $0.written } }
+
+    /// Whether the writer has saved a resume record (then the records are on disk).
+    var hasWrittenRecords: Bool { state.withLock { $0.recorded } }
 
     /// Takes `bytes` for `offset`: queued for the writer thread when a slot is free, else written
     /// before returning. Throws when the file cannot be written (a failed queued write included).
@@ -91,8 +99,13 @@ final class DiskWriter: Sendable {
     }
 
     /// Runs `then` on the writer thread once everything queued before is written (or failed),
-    /// after a last durable record when `keepRecord`, and ends the thread.
+    /// after a last durable record when `keepRecord`, and ends the thread. Without a writer
+    /// thread, everything is written already: `then` runs on a Dispatch thread.
     func finish(keepRecord: Bool, then: @escaping @Sendable () -> Void) {
+        guard maxSlots > 0 else {
+            DispatchQueue.global().async(execute: then)
+            return
+        }
         state.withLock { $0.queue.append(.finish(keepRecord: keepRecord, then: then)) }
         wake.signal()
     }
@@ -126,7 +139,7 @@ final class DiskWriter: Sendable {
         guard recorder != nil else { return }
         let (written, failed) = state.withLock { ($0.written, $0.failure != nil) }
         do throws(DownloadError) {
-            try recorder!.save(written, force: durable && !failed)
+            if try recorder!.save(written, force: durable && !failed) { state.withLock { $0.recorded = true } }
         } catch {
             recorder = nil
             state.withLock { if $0.failure == nil { $0.failure = error } }
@@ -178,7 +191,8 @@ private struct Recorder {
 
     /// `written` is what the writer has written; a durable record claims it only after
     /// fdatasync. `force` writes a durable record now, even without news (the first one).
-    mutating func save(_ written: ByteRanges, force: Bool) throws(DownloadError) {
+    /// True when a record was saved.
+    mutating func save(_ written: ByteRanges, force: Bool) throws(DownloadError) -> Bool {
         let now = ContinuousClock.now
         let durableDue = now - lastDurable >= .seconds(max(checkpoint.durableInterval, 1))
         if force || (written != durableClaim && durableDue) {
@@ -190,12 +204,15 @@ private struct Recorder {
             lastDurable = now
             lastLive = now
             try checkpoint.store.saveLive(record)
+            return true
         } else if written != liveClaim,
                   now - lastLive >= .milliseconds(100) || written.byteCount - liveClaim.byteCount >= Self.liveBurst {
             record.record(written)
             try checkpoint.store.saveLive(record)
             liveClaim = written
             lastLive = now
+            return true
         }
+        return false
     }
 }

@@ -165,9 +165,10 @@ extension DownloadJob {
 
     /// Called once, when nothing runs any more and every taken byte is written.
     private func finish() {
-        let (file, finalPath, fatal, removeFiles, received, resumed, segmented, size) = state.withLock { state in
+        let (file, finalPath, fatal, removeFiles, received, resumed, segmented, size, records) = state.withLock { state in
             (state.file, state.finalPath, state.fatal, state.removeFilesAtEnd, state.bytesReceived, state.resumedBytes,
-             state.map != nil, state.map?.size ?? state.stream?.written ?? 0)
+             state.map != nil, state.map?.size ?? state.stream?.written ?? 0,
+             state.recordsOnDisk || state.writer?.hasWrittenRecords == true)
         }
         file?.close()
         var outcome: Result<DownloadResult, DownloadError>
@@ -182,7 +183,8 @@ extension DownloadJob {
             do throws(DownloadError) {
                 try verify(file)
                 try file.rename(to: finalPath, overwrite: configuration.overwrite)
-                ResumeStore(partPath: file.path).remove()
+                // A small file often ends before its first record: nothing to remove then.
+                if records { ResumeStore(partPath: file.path).remove() }
                 outcome = .success(DownloadResult(path: finalPath, bytes: size, segmented: segmented,
                                                   bytesReceived: received, resumedBytes: resumed))
             } catch {

@@ -1,22 +1,25 @@
 import SlipstreamHTTP
 
 extension DownloadJob {
-    /// The `.part` and resume record of an earlier run of this download, when they can be used.
-    /// Anything unusable is said in a notice (and the download starts over).
-    func findResumePoint() -> ResumePoint? {
-        let path = destination.expectedPath(for: url)
-        let store = ResumeStore(partPath: path + ".part")
-        guard configuration.resume else { return nil }
-        let record: ControlFile
+    /// The `.part` and resume record of an earlier run of this download, when they can be used,
+    /// and whether resume records may be on disk (unless none was found, they are removed
+    /// before a fresh start). Anything unusable is said in a notice (and the download starts over).
+    func findResumePoint() -> (point: ResumePoint?, recordsOnDisk: Bool) {
+        guard configuration.resume else { return (nil, true) }
+        let store = ResumeStore(partPath: destination.expectedPath(for: url) + ".part")
         switch store.load() {
         case .nothing:
-            return nil
+            return (nil, false)
         case .damaged(let reason):
             events.yield(.notice("\(reason); starting over"))
-            return nil
-        case .record(let found):
-            record = found
+            return (nil, true)
+        case .record(let record):
+            return (resumePoint(from: record, store: store), true)
         }
+    }
+
+    /// Where to resume from with `record`, if the `.part` file and the record's validators allow it.
+    private func resumePoint(from record: ControlFile, store: ResumeStore) -> ResumePoint? {
         guard FileSystem.size(of: store.partPath) == record.size else {
             events.yield(.notice("\(store.partPath) is missing or not \(record.size) bytes long; starting over"))
             return nil
@@ -57,14 +60,18 @@ extension DownloadJob {
         if resume != nil {
             file = try PartFile(resuming: store.partPath)
         } else {
-            store.remove()
+            if state.recordsOnDisk { store.remove() }
+            state.recordsOnDisk = false
             file = try PartFile(creating: store.partPath)
         }
         state.file = file
         state.finalPath = path
         if let size { try file.reserve(size, allocate: configuration.preallocate) }
+        // A file of at most `directWriteSize` is written by the network thread as it comes (no
+        // writer thread, no resume records: a crash costs at most that size again).
+        let direct = size.map { $0 <= Self.directWriteSize } ?? false
         var checkpoint: DiskWriter.Checkpoint?
-        if segmented, let size {
+        if segmented, let size, !direct {
             var record = resume?.record ?? ControlFile(
                 url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
             record.record(resume?.written ?? ByteRanges())
@@ -79,7 +86,7 @@ extension DownloadJob {
         let slotSize = configuration.request(url, range: nil).receiveBufferSize
         state.writer = DiskWriter(
             file: file, slotSize: slotSize,
-            maxSlots: configuration.connections * max(1, configuration.writeBufferPerConnection / slotSize),
+            maxSlots: direct ? 0 : configuration.connections * max(1, configuration.writeBufferPerConnection / slotSize),
             written: resume?.written ?? ByteRanges(), checkpoint: checkpoint,
             onError: { [weak self] error in self?.stop(with: error) })
     }

@@ -81,6 +81,8 @@ final class DownloadJob: Sendable {
         /// Set when ranges don't work (or the body can't be split). Neither set: probing.
         var stream: Stream?
         var resume: ResumePoint?
+        /// Whether resume records of an earlier run may be on disk (to be removed at the end).
+        var recordsOnDisk = true
         /// The resume answer said the remote file changed: probe afresh when this probe ends.
         var restartFresh = false
         var file: PartFile?
@@ -122,6 +124,9 @@ final class DownloadJob: Sendable {
     static let maxRangeLies = 3
     /// Files up to this size (bytes) get no resume records at their start (see `openFile`).
     static let smallFileSize: Int64 = 4 << 20
+    /// Files up to this size (bytes) are written without a writer thread or resume records
+    /// (refetching so little after a crash costs less than a thread and the records).
+    static let directWriteSize: Int64 = 256 << 10
     /// Seconds between the watchdog's looks at the connections.
     static let tickInterval = 0.5
 
@@ -164,8 +169,11 @@ final class DownloadJob: Sendable {
 
     /// Looks for a download to resume, sends the first request and starts the watchdog.
     func begin() {
-        let resume = findResumePoint()
-        state.withLock { $0.resume = resume }
+        let (resume, recordsOnDisk) = findResumePoint()
+        state.withLock { state in
+            state.resume = resume
+            state.recordsOnDisk = recordsOnDisk
+        }
         launchProbe()
         scheduleTick()
     }

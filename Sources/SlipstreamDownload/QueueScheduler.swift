@@ -76,7 +76,8 @@ struct QueueScheduler: Sendable, Equatable {
         var decision = Decision()
         var slots = maxConcurrentDownloads - activeCount
         var free: [String: Int] = [:]
-        for index in items.indices where slots > 0 && items[index].phase == .queued {
+        for index in items.indices where items[index].phase == .queued {
+            guard slots > 0 else { break }
             let host = items[index].host
             let available = free[host] ?? freePermits(host)
             if available > 0 {

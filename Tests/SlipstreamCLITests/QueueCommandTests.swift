@@ -4,7 +4,9 @@ import Testing
 import TestSupport
 
 /// `slipstream get` with many downloads, against the built binary.
-@Suite struct QueueCommandTests {
+/// Tests wait for files and records of a running command: the time limit turns a wait that
+/// cannot end into a failure.
+@Suite(.timeLimit(.minutes(5))) struct QueueCommandTests {
     @Test func twoHundredSmallFilesFromNginxAreAllExact() async throws {
         // 1 KiB to 1 MiB, spread evenly on a log scale.
         let sizes = (0..<200).map { Int(1024 * pow(1024, Double($0) / 199)) }

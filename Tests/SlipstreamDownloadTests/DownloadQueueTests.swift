@@ -6,7 +6,8 @@ import TestSupport
 
 /// The queue against the in-test server: every "while running" moment is made by a response
 /// held at a gate, never by the machine's speed.
-@Suite struct DownloadQueueTests {
+/// Each test waits at gates and for events: the time limit turns a lost event into a failure.
+@Suite(.timeLimit(.minutes(5))) struct DownloadQueueTests {
     /// A server of `files` (by path) whose responses stop after `holdAfter` bytes until `gate` opens.
     static func server(_ files: [String: [UInt8]], holdAfter: Int? = nil, gate: Gate? = nil) throws -> TestHTTPServer {
         try TestHTTPServer { request in
