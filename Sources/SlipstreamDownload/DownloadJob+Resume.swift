@@ -66,10 +66,11 @@ extension DownloadJob {
         }
         state.file = file
         state.finalPath = path
-        if let size { try file.reserve(size, allocate: configuration.preallocate) }
         // A file of at most `directWriteSize` is written by the network thread as it comes (no
-        // writer thread, no resume records: a crash costs at most that size again).
+        // writer thread, no resume records: a crash costs at most that size again), and not
+        // reserved first (a full disk is found as soon by its first write).
         let direct = size.map { $0 <= Self.directWriteSize } ?? false
+        if let size, !direct { try file.reserve(size, allocate: configuration.preallocate) }
         var checkpoint: DiskWriter.Checkpoint?
         if segmented, let size, !direct {
             var record = resume?.record ?? ControlFile(

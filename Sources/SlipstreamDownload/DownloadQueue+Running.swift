@@ -40,8 +40,10 @@ extension DownloadQueue {
         configuration.mirrors = request.mirrors
         let download: Download
         do {
+            // Its events come straight here, on the threads that tell them (no task per download).
             download = try Downloader(engine: engine, configuration: configuration)
-                .start(request.url, to: request.destination, permits: ConnectionPermits(limiter: limiter, host: host))
+                .start(request.url, to: request.destination, permits: ConnectionPermits(limiter: limiter, host: host),
+                       observer: { [weak self] event in self?.relay(event, of: id, host: host) })
         } catch {
             ended(id, host: host, outcome: .failure(error))
             return
@@ -55,26 +57,20 @@ extension DownloadQueue {
         case .some: download.cancel()
         case nil: break
         }
-        Task { [self] in
-            for await event in download.events {
-                switch event {
-                case .started(let info):
-                    state.withLock { $0.records[id]?.path = info.path }
-                    emit(.started(id, info))
-                    requestSessionSave()
-                case .progress(let progress): emit(.progress(id, progress))
-                case .retrying(let error, let attempt, let delay): emit(.retrying(id, error: error, attempt: attempt, delay: delay))
-                case .notice(let text): emit(.notice(id, text))
-                case .finished, .failed: break
-                }
-            }
-            let outcome: Result<DownloadResult, DownloadError>
-            do throws(DownloadError) {
-                outcome = .success(try await download.value)
-            } catch {
-                outcome = .failure(error)
-            }
-            ended(id, host: host, outcome: outcome)
+    }
+
+    /// One event of a running download, as the queue tells it.
+    private func relay(_ event: DownloadEvent, of id: ID, host: String) {
+        switch event {
+        case .started(let info):
+            state.withLock { $0.records[id]?.path = info.path }
+            emit(.started(id, info))
+            requestSessionSave()
+        case .progress(let progress): emit(.progress(id, progress))
+        case .retrying(let error, let attempt, let delay): emit(.retrying(id, error: error, attempt: attempt, delay: delay))
+        case .notice(let text): emit(.notice(id, text))
+        case .finished(let result): ended(id, host: host, outcome: .success(result))
+        case .failed(let error): ended(id, host: host, outcome: .failure(error))
         }
     }
 

@@ -35,15 +35,16 @@ public final class Downloader: Sendable {
     }
 
     /// `start`, with the download's connections counted against `permits` (whose first
-    /// permit the caller holds for it).
-    func start(_ url: String, to destination: DownloadDestination,
-               permits: ConnectionPermits?) throws(DownloadError) -> Download {
+    /// permit the caller holds for it) and, with `observer`, every event handed to it on the
+    /// thread that tells it instead of to the download's `events`.
+    func start(_ url: String, to destination: DownloadDestination, permits: ConnectionPermits?,
+               observer: (@Sendable (DownloadEvent) -> Void)? = nil) throws(DownloadError) -> Download {
         let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
         guard url.contains("://"), scheme == "http" || scheme == "https" else {
             throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
         }
         try destination.check(overwrite: configuration.overwrite)
-        let events = EventChannel<DownloadEvent>()
+        let events = observer.map { EventChannel(forwardingTo: $0) } ?? EventChannel<DownloadEvent>()
         let job = DownloadJob(engine: engine, configuration: configuration, url: url,
                               destination: destination, events: events, permits: permits)
         job.begin()

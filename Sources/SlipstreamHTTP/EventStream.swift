@@ -51,14 +51,28 @@ package final class EventChannel<Event: CoalescibleEvent>: Sendable {
     }
 
     private let state = Mutex(State())
+    private let forward: (@Sendable (Event) -> Void)?
 
     /// A channel with nothing waiting.
-    package init() {}
+    package init() {
+        forward = nil
+    }
+
+    /// A channel that hands every event to `forward` at once, on the thread that yields it, in
+    /// order (one at a time), instead of to a reader: for an owner that must see every event
+    /// without a task hop each (e.g. a queue of many small downloads). Its stream stays empty.
+    package init(forwardingTo forward: @escaping @Sendable (Event) -> Void) {
+        self.forward = forward
+    }
 
     /// Hands `event` to the waiting reader, or keeps it for the next read; ignored after `finish`.
     package func yield(_ event: Event) {
         let waiter: CheckedContinuation<Event?, Never>? = state.withLock { state in
             guard !state.finished else { return nil }
+            if let forward {
+                forward(event)
+                return nil
+            }
             if let waiter = state.waiter {
                 state.waiter = nil
                 return waiter
