@@ -97,6 +97,57 @@ import TestSupport
         #expect(try Self.session(folder)?.entries.isEmpty == true)
     }
 
+    /// Ctrl-C (or SIGTERM) stops every running download, keeps their `.part` files and records,
+    /// saves the session with everything not finished, and says how to carry on; the command it
+    /// names finishes every file exactly, resuming the started ones.
+    @Test(arguments: [(SIGINT, 130, "interrupted"), (SIGTERM, 143, "terminated")] as [(Int32, Int32, String)])
+    func aSignalStopsAllSavesTheSessionAndItsCommandCarriesOn(signal: Int32, status: Int32, word: String) async throws {
+        let gate = Gate()
+        let files = (0..<4).map { TestFiles.fastRandomBytes(1 << 20, seed: UInt64(200 + $0)) }
+        let server = try TestHTTPServer { request in
+            guard let index = Int(request.path.dropFirst(3).prefix { $0 != "." }), files.indices.contains(index)
+            else { return .init(status: 404) }
+            var response = TestHTTPServer.Response.file(files[index], for: request)
+            response.holdAfter = 512 << 10
+            response.gate = gate
+            return response
+        }
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let list = files.indices.map { server.url("/s/\($0).bin") }.joined(separator: "\n")
+        try list.write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
+        let first = try CommandRunner.start(
+            ["get", "-i", "list.txt", "-j", "2", "-n", "1", "-d", "out", "--stall-timeout", "3600", "--save-session", "session.txt"],
+            in: folder)
+        // Two downloads run, held at the gate with their resume records; two wait.
+        while Self.partFiles(folder).count < 2 {
+            try #require(first.isRunning, "the first run ended before the signal")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        first.kill(signal, whenFileExists: folder + "/session.txt")
+        let stopped = await first.wait()
+        #expect(stopped.status == status, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains(word), "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("run slipstream get -i session.txt --save-session session.txt to carry on"),
+                "\(stopped.stderr)")
+        #expect(try Self.session(folder)?.entries.count == 4)
+        #expect(Self.partFiles(folder).count == 2)
+
+        let requestsBefore = server.requests.count
+        gate.open()
+        let second = try await CommandRunner.run(["get", "-i", "session.txt", "--save-session", "session.txt"], in: folder)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("4 of 4 downloads done"), "\(second.stderr)")
+        let resumed = Set(server.requests[requestsBefore...].filter { $0.headers["if-range"] != nil }.map(\.path))
+        #expect(resumed.count == 2)
+        for index in files.indices {
+            let exact = TestFiles.contents(of: folder + "/out/\(index).bin", equal: files[index])
+            #expect(exact, "\(index).bin")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/out").sorted() == files.indices.map { "\($0).bin" })
+        #expect(try Self.session(folder)?.entries.isEmpty == true)
+    }
+
     private static func session(_ folder: String) throws -> DownloadList? {
         guard FileManager.default.fileExists(atPath: folder + "/session.txt") else { return nil }
         return try SessionFile.read(folder + "/session.txt")
