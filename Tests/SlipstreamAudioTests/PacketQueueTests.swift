@@ -11,7 +11,8 @@ struct PacketQueueTests {
     @discardableResult
     static func append(_ queue: inout PacketQueue, _ n: Int, size: Int = 1000, frames: Int = 1152) -> Bool {
         packet(n, size: size).withUnsafeBytes {
-            queue.append($0, frameCount: frames, startFrame: Int64(n * frames), offset: Int64(n * size))
+            queue.append($0, packet: AudioPacket(offset: Int64(n * size), size: size, frameCount: frames,
+                                                  startFrame: Int64(n * frames), startTime: nil))
         }
     }
 
@@ -43,7 +44,8 @@ struct PacketQueueTests {
             let size = Int(generator.next() % 2000) + 1
             if generator.next() % 3 != 0, queue.canStore(size) {
                 let ok = Self.packet(appended, size: size).withUnsafeBytes {
-                    queue.append($0, frameCount: 1152, startFrame: Int64(appended * 1152), offset: 0)
+                    queue.append($0, packet: AudioPacket(offset: 0, size: size, frameCount: 1152,
+                                                         startFrame: Int64(appended * 1152), startTime: nil))
                 }
                 #expect(ok)
                 appended += 1

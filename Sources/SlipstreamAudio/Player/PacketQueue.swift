@@ -14,14 +14,15 @@ struct PacketQueue {
     struct Entry: Equatable {
         /// Where the packet's bytes start in the ring.
         var start: Int
+        /// The packet, its `startFrame` known or guessed from the packets before it.
+        var packet: AudioPacket
+
         /// The packet's size in bytes.
-        var size: Int
+        var size: Int { packet.size }
         /// Frames the packet decodes to.
-        var frameCount: Int
+        var frameCount: Int { packet.frameCount }
         /// Stream frame of the packet's first sample (before gapless trimming), if known.
-        var startFrame: Int64?
-        /// Stream byte offset of the packet.
-        var offset: Int64
+        var startFrame: Int64? { packet.startFrame }
     }
 
     private var ring: [UInt8]
@@ -65,16 +66,18 @@ struct PacketQueue {
     /// Stores a packet (the caller checked `canStore`); returns false only when a bounded ring
     /// cannot hold it even after dropping every played packet.
     @discardableResult
-    mutating func append(_ bytes: UnsafeRawBufferPointer, frameCount: Int, startFrame: Int64?, offset: Int64) -> Bool {
+    mutating func append(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket) -> Bool {
         let size = bytes.count
         guard let start = reserve(size) else { return false }
         ring.withUnsafeMutableBytes { ringBytes in
             ringBytes.baseAddress!.advanced(by: start).copyMemory(from: bytes.baseAddress!, byteCount: size)
         }
-        entries.append(Entry(start: start, size: size, frameCount: frameCount, startFrame: startFrame, offset: offset))
+        var packet = packet
+        packet.size = size
+        entries.append(Entry(start: start, packet: packet))
         writeIndex = start + size
         unplayedBytes += size
-        unplayedFrames += Int64(frameCount)
+        unplayedFrames += Int64(packet.frameCount)
         appendedCount += 1
         return true
     }

@@ -49,16 +49,11 @@ final class PlaybackLoop {
         case stop
         case flush(generation: Int, seekFrame: Int64?)
         case idle
-        case prepare(DecoderSetup)
+        /// Create the decoder for the stream's format (the properties tell its gapless trim).
+        case prepare(AudioFormat, AudioStreamProperties)
         case packet(PacketQueue.Entry, volume: Double, estimated: Bool)
         case ended
         case underrun
-    }
-
-    /// What the decoder needs to know when it is created.
-    private struct DecoderSetup {
-        var format: AudioFormat
-        var properties: AudioStreamProperties
     }
 
     private func run() {
@@ -81,8 +76,8 @@ final class PlaybackLoop {
                 hasEnded = false
                 decoder?.reset()
                 if openFormat != nil { perform { output throws(AudioOutputError) in try output.flush() } }
-            case .prepare(let setup):
-                prepareDecoder(setup)
+            case .prepare(let format, let properties):
+                prepareDecoder(format, properties)
             case .idle:
                 if openFormat != nil, !isOutputPaused {
                     isOutputPaused = true
@@ -117,7 +112,7 @@ final class PlaybackLoop {
         if core.stopRequested { return .stop }
         if core.flushGeneration != flushGeneration { return .flush(generation: core.flushGeneration, seekFrame: core.seekFrame) }
         if decoder == nil, !hasFailed, let format = core.properties.format {
-            return .prepare(DecoderSetup(format: format, properties: core.properties))
+            return .prepare(format, core.properties)
         }
         guard core.queue != nil, decoder != nil else { return .idle }
         if core.queue!.isEnded, core.queue!.unplayedCount == 0, core.streamEnded { return .ended }
@@ -153,9 +148,7 @@ final class PlaybackLoop {
         guard let decoder else { return }
         pcm.removeAll()
         do throws(AudioDecoderError) {
-            let packet = AudioPacket(offset: entry.offset, size: entry.size, frameCount: entry.frameCount,
-                                     startFrame: entry.startFrame, startTime: nil)
-            try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0 ..< entry.size]), packet: packet, into: pcm)
+            try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0 ..< entry.size]), packet: entry.packet, into: pcm)
         } catch {
             fail(AudioStreamerError(.decoder, error.message))
             return
@@ -193,10 +186,10 @@ final class PlaybackLoop {
 
     /// Creates the decoder as soon as the format is known (before playback starts, so a seek
     /// planned early knows the gapless trim) and publishes what the rest needs from it.
-    private func prepareDecoder(_ setup: DecoderSetup) {
+    private func prepareDecoder(_ format: AudioFormat, _ properties: AudioStreamProperties) {
         let decoder: any AudioDecoder
         do throws(AudioDecoderError) {
-            decoder = try AudioDecoders.make(for: setup.format, sampleType: streamer.configuration.sampleType)
+            decoder = try AudioDecoders.make(for: format, sampleType: streamer.configuration.sampleType)
         } catch {
             hasFailed = true
             fail(AudioStreamerError(.decoder, error.message))
@@ -204,7 +197,7 @@ final class PlaybackLoop {
         }
         self.decoder = decoder
         pcm.format = decoder.outputFormat
-        let trim = GaplessTrim(properties: setup.properties, decoderDelay: decoder.decoderDelay)
+        let trim = GaplessTrim(properties: properties, decoderDelay: decoder.decoderDelay)
         self.trim = trim
         let priming = decoder.primingPacketCount
         streamer.core.withLock { core in

@@ -46,7 +46,9 @@ struct QueueFeedSink: AudioStreamSink {
             failure = AudioStreamerError(.unsupportedFormat, "a packet came before the stream's format was known")
             return
         }
-        queue!.append(bytes, frameCount: packet.frameCount, startFrame: start, offset: packet.offset)
+        var packet = packet
+        packet.startFrame = start
+        queue!.append(bytes, packet: packet)
     }
 
     /// The queue's byte limit for a configured limit (`nil`: unbounded).
