@@ -17,13 +17,8 @@ bench_arguments 3 "a|b|c" "$@"
 bench_start bench
 
 echo "making test files..." >&2
-head -c $((1 << 30)) /dev/urandom > "$files/1g.bin"
-head -c $((256 << 20)) /dev/urandom > "$files/256m.bin"
-sync
-sha_1g=$(sha256sum "$files/1g.bin" | cut -d' ' -f1)
-sha_256m=$(sha256sum "$files/256m.bin" | cut -d' ' -f1)
-
-aria="aria2c -q --allow-overwrite=true --auto-file-renaming=false --file-allocation=falloc --summary-interval=0 -d $out -o file"
+sha_1g=$(bench_random_file 1g.bin 1024)
+sha_256m=$(bench_random_file 256m.bin 256)
 
 if [[ -z "$only" || "$only" == a ]]; then
     echo "(a) 1 GiB unthrottled" >&2

@@ -34,6 +34,16 @@ bench_start() {
     mkdir -p "$out"
     results="$work/results.tsv"
     : > "$results"
+    # aria2c writing $out/file, as every single-file case runs it.
+    aria="aria2c -q --allow-overwrite=true --auto-file-renaming=false --file-allocation=falloc --summary-interval=0 -d $out -o file"
+}
+
+# bench_random_file NAME MIB: makes $files/NAME of MIB MiB of random bytes (flushed to disk)
+# and prints its sha256.
+bench_random_file() {
+    head -c $(($2 << 20)) /dev/urandom > "$files/$1"
+    sync
+    sha256sum "$files/$1" | cut -d' ' -f1
 }
 # bench_digest: what `once` compares with the expected sha256: by default that of $out/file
 # (a script that fetches many files defines its own).

@@ -18,10 +18,7 @@ bench_arguments 3 "m" "$@"
 bench_start mirrors-bench
 
 echo "making the test file..." >&2
-head -c $((256 << 20)) /dev/urandom > "$files/256m.bin"
-sync
-sha=$(sha256sum "$files/256m.bin" | cut -d' ' -f1)
-aria="aria2c -q --allow-overwrite=true --auto-file-renaming=false --file-allocation=falloc --summary-interval=0 -d $out -o file"
+sha=$(bench_random_file 256m.bin 256)
 
 echo "(m) 256 MiB from a mirror at 20 MiB/s and one at 2 MiB/s per connection" >&2
 fast="$base/rate/256m.bin?rate=20m"

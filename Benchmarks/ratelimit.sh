@@ -15,10 +15,7 @@ bench_arguments 3 "r" "$@"
 bench_start ratelimit-bench
 
 echo "making the test file..." >&2
-head -c $((64 << 20)) /dev/urandom > "$files/64m.bin"
-sync
-sha=$(sha256sum "$files/64m.bin" | cut -d' ' -f1)
-aria="aria2c -q --allow-overwrite=true --auto-file-renaming=false --file-allocation=falloc --summary-interval=0 -d $out -o file"
+sha=$(bench_random_file 64m.bin 64)
 
 echo "(r) 64 MiB at --limit-rate 8M" >&2
 url="$base/files/64m.bin"

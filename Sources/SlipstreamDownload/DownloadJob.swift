@@ -134,6 +134,8 @@ final class DownloadJob: Sendable {
     let configuration: DownloadConfiguration
     let url: String
     let destination: DownloadDestination
+    /// Where its events go; told only with `state`'s lock released (a queue's observer takes
+    /// the queue's lock, and the queue reads progress under it).
     let events: EventChannel<DownloadEvent>
     /// The download's own rate limiter, then the shared one, where configured.
     let limiters: [RateLimiter]

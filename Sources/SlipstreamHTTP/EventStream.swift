@@ -61,6 +61,8 @@ package final class EventChannel<Event: CoalescibleEvent>: Sendable {
     /// A channel that hands every event to `forward` at once, on the thread that yields it, in
     /// order (one at a time), instead of to a reader: for an owner that must see every event
     /// without a task hop each (e.g. a queue of many small downloads). Its stream stays empty.
+    /// `forward` runs under the channel's lock: the writer must not yield while holding a lock
+    /// that `forward` may take.
     package init(forwardingTo forward: @escaping @Sendable (Event) -> Void) {
         self.forward = forward
     }

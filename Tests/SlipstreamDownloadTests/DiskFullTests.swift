@@ -70,4 +70,25 @@ struct DiskFullTests {
         let exact = TestFiles.contents(of: path, equal: content)
         #expect(exact)
     }
+
+    /// A small file (written by the network thread, without reservation or records) on a disk
+    /// with no room: the same clear error naming the file; nothing half-written is left as the
+    /// file itself.
+    @Test func aSmallFileOnAFullDiskFailsClearly() async throws {
+        let mount = try TmpfsMount(megabytes: 4)
+        defer { mount.unmount() }
+        let content = TestFiles.randomBytes(200 << 10, seed: 22)
+        let server = try TestHTTPServer { .file(content, for: $0) }
+        defer { server.stop() }
+        try mount.fill(mount.path + "/filler")
+        let path = mount.path + "/s.bin"
+        do {
+            _ = try await Downloader().start(server.url("/s.bin"), to: .file(path)).value
+            Issue.record("expected the download to fail")
+        } catch {
+            #expect(error.code == .noSpace, "\(error)")
+            #expect(error.message.contains(path + ".part"), "\(error.message)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
 }
