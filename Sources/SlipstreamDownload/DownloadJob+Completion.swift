@@ -166,9 +166,10 @@ extension DownloadJob {
     /// Called once, when nothing runs any more and every taken byte is written.
     private func finish() {
         let (file, finalPath, fatal, removeFiles, received, resumed, segmented, size, records) = state.withLock { state in
-            (state.file, state.finalPath, state.fatal, state.removeFilesAtEnd, state.bytesReceived, state.resumedBytes,
-             state.map != nil, state.map?.size ?? state.stream?.written ?? 0,
-             state.recordsOnDisk || state.writer?.hasWrittenRecords == true)
+            discardPrecreatedFile(&state)
+            return (state.file, state.finalPath, state.fatal, state.removeFilesAtEnd, state.bytesReceived,
+                    state.resumedBytes, state.map != nil, state.map?.size ?? state.stream?.written ?? 0,
+                    state.recordsOnDisk || state.writer?.hasWrittenRecords == true)
         }
         file?.close()
         var outcome: Result<DownloadResult, DownloadError>

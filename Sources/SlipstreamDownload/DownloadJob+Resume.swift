@@ -59,11 +59,15 @@ extension DownloadJob {
         let file: PartFile
         if resume != nil {
             file = try PartFile(resuming: store.partPath)
+        } else if let precreated = state.precreated, precreated.path == store.partPath {
+            file = precreated
         } else {
+            discardPrecreatedFile(&state)
             if state.recordsOnDisk { store.remove() }
             state.recordsOnDisk = false
             file = try PartFile(creating: store.partPath)
         }
+        state.precreated = nil
         state.file = file
         state.finalPath = path
         // A file of at most `directWriteSize` is written by the network thread as it comes (no
@@ -90,5 +94,27 @@ extension DownloadJob {
             maxSlots: direct ? 0 : configuration.connections * max(1, configuration.writeBufferPerConnection / slotSize),
             written: resume?.written ?? ByteRanges(), checkpoint: checkpoint,
             onError: { [weak self] error in self?.stop(with: error) })
+    }
+
+    /// Makes a fresh download's `.part` file before its first request, under the name expected
+    /// from the URL (the first answer may still choose another), so that creating it (which can
+    /// take a disk a while) runs on the starting thread, in parallel with the network thread's
+    /// transfers, not on that thread. Nil when the name is taken, or the file cannot be made
+    /// (the first answer then says why).
+    func precreatePartFile(recordsOnDisk: inout Bool) -> PartFile? {
+        let path = destination.expectedPath(for: url)
+        guard configuration.overwrite || !FileSystem.exists(path) else { return nil }
+        let store = ResumeStore(partPath: path + ".part")
+        if recordsOnDisk { store.remove() }
+        recordsOnDisk = false
+        return try? PartFile(creating: store.partPath)
+    }
+
+    /// Closes and removes a `.part` file made before the first answer that no answer took (lock held).
+    func discardPrecreatedFile(_ state: inout State) {
+        guard let precreated = state.precreated else { return }
+        state.precreated = nil
+        precreated.close()
+        precreated.remove()
     }
 }

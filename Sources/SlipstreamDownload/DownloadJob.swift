@@ -86,6 +86,9 @@ final class DownloadJob: Sendable {
         /// The resume answer said the remote file changed: probe afresh when this probe ends.
         var restartFresh = false
         var file: PartFile?
+        /// The `.part` file made before the request (see `precreatePartFile`), until the first
+        /// answer takes it (or the download ends without one, and it is removed).
+        var precreated: PartFile?
         var writer: DiskWriter?
         var finalPath: String?
         /// The sources: the URL started with (after redirects, once it answered), then mirrors.
@@ -171,10 +174,12 @@ final class DownloadJob: Sendable {
 
     /// Looks for a download to resume, sends the first request and starts the watchdog.
     func begin() {
-        let (resume, recordsOnDisk) = findResumePoint()
+        var (resume, recordsOnDisk) = findResumePoint()
+        let precreated = resume == nil ? precreatePartFile(recordsOnDisk: &recordsOnDisk) : nil
         state.withLock { state in
             state.resume = resume
             state.recordsOnDisk = recordsOnDisk
+            state.precreated = precreated
         }
         launchProbe()
         scheduleTick()

@@ -187,6 +187,30 @@ import SlipstreamHTTP
         defer { server.stop() }
         let (result, folder) = try await download(server)
         #expect(try result.get().path == folder + "/named.bin")
+        // The .part made before the answer, under the URL's name, is gone.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["named.bin"])
+    }
+
+    /// A download cancelled before any answer leaves no file: not even the `.part` made before
+    /// its first request.
+    @Test func cancelledBeforeAnyAnswerLeavesNothing() async throws {
+        let gate = Gate()
+        let asked = Mutex(false)
+        let server = try TestHTTPServer { request in
+            asked.withLock { $0 = true }
+            while gate.isClosed { usleep(5_000) }
+            return .file(Self.content, for: request)
+        }
+        defer {
+            gate.open()
+            server.stop()
+        }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let download = try Downloader().start(server.url("/file.bin"), to: .folder(folder))
+        while !asked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        download.cancel()
+        await #expect(throws: DownloadError.self) { try await download.value }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
     @Test func noSpaceIsRefusedBeforeTheDownloadStarts() async throws {
