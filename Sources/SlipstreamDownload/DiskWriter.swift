@@ -76,6 +76,9 @@ final class DiskWriter: Sendable {
     /// Whether the writer has saved a resume record (then the records are on disk).
     var hasWrittenRecords: Bool { state.withLock { $0.recorded } }
 
+    /// Whether the writer keeps resume records at all (a small file's does not).
+    var keepsRecords: Bool { checkpoint != nil }
+
     /// Takes `bytes` for `offset`: queued for the writer thread when a slot is free, else written
     /// before returning. Throws when the file cannot be written (a failed queued write included).
     func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) {

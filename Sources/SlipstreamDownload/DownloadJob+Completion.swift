@@ -1,3 +1,5 @@
+import Dispatch
+import Glibc
 import SlipstreamHTTP
 
 extension DownloadJob {
@@ -81,7 +83,8 @@ extension DownloadJob {
                 state.lastError = failure
                 guard state.failureStreak <= configuration.retries else {
                     state.fatal = DownloadError(failure.code, "\(failure.message) (gave up after "
-                        + "\(configuration.retries) retries; run the same command again to resume)", http: failure.http)
+                        + "\(configuration.retries) retries; run the same command again to \(state.resumable ? "resume" : "start over"))",
+                        http: failure.http)
                     return
                 }
                 if state.map == nil {
@@ -147,7 +150,9 @@ extension DownloadJob {
             let keep = state.withLock { $0.fatal != nil && !$0.removeFilesAtEnd }
             writer.finish(keepRecord: keep) { self.finish() }
         } else {
-            finish()
+            // No answer was taken (a 404, a refused connection, a cancel): this may be the
+            // network thread, and finishing removes files and starts a queue's next download.
+            DispatchQueue.global().async { self.finish() }
         }
     }
 
@@ -165,11 +170,12 @@ extension DownloadJob {
 
     /// Called once, when nothing runs any more and every taken byte is written.
     private func finish() {
-        let (file, finalPath, fatal, removeFiles, received, resumed, segmented, size, records) = state.withLock { state in
+        let (file, finalPath, fatal, removeFiles, received, resumed, segmented, size, records, resumable, resumePart) = state.withLock { state in
             discardPrecreatedFile(&state)
             return (state.file, state.finalPath, state.fatal, state.removeFilesAtEnd, state.bytesReceived,
                     state.resumedBytes, state.map != nil, state.map?.size ?? state.stream?.written ?? 0,
-                    state.recordsOnDisk || state.writer?.hasWrittenRecords == true)
+                    state.recordsOnDisk || state.writer?.hasWrittenRecords == true, state.resumable,
+                    state.resume?.store.partPath)
         }
         file?.close()
         var outcome: Result<DownloadResult, DownloadError>
@@ -177,7 +183,7 @@ extension DownloadJob {
             if fatal.code == .noSpace, let file {
                 let missing = progress().totalBytes.map { $0 - progress().completedBytes }
                 fatal.message += "; \(missing.map { "\($0) bytes" } ?? "the rest") still to fetch: free some space "
-                    + "and run it again to resume from \(file.path)"
+                    + (resumable ? "and run it again to resume from \(file.path)" : "and run it again")
             }
             outcome = .failure(fatal)
         } else if let file, let finalPath {
@@ -194,9 +200,10 @@ extension DownloadJob {
         } else {
             outcome = .failure(DownloadError(.http, "\(url): no usable response"))
         }
-        if case .failure = outcome, removeFiles, let file {
-            file.remove()
-            ResumeStore(partPath: file.path).remove()
+        // Cancelled and removed: the file written, or the one a resume had not reopened yet.
+        if case .failure = outcome, removeFiles, let partPath = file?.path ?? resumePart {
+            unlink(partPath)
+            ResumeStore(partPath: partPath).remove()
         }
         let waiters = state.withLock { state in
             state.outcome = outcome
@@ -204,10 +211,9 @@ extension DownloadJob {
             return state.waiters
         }
         switch outcome {
-        case .success(let result): events.yield(.finished(result))
-        case .failure(let error): events.yield(.failed(error))
+        case .success(let result): events.finish(after: .finished(result))
+        case .failure(let error): events.finish(after: .failed(error))
         }
-        events.finish()
         waiters.forEach { $0.resume(returning: outcome) }
     }
 }

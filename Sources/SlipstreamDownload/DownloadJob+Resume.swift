@@ -9,7 +9,8 @@ extension DownloadJob {
         let store = ResumeStore(partPath: destination.expectedPath(for: url) + ".part")
         switch store.load() {
         case .nothing:
-            return (nil, false)
+            // No usable record; a live one of another boot (or a spare) may still be there.
+            return (nil, store.hasFiles)
         case .damaged(let reason):
             events.yield(.notice("\(reason); starting over"))
             return (nil, true)
@@ -61,11 +62,13 @@ extension DownloadJob {
             file = try PartFile(resuming: store.partPath)
         } else if let precreated = state.precreated, precreated.path == store.partPath {
             file = precreated
+            state.recordsOnDisk = false
         } else {
             discardPrecreatedFile(&state)
-            if state.recordsOnDisk { store.remove() }
-            state.recordsOnDisk = false
             file = try PartFile(creating: store.partPath)
+            // Records of an earlier run: those looked for, or any under a name the answer chose.
+            if state.recordsOnDisk || store.partPath != destination.expectedPath(for: url) + ".part" { store.remove() }
+            state.recordsOnDisk = false
         }
         state.precreated = nil
         state.file = file
@@ -99,15 +102,19 @@ extension DownloadJob {
     /// Makes a fresh download's `.part` file before its first request, under the name expected
     /// from the URL (the first answer may still choose another), so that creating it (which can
     /// take a disk a while) runs on the starting thread, in parallel with the network thread's
-    /// transfers, not on that thread. Nil when the name is taken, or the file cannot be made
-    /// (the first answer then says why).
+    /// transfers, not on that thread. Nil when the name or its `.part` is taken, or the file
+    /// cannot be made (the first answer then decides, and says why).
     func precreatePartFile(recordsOnDisk: inout Bool) -> PartFile? {
         let path = destination.expectedPath(for: url)
         guard configuration.overwrite || !FileSystem.exists(path) else { return nil }
         let store = ResumeStore(partPath: path + ".part")
+        // Only a new file: an existing one may be another download's, or an earlier run's that
+        // the first answer decides about.
+        guard let file = PartFile.creatingNew(store.partPath) else { return nil }
+        // Records of a `.part` that was gone describe nothing.
         if recordsOnDisk { store.remove() }
         recordsOnDisk = false
-        return try? PartFile(creating: store.partPath)
+        return file
     }
 
     /// Closes and removes a `.part` file made before the first answer that no answer took (lock held).

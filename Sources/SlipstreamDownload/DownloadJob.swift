@@ -121,6 +121,10 @@ final class DownloadJob: Sendable {
         var recentSpeeds: [(time: Double, speed: Double, mirror: Int)] = []
         /// Permits held for connections beyond the first (whose permit its starter holds).
         var extraPermits = 0
+
+        /// Whether running the download again resumes it from what is on disk now (a small
+        /// file's writer keeps no records: it starts over).
+        var resumable: Bool { writer?.keepsRecords == true }
     }
 
     /// Wrong answers to range requests a download tolerates.
@@ -191,7 +195,8 @@ final class DownloadJob: Sendable {
             if removingFiles { state.removeFilesAtEnd = true }
             guard state.fatal == nil else { return [] }
             state.fatal = DownloadError(.cancelled, "the download of \(url) was cancelled"
-                + (removingFiles ? "" : state.file.map { "; run it again to resume from \($0.path)" } ?? ""))
+                + (removingFiles || !state.resumable ? ""
+                    : state.file.map { "; run it again to resume from \($0.path)" } ?? ""))
             return state.connections.values.compactMap(\.transfer)
         }
         transfers.forEach { $0.cancel() }

@@ -218,7 +218,8 @@ public final class DownloadQueue: Sendable {
 
     /// Every event of every download from now on.
     public func events() -> DownloadQueueEvents {
-        let channel = EventChannel<DownloadQueueEvent>()
+        // Bounded by the queue's own downloads (a few lifecycle events each), not by a count.
+        let channel = EventChannel<DownloadQueueEvent>(limit: .max)
         state.withLock { $0.subscribers.append(channel) }
         return DownloadQueueEvents(channel)
     }
@@ -226,7 +227,8 @@ public final class DownloadQueue: Sendable {
     /// The events of one download from now on, ending after it finishes or fails (at once
     /// when it is not in the queue).
     public func events(for id: ID) -> DownloadQueueEvents {
-        let channel = EventChannel<DownloadQueueEvent>()
+        // Bounded by the queue's own downloads (a few lifecycle events each), not by a count.
+        let channel = EventChannel<DownloadQueueEvent>(limit: .max)
         let known = state.withLock { state in
             state.records[id]?.subscribers.append(channel)
             return state.records[id] != nil

@@ -3,14 +3,27 @@ import Glibc
 #endif
 
 /// The `.part` file a download writes into: positioned writes from libcurl's buffers
-/// straight to the file (no copy), preallocation, and the final rename.
+/// straight to the file (no copy), preallocation, and the final rename. While open it holds an
+/// exclusive lock (`flock`) on the file, so that two downloads (in this process or another)
+/// never write one `.part`: the second gets a clear error instead.
 final class PartFile: Sendable {
     let path: String
     let descriptor: Int32
 
-    /// Creates (or truncates) `path` for writing.
+    /// Opens `path` for a fresh download, emptied (an earlier run's file with no usable records
+    /// is overwritten).
     convenience init(creating path: String) throws(DownloadError) {
-        try self.init(path, flags: O_CREAT | O_TRUNC, verb: "create")
+        try self.init(path, flags: O_CREAT, verb: "create")
+        // (Not a regular file, such as /dev/null: nothing to empty.)
+        guard ftruncate(descriptor, 0) == 0 || errno == EINVAL else {
+            Glibc.close(descriptor)
+            throw DownloadError(.disk, "cannot empty \(path): \(FileSystem.lastError)")
+        }
+    }
+
+    /// Creates `path`, which must not exist yet (nil when it does, or cannot be made).
+    static func creatingNew(_ path: String) -> PartFile? {
+        try? PartFile(path, flags: O_CREAT | O_EXCL, verb: "create")
     }
 
     /// Opens an existing `path` for writing, keeping its bytes (to resume).
@@ -22,6 +35,13 @@ final class PartFile: Sendable {
         let fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0o644)
         guard fd >= 0 else {
             throw DownloadError(.disk, "cannot \(verb) \(path): \(FileSystem.lastError)")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let reason = FileSystem.lastError
+            Glibc.close(fd)
+            throw busy ? DownloadError(.output, "\(path) is being written by another download")
+                : DownloadError(.disk, "cannot lock \(path): \(reason)")
         }
         self.path = path
         descriptor = fd

@@ -87,6 +87,11 @@ struct ResumeStore: Sendable {
         unlink(durablePath + ".tmp")
     }
 
+    /// Whether any record file is on disk (usable or not, e.g. a live record of another boot).
+    var hasFiles: Bool {
+        FileSystem.exists(durablePath) || FileSystem.exists(livePath) || FileSystem.exists(durablePath + ".tmp")
+    }
+
     /// This boot's id (`/proc/sys/kernel/random/boot_id`) as 16 bytes; all 0xFF if unreadable,
     /// which matches no record, so live records are then never trusted.
     static let bootID: [UInt8] = {

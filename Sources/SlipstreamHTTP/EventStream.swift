@@ -45,16 +45,17 @@ public struct EventStream<Event: CoalescibleEvent>: AsyncSequence, Sendable {
 /// the stream after the events already waiting.
 package final class EventChannel<Event: CoalescibleEvent>: Sendable {
     private struct State {
-        var buffer = EventBuffer<Event>()
+        var buffer: EventBuffer<Event>
         var waiter: CheckedContinuation<Event?, Never>?
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let forward: (@Sendable (Event) -> Void)?
 
-    /// A channel with nothing waiting.
-    package init() {
+    /// A channel with nothing waiting, keeping at most `limit` unread events (see `EventBuffer`).
+    package init(limit: Int = 4096) {
+        state = Mutex(State(buffer: EventBuffer(limit: limit)))
         forward = nil
     }
 
@@ -64,13 +65,35 @@ package final class EventChannel<Event: CoalescibleEvent>: Sendable {
     /// `forward` runs under the channel's lock: the writer must not yield while holding a lock
     /// that `forward` may take.
     package init(forwardingTo forward: @escaping @Sendable (Event) -> Void) {
+        state = Mutex(State(buffer: EventBuffer(limit: 1)))
         self.forward = forward
     }
 
     /// Hands `event` to the waiting reader, or keeps it for the next read; ignored after `finish`.
     package func yield(_ event: Event) {
+        deliver(event, last: false)
+    }
+
+    /// Yields `event` and ends the stream after it, at once: nothing yielded later (say by a
+    /// thread that was about to tell older news) comes after it.
+    package func finish(after event: Event) {
+        deliver(event, last: true)
+    }
+
+    /// Ends the stream after the events already waiting.
+    package func finish() {
+        let waiter = state.withLock { state in
+            state.finished = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    private func deliver(_ event: Event, last: Bool) {
         let waiter: CheckedContinuation<Event?, Never>? = state.withLock { state in
             guard !state.finished else { return nil }
+            if last { state.finished = true }
             if let forward {
                 forward(event)
                 return nil
@@ -83,16 +106,6 @@ package final class EventChannel<Event: CoalescibleEvent>: Sendable {
             return nil
         }
         waiter?.resume(returning: event)
-    }
-
-    /// Ends the stream after the events already waiting.
-    package func finish() {
-        let waiter = state.withLock { state in
-            state.finished = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: nil)
     }
 
     func next() async -> Event? {

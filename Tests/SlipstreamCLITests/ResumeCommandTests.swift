@@ -161,7 +161,8 @@ import TestSupport
     private static func stopMidway(_ command: [String], in folder: String, with signal: Int32) async throws
         -> CommandRunner.Output {
         let running = try CommandRunner.start(command, in: folder)
-        running.kill(signal, whenFileExists: folder + "/out.bin.part", afterMilliseconds: 300)
+        // The durable record comes with the first answer (the .part file may come before it).
+        running.kill(signal, whenFileExists: folder + "/out.bin.part.slipstream", afterMilliseconds: 300)
         return await running.wait()
     }
 

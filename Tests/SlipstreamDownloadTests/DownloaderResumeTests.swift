@@ -259,24 +259,31 @@ import TestSupport
     @Test func aStragglerIsReplacedByAFasterConnection() async throws {
         let content = TestFiles.randomBytes(4 << 20, seed: 15)
         let count = Mutex(0)
+        let crawling = Mutex<(start: Int64, end: Int64?)?>(nil)
         let server = try TestHTTPServer { request in
             var response = TestHTTPServer.Response.file(content, for: request)
             // The second request crawls at 16 KiB/s; the others at 2 MiB/s.
-            response.bytesPerSecond = count.withLock({ $0 += 1; return $0 }) == 2 ? 16 << 10 : 2 << 20
+            let isSecond = count.withLock { $0 += 1; return $0 == 2 }
+            if isSecond { crawling.withLock { $0 = request.range } }
+            response.bytesPerSecond = isSecond ? 16 << 10 : 2 << 20
             return response
         }
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         var configuration = DownloadConfiguration()
         configuration.connections = 4
-        configuration.minimumSplitSize = 4 << 20  // no stealing: only the watchdog can help
-        let started = ContinuousClock.now
+        // Four ranges of 1 MiB, none worth splitting: only the watchdog (and its end game) can help.
+        configuration.minimumSplitSize = 1 << 20
         let result = try await Downloader(configuration: configuration)
             .start(server.url("/straggle.bin"), to: .file(folder + "/s.bin")).value
-        // The crawling range alone (a quarter of the file at 16 KiB/s) would take a minute.
-        #expect(ContinuousClock.now - started < .seconds(40))
         let exact = TestFiles.contents(of: folder + "/s.bin", equal: content)
         #expect(exact)
         #expect(result.bytesReceived >= 4 << 20)
+        // The crawling range (a quarter of the file at 16 KiB/s would take a minute) was asked
+        // for again, from inside it, by another connection: the straggler was replaced.
+        let ranges = server.requests.compactMap(\.range)
+        let slow = try #require(crawling.withLock { $0 }, "\(ranges)")
+        let end = slow.end.map { $0 + 1 } ?? Int64(content.count)
+        #expect(ranges.contains { $0.start > slow.start && $0.start < end }, "\(ranges), slow \(slow)")
     }
 }

@@ -62,4 +62,13 @@ import Testing
         }
         #expect(seen == ["started", "progress 5000", "notice n", "failed"])
     }
+
+    /// A reader that never reads holds at most `limit` events: the oldest go first.
+    @Test func aBufferNobodyReadsStaysBounded() {
+        var buffer = EventBuffer<DownloadQueueEvent>(limit: 3)
+        for id in 1...10 { buffer.append(.queued(DownloadQueue.ID(rawValue: id))) }
+        var seen: [String] = []
+        while !buffer.isEmpty { seen.append(Self.describe(buffer.removeFirst())) }
+        #expect(seen == ["queued 8", "queued 9", "queued 10"])
+    }
 }

@@ -61,10 +61,11 @@ public enum AudioFixtures {
     public static func served(_ name: String) throws -> String {
         let target = try TestNginx.filesFolder() + "/audio-" + name
         if !FileManager.default.fileExists(atPath: target) {
-            // Tests run in parallel: another may be copying the same fixture.
-            do {
-                try FileManager.default.copyItem(atPath: try path(name), toPath: target)
-            } catch where FileManager.default.fileExists(atPath: target) {}
+            // Tests run in parallel: copied under a name of its own, then renamed into place, so
+            // nginx never serves half a fixture.
+            let temporary = target + ".tmp\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            try FileManager.default.copyItem(atPath: try path(name), toPath: temporary)
+            guard rename(temporary, target) == 0 else { throw POSIXError(.EIO) }
         }
         return try TestNginx.url("audio-" + name)
     }
