@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import SlipstreamHTTP
 
 extension DownloadQueue {
@@ -29,8 +30,15 @@ extension DownloadQueue {
             state.reservedHosts = Set(waiting.keys)
             return starts
         }
+        // Starting looks at the disk (records, the new .part file): never on the Swift
+        // concurrency pool, where `add` and friends may be called from.
+        let onPool = withUnsafeCurrentTask { $0 != nil }
         for (id, request, host) in starts {
-            start(id, request: request, host: host)
+            if onPool {
+                DispatchQueue.global().async { self.start(id, request: request, host: host) }
+            } else {
+                start(id, request: request, host: host)
+            }
         }
     }
 

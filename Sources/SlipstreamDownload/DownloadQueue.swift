@@ -107,7 +107,8 @@ public final class DownloadQueue: Sendable {
         var scheduler: QueueScheduler
         var records: [ID: Record] = [:]
         var nextID = 1
-        var subscribers: [EventChannel<DownloadQueueEvent>] = []
+        /// Readers of every download's events, each with the events it takes.
+        var subscribers: [(channel: EventChannel<DownloadQueueEvent>, takes: @Sendable (DownloadQueueEvent) -> Bool)] = []
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         /// Hosts told to the limiter as having starts waiting.
         var reservedHosts: Set<String> = []
@@ -216,11 +217,14 @@ public final class DownloadQueue: Sendable {
         }
     }
 
-    /// Every event of every download from now on.
-    public func events() -> DownloadQueueEvents {
+    /// Every event of every download from now on, or those `isIncluded` takes (called on
+    /// the thread that tells each event: keep it quick). A reader that needs only some events
+    /// (say the ends) is woken only for those.
+    public func events(where isIncluded: @escaping @Sendable (DownloadQueueEvent) -> Bool = { _ in true })
+        -> DownloadQueueEvents {
         // Bounded by the queue's own downloads (a few lifecycle events each), not by a count.
         let channel = EventChannel<DownloadQueueEvent>(limit: .max)
-        state.withLock { $0.subscribers.append(channel) }
+        state.withLock { $0.subscribers.append((channel, isIncluded)) }
         return DownloadQueueEvents(channel)
     }
 
@@ -267,7 +271,7 @@ public final class DownloadQueue: Sendable {
     /// Tells `event` to the queue's readers and to the download's.
     func emit(_ event: DownloadQueueEvent, endingDownload: Bool = false) {
         let channels = state.withLock { state in
-            state.subscribers + (state.records[event.id]?.subscribers ?? [])
+            state.subscribers.filter { $0.takes(event) }.map(\.channel) + (state.records[event.id]?.subscribers ?? [])
         }
         channels.forEach { $0.yield(event) }
         if endingDownload {

@@ -47,7 +47,13 @@ enum QueueCommand {
         let tally = SharedTally()
         let trap = SignalTrap { Task { await queue.stopAll() } }
 
-        let events = queue.events()
+        // The reader tells ends, notices and retries; progress is drawn from `queue.downloads`.
+        let events = queue.events { event in
+            switch event {
+            case .finished, .failed, .notice, .retrying: true
+            case .queued, .started, .progress, .paused: false
+            }
+        }
         let reader = Task { await report(events, screen: screen, quiet: options.quiet, tally: tally) }
         var folders: Set<String> = []
         for entry in list.entries {
