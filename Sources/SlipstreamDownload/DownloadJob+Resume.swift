@@ -9,8 +9,7 @@ extension DownloadJob {
         let store = ResumeStore(partPath: destination.expectedPath(for: url) + ".part")
         switch store.load() {
         case .nothing:
-            // No usable record; a live one of another boot (or a spare) may still be there.
-            return (nil, store.hasFiles)
+            return (nil, false)
         case .damaged(let reason):
             events.yield(.notice("\(reason); starting over"))
             return (nil, true)

@@ -44,6 +44,10 @@ struct ResumeStore: Sendable {
             }
         }
         switch durable {
+        case nil where live != nil:
+            // Only a live record that cannot be trusted (another boot's, or damaged): unusable,
+            // but on disk.
+            return .damaged("\(livePath) cannot be trusted without a durable record")
         case nil: return .nothing
         case .damaged(let reason)?: return .damaged(reason)
         case let found?: return found
@@ -87,10 +91,6 @@ struct ResumeStore: Sendable {
         unlink(durablePath + ".tmp")
     }
 
-    /// Whether any record file is on disk (usable or not, e.g. a live record of another boot).
-    var hasFiles: Bool {
-        FileSystem.exists(durablePath) || FileSystem.exists(livePath) || FileSystem.exists(durablePath + ".tmp")
-    }
 
     /// This boot's id (`/proc/sys/kernel/random/boot_id`) as 16 bytes; all 0xFF if unreadable,
     /// which matches no record, so live records are then never trusted.

@@ -65,6 +65,13 @@ import TestSupport
         try ResumeStoreTestAccess.writeRaw(stale.encoded(), to: store.livePath)
         durable.bootID = [UInt8](repeating: 0, count: 16)
         #expect(store.load() == .record(durable))
+        // Alone, it is not trusted either, and not taken for nothing (it is removed on a fresh start).
+        unlink(store.durablePath)
+        guard case .damaged(let reason) = store.load() else {
+            Issue.record("a lone live record of another boot should be unusable, not absent")
+            return
+        }
+        #expect(reason.contains(store.livePath))
         store.remove()
         #expect(store.load() == .nothing)
     }
