@@ -10,8 +10,8 @@ import TestSupport
                 "run with scripts/test.sh (nginx and the audio fixtures)"))
 struct AudioStreamerPacedTests {
     /// Plays a 3 s fixture with `output`, pausing for half a second once it plays; the clock
-    /// ends at the whole duration and, for an output that keeps time, the run took at least the
-    /// audio's length plus the pause.
+    /// ends at the whole duration and, for an output that keeps time, the pause happened and
+    /// the run took at least the audio's length plus the pause.
     func playWithAPause(realTime: Bool = true, _ output: @escaping @Sendable () throws(AudioOutputError) -> any AudioOutput) async throws {
         var configuration = AudioStreamerConfiguration()
         configuration.output = output
@@ -21,7 +21,8 @@ struct AudioStreamerPacedTests {
         let started = Date()
         let run = try await PlayerRun.collect(player)
         #expect(run.finalState == .done, "\(run.events)")
-        #expect(run.events.contains(.stateChanged(.paused)))
+        // An output that keeps no time can take the whole stream before the pause is handled.
+        if realTime { #expect(run.events.contains(.stateChanged(.paused))) }
         let reference = try #require(AudioFixtures.references.first { $0.name == "mp3-cbr128.mp3" })
         let duration = Double(reference.samples) / Double(reference.sampleRate)
         #expect(abs(player.progress.position - duration) < 0.001)
