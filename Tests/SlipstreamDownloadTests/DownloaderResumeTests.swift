@@ -66,6 +66,37 @@ import TestSupport
         }
     }
 
+    /// Cancel-and-remove of a download that found records to resume, before its first answer
+    /// (nothing is reopened yet): its `.part` and records go all the same.
+    @Test func cancelAndRemoveBeforeAResumesFirstAnswerLeavesNothing() async throws {
+        let content = TestFiles.randomBytes(8 << 20, seed: 16)
+        let gate = Gate()
+        let held = try Self.heldServer([content], gate: gate)
+        defer { held.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let path = folder + "/c.bin"
+        _ = try await interrupt(held.url("/c.bin"), to: path, after: 256 << 10)
+        #expect(FileManager.default.fileExists(atPath: path + ".part.slipstream"))
+        // A server that does not answer until the test is done.
+        let asked = Mutex(false)
+        let silent = Gate()
+        let mute = try TestHTTPServer { request in
+            asked.withLock { $0 = true }
+            while silent.isClosed { usleep(5_000) }
+            return .file(content, for: request)
+        }
+        defer {
+            silent.open()
+            mute.stop()
+            gate.open()
+        }
+        let download = try Downloader(configuration: Self.patient).start(mute.url("/c.bin"), to: .file(path))
+        while !asked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        download.cancelAndRemoveFiles()
+        await #expect(throws: DownloadError.self) { try await download.value }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     @Test func cancelThenResumeFetchesOnlyWhatIsMissing() async throws {
         let content = TestFiles.randomBytes(8 << 20, seed: 9)
         let gate = Gate()
