@@ -1,12 +1,13 @@
 import SlipstreamHTTP
 
 extension DownloadJob {
-    /// The `.part` and resume record of an earlier run of this download, when they can be used,
+    /// The `.part` and resume record of an earlier run of this download (expected at `path`,
+    /// which gets the `.part` suffix), when they can be used,
     /// and whether resume records may be on disk (unless none was found, they are removed
     /// before a fresh start). Anything unusable is said in a notice (and the download starts over).
-    func findResumePoint() -> (point: ResumePoint?, recordsOnDisk: Bool) {
+    func findResumePoint(at path: String) -> (point: ResumePoint?, recordsOnDisk: Bool) {
         guard configuration.resume else { return (nil, true) }
-        let store = ResumeStore(partPath: destination.expectedPath(for: url) + ".part")
+        let store = ResumeStore(partPath: path + ".part")
         switch store.load() {
         case .nothing:
             return (nil, false)
@@ -98,13 +99,12 @@ extension DownloadJob {
             onError: { [weak self] error in self?.stop(with: error) })
     }
 
-    /// Makes a fresh download's `.part` file before its first request, under the name expected
-    /// from the URL (the first answer may still choose another), so that creating it (which can
+    /// Makes a fresh download's `.part` file before its first request, at `path` (the name
+    /// expected from the URL; the first answer may still choose another), so that creating it (which can
     /// take a disk a while) runs on the starting thread, in parallel with the network thread's
     /// transfers, not on that thread. Nil when the name or its `.part` is taken, or the file
     /// cannot be made (the first answer then decides, and says why).
-    func precreatePartFile(recordsOnDisk: inout Bool) -> PartFile? {
-        let path = destination.expectedPath(for: url)
+    func precreatePartFile(at path: String, recordsOnDisk: inout Bool) -> PartFile? {
         guard configuration.overwrite || !FileSystem.exists(path) else { return nil }
         let store = ResumeStore(partPath: path + ".part")
         // Only a new file: an existing one may be another download's, or an earlier run's that

@@ -178,8 +178,10 @@ final class DownloadJob: Sendable {
 
     /// Looks for a download to resume, sends the first request and starts the watchdog.
     func begin() {
-        var (resume, recordsOnDisk) = findResumePoint()
-        let precreated = resume == nil ? precreatePartFile(recordsOnDisk: &recordsOnDisk) : nil
+        // Where the download goes unless its first answer names another file.
+        let expected = destination.expectedPath(for: url)
+        var (resume, recordsOnDisk) = findResumePoint(at: expected)
+        let precreated = resume == nil ? precreatePartFile(at: expected, recordsOnDisk: &recordsOnDisk) : nil
         state.withLock { state in
             state.resume = resume
             state.recordsOnDisk = recordsOnDisk

@@ -56,20 +56,9 @@ import TestSupport
     }
 
     @Test func aSessionSavedBeforeAKillFinishesEveryDownload() async throws {
-        let gate = Gate()
-        let files = (0..<6).map { TestFiles.fastRandomBytes(1 << 20, seed: UInt64(100 + $0)) }
-        let server = try TestHTTPServer { request in
-            guard let index = Int(request.path.dropFirst(3).prefix { $0 != "." }), files.indices.contains(index)
-            else { return .init(status: 404) }
-            var response = TestHTTPServer.Response.file(files[index], for: request)
-            response.holdAfter = 256 << 10
-            response.gate = gate
-            return response
-        }
-        defer { server.stop() }
-        let folder = try TestFiles.makeTemporaryFolder()
-        let list = files.indices.map { server.url("/s/\($0).bin") }.joined(separator: "\n")
-        try list.write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
+        let held = try HeldList(count: 6, seed: 100, holdAfter: 256 << 10)
+        defer { held.server.stop() }
+        let folder = held.folder
         let first = try CommandRunner.start(
             ["get", "-i", "list.txt", "-j", "3", "-n", "2", "-d", "out", "--stall-timeout", "3600", "--save-session", "session.txt"], in: folder)
         // Three downloads run, held at the gate, with their resume records, and the session names
@@ -81,21 +70,8 @@ import TestSupport
         }
         first.kill(SIGKILL)
         #expect(await first.wait().status == SIGKILL)
-        let requestsBefore = server.requests.count
-        gate.open()
-        let second = try await CommandRunner.run(["get", "-i", "session.txt", "--save-session", "session.txt"], in: folder)
-        #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stderr.contains("6 of 6 downloads done"))
-        // The three started ones were resumed, after proving the remote files unchanged.
-        let resumed = Set(server.requests[requestsBefore...].filter { $0.headers["if-range"] != nil }.map(\.path))
-        #expect(resumed.count == 3)
-        for index in files.indices {
-            let exact = TestFiles.contents(of: folder + "/out/\(index).bin", equal: files[index])
-            #expect(exact, "\(index).bin")
-        }
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder + "/out").sorted()
-        #expect(names == files.indices.map { "\($0).bin" })
-        #expect(try Self.session(folder)?.entries.isEmpty == true)
+        // The three started ones are resumed, after proving the remote files unchanged.
+        try await Self.carryOn(held, resuming: 3)
     }
 
     /// Ctrl-C (or SIGTERM) stops every running download, keeps their `.part` files and records,
@@ -103,20 +79,9 @@ import TestSupport
     /// names finishes every file exactly, resuming the started ones.
     @Test(arguments: [(SIGINT, 130, "interrupted"), (SIGTERM, 143, "terminated")] as [(Int32, Int32, String)])
     func aSignalStopsAllSavesTheSessionAndItsCommandCarriesOn(signal: Int32, status: Int32, word: String) async throws {
-        let gate = Gate()
-        let files = (0..<4).map { TestFiles.fastRandomBytes(1 << 20, seed: UInt64(200 + $0)) }
-        let server = try TestHTTPServer { request in
-            guard let index = Int(request.path.dropFirst(3).prefix { $0 != "." }), files.indices.contains(index)
-            else { return .init(status: 404) }
-            var response = TestHTTPServer.Response.file(files[index], for: request)
-            response.holdAfter = 512 << 10
-            response.gate = gate
-            return response
-        }
-        defer { server.stop() }
-        let folder = try TestFiles.makeTemporaryFolder()
-        let list = files.indices.map { server.url("/s/\($0).bin") }.joined(separator: "\n")
-        try list.write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
+        let held = try HeldList(count: 4, seed: 200, holdAfter: 512 << 10)
+        defer { held.server.stop() }
+        let folder = held.folder
         let first = try CommandRunner.start(
             ["get", "-i", "list.txt", "-j", "2", "-n", "1", "-d", "out", "--stall-timeout", "3600", "--save-session", "session.txt"],
             in: folder)
@@ -133,20 +98,52 @@ import TestSupport
                 "\(stopped.stderr)")
         #expect(try Self.session(folder)?.entries.count == 4)
         #expect(Self.partFiles(folder).count == 2)
+        try await Self.carryOn(held, resuming: 2)
+    }
 
-        let requestsBefore = server.requests.count
-        gate.open()
+    /// Files of 1 MiB from the in-test server, each response held at `gate` after `holdAfter`
+    /// bytes, listed one URL a line in `folder/list.txt`.
+    struct HeldList {
+        let gate = Gate()
+        let files: [[UInt8]]
+        let server: TestHTTPServer
+        let folder: String
+
+        init(count: Int, seed: UInt64, holdAfter: Int) throws {
+            let files = (0..<count).map { TestFiles.fastRandomBytes(1 << 20, seed: seed + UInt64($0)) }
+            let gate = gate
+            server = try TestHTTPServer { request in
+                guard let index = Int(request.path.dropFirst(3).prefix { $0 != "." }), files.indices.contains(index)
+                else { return .init(status: 404) }
+                var response = TestHTTPServer.Response.file(files[index], for: request)
+                response.holdAfter = holdAfter
+                response.gate = gate
+                return response
+            }
+            self.files = files
+            folder = try TestFiles.makeTemporaryFolder()
+            let list = files.indices.map { server.url("/s/\($0).bin") }.joined(separator: "\n")
+            try list.write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// Opens the gate and runs the session's command: every file ends exact (`resumed` of them
+    /// asked for with If-Range), nothing else stays, and the session is empty.
+    private static func carryOn(_ held: HeldList, resuming resumed: Int) async throws {
+        let folder = held.folder
+        let requestsBefore = held.server.requests.count
+        held.gate.open()
         let second = try await CommandRunner.run(["get", "-i", "session.txt", "--save-session", "session.txt"], in: folder)
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stderr.contains("4 of 4 downloads done"), "\(second.stderr)")
-        let resumed = Set(server.requests[requestsBefore...].filter { $0.headers["if-range"] != nil }.map(\.path))
-        #expect(resumed.count == 2)
-        for index in files.indices {
-            let exact = TestFiles.contents(of: folder + "/out/\(index).bin", equal: files[index])
+        #expect(second.stderr.contains("\(held.files.count) of \(held.files.count) downloads done"), "\(second.stderr)")
+        let asked = Set(held.server.requests[requestsBefore...].filter { $0.headers["if-range"] != nil }.map(\.path))
+        #expect(asked.count == resumed)
+        for index in held.files.indices {
+            let exact = TestFiles.contents(of: folder + "/out/\(index).bin", equal: held.files[index])
             #expect(exact, "\(index).bin")
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder + "/out").sorted()
-        #expect(names == files.indices.map { "\($0).bin" })
+        #expect(names == held.files.indices.map { "\($0).bin" })
         #expect(try Self.session(folder)?.entries.isEmpty == true)
     }
 
