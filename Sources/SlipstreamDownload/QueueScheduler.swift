@@ -12,6 +12,9 @@ struct QueueScheduler: Sendable, Equatable {
         case pausing
         /// Paused: waits for `resume`, holding nothing.
         case paused
+
+        /// Holding a slot.
+        var isActive: Bool { self == .running || self == .pausing }
     }
 
     struct Item: Sendable, Equatable {
@@ -37,8 +40,8 @@ struct QueueScheduler: Sendable, Equatable {
         self.maxConcurrentDownloads = max(maxConcurrentDownloads, 1)
     }
 
-    /// Running or pausing: holding a slot.
-    var activeCount: Int { items.filter { $0.phase == .running || $0.phase == .pausing }.count }
+    /// Running or pausing: holding a slot (kept as the phases change).
+    private(set) var activeCount = 0
 
     /// Whether nothing runs or waits to run (paused downloads may remain).
     var isIdle: Bool { !items.contains { $0.phase != .paused } }
@@ -54,12 +57,15 @@ struct QueueScheduler: Sendable, Equatable {
 
     mutating func set(_ id: DownloadQueue.ID, to phase: Phase) {
         guard let index = items.firstIndex(where: { $0.id == id }) else { return }
+        activeCount += (phase.isActive ? 1 : 0) - (items[index].phase.isActive ? 1 : 0)
         items[index].phase = phase
     }
 
     /// Takes a download out (it ended, or was cancelled).
     mutating func remove(_ id: DownloadQueue.ID) {
-        items.removeAll { $0.id == id }
+        guard let index = items.firstIndex(where: { $0.id == id }) else { return }
+        if items[index].phase.isActive { activeCount -= 1 }
+        items.remove(at: index)
     }
 
     /// Moves a download to `position` in priority order (0: first; clamped to the ends).
@@ -83,6 +89,7 @@ struct QueueScheduler: Sendable, Equatable {
             if available > 0 {
                 free[host] = available - 1
                 items[index].phase = .running
+                activeCount += 1
                 decision.start.append(items[index].id)
                 slots -= 1
             } else {

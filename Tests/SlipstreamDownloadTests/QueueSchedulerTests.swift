@@ -52,4 +52,26 @@ import Testing
         scheduler.remove(Self.id(1))
         #expect(scheduler.decide { _ in 9 }.start == [Self.id(4)])
     }
+
+    /// The kept count of slot holders always equals a count of the phases, through 2000 random
+    /// operations of every kind.
+    @Test func theActiveCountFollowsEveryChange() {
+        var random = SystemRandomNumberGenerator()
+        var scheduler = Self.scheduler((0..<20).map { "h\($0 % 3)" }, jobs: 4)
+        var next = 21
+        let phases: [QueueScheduler.Phase] = [.queued, .running, .pausing, .paused]
+        for _ in 0..<2000 {
+            let id = Self.id(Int.random(in: 1..<next, using: &random))
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0: _ = scheduler.decide { _ in Int.random(in: 0..<3, using: &random) }
+            case 1: scheduler.set(id, to: phases.randomElement(using: &random)!)
+            case 2: scheduler.remove(id)
+            case 3: scheduler.move(id, to: Int.random(in: 0..<25, using: &random))
+            default:
+                scheduler.add(Self.id(next), host: "h\(next % 3)", paused: Bool.random(using: &random))
+                next += 1
+            }
+            #expect(scheduler.activeCount == scheduler.items.filter { $0.phase.isActive }.count)
+        }
+    }
 }
