@@ -8,6 +8,10 @@ import Synchronization
 /// slice is written at once from libcurl's buffer by the calling thread instead (no copy); that
 /// wait is the backpressure, passed on to the server through TCP. Memory stays bounded by the pool.
 ///
+/// A small file's writer has no thread: it holds the whole file in memory and writes it with
+/// one call when it finishes, on a Dispatch thread, so the network thread never waits for
+/// the disk for it (see `init(holding:file:onError:)`).
+///
 /// With a `Checkpoint`, the writer thread also keeps the resume records: the live one every
 /// tenth of a second, the durable one (after an fdatasync of the data) at its interval (never
 /// more than once a second), at the start of a new download and when the writer finishes
@@ -28,6 +32,13 @@ final class DiskWriter: Sendable {
     /// `state`'s lock), so sending it across threads is safe though raw pointers are not Sendable.
     private struct Slot: @unchecked Sendable {
         let memory: UnsafeMutableRawPointer
+    }
+
+    /// A small file's bytes, held whole until the writer finishes. Written by the thread that
+    /// hands slices over, then read by the finishing thread (the hand-over is `finish`).
+    private struct Held: @unchecked Sendable {
+        let memory: UnsafeMutableRawPointer
+        let size: Int
     }
 
     private enum Item: Sendable {
@@ -52,22 +63,34 @@ final class DiskWriter: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let onError: @Sendable (DownloadError) -> Void
     private let checkpoint: Checkpoint?
+    private let held: Held?
 
-    /// A writer for `file` with at most `maxSlots` slots of `slotSize` bytes (allocated as
-    /// needed), starting with `written` already on disk. `onError` is called on the writer
-    /// thread when a queued write or a checkpoint fails. With `maxSlots` 0 (and no checkpoint)
-    /// there is no writer thread: every slice is written by the thread that hands it over, which
-    /// costs less than a thread for a small file.
+    /// A writer for `file` with its own thread and at most `maxSlots` (at least 1) slots of
+    /// `slotSize` bytes (allocated as needed), starting with `written` already on disk.
+    /// `onError` is called on the writer thread when a queued write or a checkpoint fails.
     init(file: PartFile, slotSize: Int, maxSlots: Int, written: ByteRanges = ByteRanges(), checkpoint: Checkpoint? = nil,
          onError: @escaping @Sendable (DownloadError) -> Void) {
-        precondition(maxSlots > 0 || checkpoint == nil, "resume records are kept by the writer thread")
+        precondition(maxSlots > 0, "a writer thread needs a slot")
         self.file = file
         self.slotSize = slotSize
-        self.maxSlots = max(maxSlots, 0)
+        self.maxSlots = maxSlots
         self.onError = onError
         self.checkpoint = checkpoint
+        held = nil
         state.withLock { $0.written = written }
-        if maxSlots > 0 { IOThread.start { [self] in run() } }
+        IOThread.start { [self] in run() }
+    }
+
+    /// A writer for a new `file` of `size` bytes that holds them all in memory and writes them
+    /// when it finishes: no thread, no resume records, one write call. Meant for small files,
+    /// where a thread costs more than the memory. `onError` is called when that write fails.
+    init(holding size: Int, file: PartFile, onError: @escaping @Sendable (DownloadError) -> Void) {
+        self.file = file
+        slotSize = 0
+        maxSlots = 0
+        self.onError = onError
+        checkpoint = nil
+        held = Held(memory: .allocate(byteCount: max(size, 1), alignment: 64), size: size)
     }
 
     /// Bytes written to the file so far.
@@ -79,34 +102,50 @@ final class DiskWriter: Sendable {
     /// Whether the writer keeps resume records at all (a small file's does not).
     var keepsRecords: Bool { checkpoint != nil }
 
-    /// Takes `bytes` for `offset`: queued for the writer thread when a slot is free, else written
-    /// before returning. Throws when the file cannot be written (a failed queued write included).
+    /// Takes `bytes` for `offset`: held, or queued for the writer thread when a slot is free,
+    /// else written before returning. Throws when the file cannot be written (a failed queued
+    /// write included).
     func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) {
         guard !bytes.isEmpty else { return }
-        let slot: Slot? = try state.withLock { state throws(DownloadError) in
+        enum Destination { case held, slot(Slot), direct }
+        let destination: Destination = try state.withLock { state throws(DownloadError) in
             if let failure = state.failure { throw failure }
-            guard bytes.count <= slotSize else { return nil }
-            if let slot = state.free.popLast() { return slot }
-            guard state.allocated < maxSlots else { return nil }
+            if let held {
+                guard offset >= 0, offset + Int64(bytes.count) <= Int64(held.size) else {
+                    throw DownloadError(.network, "\(file.path): more bytes came than the \(held.size) announced")
+                }
+                (held.memory + Int(offset)).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                state.written.insert(offset..<(offset + Int64(bytes.count)))
+                return .held
+            }
+            guard bytes.count <= slotSize else { return .direct }
+            if let slot = state.free.popLast() { return .slot(slot) }
+            guard state.allocated < maxSlots else { return .direct }
             state.allocated += 1
-            return Slot(memory: .allocate(byteCount: slotSize, alignment: 64))
+            return .slot(Slot(memory: .allocate(byteCount: slotSize, alignment: 64)))
         }
-        guard let slot else {
+        switch destination {
+        case .held:
+            return
+        case .direct:
             try file.write(bytes, at: offset)
             state.withLock { $0.written.insert(offset..<(offset + Int64(bytes.count))) }
-            return
+        case .slot(let slot):
+            slot.memory.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            state.withLock { $0.queue.append(.write(slot, count: bytes.count, offset: offset)) }
+            wake.signal()
         }
-        slot.memory.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        state.withLock { $0.queue.append(.write(slot, count: bytes.count, offset: offset)) }
-        wake.signal()
     }
 
     /// Runs `then` on the writer thread once everything queued before is written (or failed),
-    /// after a last durable record when `keepRecord`, and ends the thread. Without a writer
-    /// thread, everything is written already: `then` runs on a Dispatch thread.
+    /// after a last durable record when `keepRecord`, and ends the thread. A holding writer
+    /// writes what it holds on a Dispatch thread, then runs `then` there.
     func finish(keepRecord: Bool, then: @escaping @Sendable () -> Void) {
-        guard maxSlots > 0 else {
-            DispatchQueue.global().async(execute: then)
+        if let held {
+            DispatchQueue.global().async { [self] in
+                writeHeld(held)
+                then()
+            }
             return
         }
         state.withLock { $0.queue.append(.finish(keepRecord: keepRecord, then: then)) }
@@ -146,6 +185,22 @@ final class DiskWriter: Sendable {
         } catch {
             recorder = nil
             state.withLock { if $0.failure == nil { $0.failure = error } }
+            onError(error)
+        }
+    }
+
+    /// Writes the held bytes taken so far (unless a take failed) and frees them.
+    private func writeHeld(_ held: Held) {
+        let (taken, failed) = state.withLock { ($0.written, $0.failure != nil) }
+        defer { held.memory.deallocate() }
+        guard !failed else { return }
+        do throws(DownloadError) {
+            for range in taken {
+                try file.write(UnsafeRawBufferPointer(start: held.memory + Int(range.lowerBound), count: Int(range.count)),
+                               at: range.lowerBound)
+            }
+        } catch {
+            state.withLock { $0.failure = error }
             onError(error)
         }
     }

@@ -50,8 +50,9 @@ extension DownloadJob {
     /// when the download can be resumed (ranges work).
     func openFile(size: Int64?, segmented: Bool, head: HTTPResponseHead, state: inout State) throws(DownloadError) {
         let resume = state.resume
-        let path = if resume != nil {
-            destination.expectedPath(for: url)
+        let path = if resume != nil || state.precreated != nil && head.contentDispositionFileName == nil && head.effectiveURL == url {
+            // The expected name (found free when the `.part` was made, if it was).
+            expectedPath
         } else {
             try destination.finalPath(contentDisposition: head.contentDispositionFileName,
                                       effectiveURL: head.effectiveURL, overwrite: configuration.overwrite)
@@ -67,19 +68,23 @@ extension DownloadJob {
             discardPrecreatedFile(&state)
             file = try PartFile(creating: store.partPath)
             // Records of an earlier run: those looked for, or any under a name the answer chose.
-            if state.recordsOnDisk || store.partPath != destination.expectedPath(for: url) + ".part" { store.remove() }
+            if state.recordsOnDisk || store.partPath != expectedPath + ".part" { store.remove() }
             state.recordsOnDisk = false
         }
         state.precreated = nil
         state.file = file
         state.finalPath = path
-        // A file of at most `directWriteSize` is written by the network thread as it comes (no
-        // writer thread, no resume records: a crash costs at most that size again), and not
-        // reserved first (a full disk is found as soon by its first write).
-        let direct = size.map { $0 <= Self.directWriteSize } ?? false
-        if let size, !direct { try file.reserve(size, allocate: configuration.preallocate) }
+        let onError: @Sendable (DownloadError) -> Void = { [weak self] error in self?.stop(with: error) }
+        // A new file of at most `heldFileSize` is held in memory and written at the end, off
+        // the network thread (no writer thread, no resume records: a crash costs at most that
+        // size again), and not reserved first (a full disk is found as soon by that write).
+        if resume == nil, let size, size <= Self.heldFileSize {
+            state.writer = DiskWriter(holding: Int(size), file: file, onError: onError)
+            return
+        }
+        if let size { try file.reserve(size, allocate: configuration.preallocate) }
         var checkpoint: DiskWriter.Checkpoint?
-        if segmented, let size, !direct {
+        if segmented, let size {
             var record = resume?.record ?? ControlFile(
                 url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
             record.record(resume?.written ?? ByteRanges())
@@ -94,9 +99,8 @@ extension DownloadJob {
         let slotSize = configuration.request(url, range: nil).receiveBufferSize
         state.writer = DiskWriter(
             file: file, slotSize: slotSize,
-            maxSlots: direct ? 0 : configuration.connections * max(1, configuration.writeBufferPerConnection / slotSize),
-            written: resume?.written ?? ByteRanges(), checkpoint: checkpoint,
-            onError: { [weak self] error in self?.stop(with: error) })
+            maxSlots: configuration.connections * max(1, configuration.writeBufferPerConnection / slotSize),
+            written: resume?.written ?? ByteRanges(), checkpoint: checkpoint, onError: onError)
     }
 
     /// Makes a fresh download's `.part` file before its first request, at `path` (the name

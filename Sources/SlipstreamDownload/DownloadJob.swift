@@ -131,9 +131,10 @@ final class DownloadJob: Sendable {
     static let maxRangeLies = 3
     /// Files up to this size (bytes) get no resume records at their start (see `openFile`).
     static let smallFileSize: Int64 = 4 << 20
-    /// Files up to this size (bytes) are written without a writer thread or resume records
-    /// (refetching so little after a crash costs less than a thread and the records).
-    static let directWriteSize: Int64 = 256 << 10
+    /// New files up to this size (bytes) are held in memory and written once at the end, with
+    /// no writer thread or resume records (refetching so little after a crash costs less than
+    /// a thread and the records).
+    static let heldFileSize: Int64 = 256 << 10
     /// Seconds between the watchdog's looks at the connections.
     static let tickInterval = 0.5
 
@@ -141,6 +142,8 @@ final class DownloadJob: Sendable {
     let configuration: DownloadConfiguration
     let url: String
     let destination: DownloadDestination
+    /// Where the download goes unless its first answer names another file.
+    let expectedPath: String
     /// Where its events go; told only with `state`'s lock released (a queue's observer takes
     /// the queue's lock, and the queue reads progress under it).
     let events: EventChannel<DownloadEvent>
@@ -160,6 +163,7 @@ final class DownloadJob: Sendable {
         self.configuration = configuration
         self.url = url
         self.destination = destination
+        expectedPath = destination.expectedPath(for: url)
         self.events = events
         limiters = [configuration.bytesPerSecondLimit.map { RateLimiter(bytesPerSecond: $0) },
                     configuration.sharedRateLimiter].compactMap { $0 }
@@ -178,10 +182,8 @@ final class DownloadJob: Sendable {
 
     /// Looks for a download to resume, sends the first request and starts the watchdog.
     func begin() {
-        // Where the download goes unless its first answer names another file.
-        let expected = destination.expectedPath(for: url)
-        var (resume, recordsOnDisk) = findResumePoint(at: expected)
-        let precreated = resume == nil ? precreatePartFile(at: expected, recordsOnDisk: &recordsOnDisk) : nil
+        var (resume, recordsOnDisk) = findResumePoint(at: expectedPath)
+        let precreated = resume == nil ? precreatePartFile(at: expectedPath, recordsOnDisk: &recordsOnDisk) : nil
         state.withLock { state in
             state.resume = resume
             state.recordsOnDisk = recordsOnDisk

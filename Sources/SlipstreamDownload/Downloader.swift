@@ -39,8 +39,8 @@ public final class Downloader: Sendable {
     /// thread that tells it instead of to the download's `events`.
     func start(_ url: String, to destination: DownloadDestination, permits: ConnectionPermits?,
                observer: (@Sendable (DownloadEvent) -> Void)? = nil) throws(DownloadError) -> Download {
-        let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
-        guard url.contains("://"), scheme == "http" || scheme == "https" else {
+        let start = url.prefix(8).lowercased()
+        guard start.hasPrefix("http://") || start.hasPrefix("https://") else {
             throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
         }
         try destination.check(overwrite: configuration.overwrite)

@@ -87,15 +87,18 @@ final class CurlTransfer {
     // MARK: Callbacks (I/O thread)
 
     func onHeaderLine(_ line: UnsafeRawBufferPointer) {
-        var length = line.count
-        while length > 0, line[length - 1] == 13 || line[length - 1] == 10 { length -= 1 }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<length]), as: UTF8.self)
-        if text.hasPrefix("HTTP/") {
+        // Parsed as bytes: only the name and the value become strings.
+        var end = line.count
+        while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
+        let text = UnsafeRawBufferPointer(rebasing: line[..<end])
+        if text.starts(with: "HTTP/".utf8) {
             headers = HTTPHeaders()
-        } else if let colon = text.firstIndex(of: ":") {
-            let name = String(text[..<colon])
-            let value = String(Substring(text[text.index(after: colon)...]).trimmingSpaces())
-            headers.add(name: name, value: value)
+        } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
+            var start = colon + 1
+            while start < end, text[start] == 32 || text[start] == 9 { start += 1 }
+            while end > start, text[end - 1] == 32 || text[end - 1] == 9 { end -= 1 }
+            headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: text[..<colon]), as: UTF8.self),
+                        value: String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<end]), as: UTF8.self))
         }
     }
 

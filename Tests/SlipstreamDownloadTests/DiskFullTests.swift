@@ -71,7 +71,7 @@ struct DiskFullTests {
         #expect(exact)
     }
 
-    /// A small file (written by the network thread, without reservation or records) on a disk
+    /// A small file (held in memory and written at its end, without reservation or records) on a disk
     /// with no room: the same clear error naming the file; nothing half-written is left as the
     /// file itself.
     @Test func aSmallFileOnAFullDiskFailsClearly() async throws {

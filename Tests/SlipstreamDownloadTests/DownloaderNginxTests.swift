@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import SlipstreamDownload
@@ -125,9 +126,10 @@ import TestSupport
     }
 }
 
-/// The writer's pool at its smallest (one slot per connection): most slices are written
-/// straight from libcurl's buffer while the writer thread is busy; the file is still exact.
-@Suite struct DiskWriterTests {
+/// Serialized: two tests write to /dev/full, which a `PartFile` locks while open.
+@Suite(.serialized) struct DiskWriterTests {
+    /// The writer's pool at its smallest (one slot per connection): most slices are written
+    /// straight from libcurl's buffer while the writer thread is busy; the file is still exact.
     @Test func smallestWriteBufferStillGivesTheExactFile() async throws {
         let source = try await TestNginx.makeFileOffPool("backpressure-64m.bin", size: 64 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
@@ -171,5 +173,39 @@ import TestSupport
         #expect(TestFiles.contents(of: folder + "/direct", equal: bytes))
         writer.finish(keepRecord: false) {}
         file.close()
+    }
+
+    @Test func aHoldingWriterWritesTheWholeFileOnceAtTheEnd() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/held"
+        let file = try PartFile(creating: path)
+        let writer = DiskWriter(holding: 100, file: file, onError: { _ in Issue.record("no error expected") })
+        let bytes = (0..<100).map { UInt8($0) }
+        // Out of order, as the pieces of a file fetched over two connections come.
+        try bytes.withUnsafeBytes { all in
+            try writer.take(UnsafeRawBufferPointer(rebasing: all[60..<100]), at: 60)
+            try writer.take(UnsafeRawBufferPointer(rebasing: all[0..<60]), at: 0)
+        }
+        #expect(writer.written.ranges == [0..<100])
+        #expect(FileSystem.size(of: path) == 0)
+        // More than the announced size is refused, and never reaches the file.
+        #expect(throws: DownloadError.self) { try bytes.withUnsafeBytes { try writer.take($0, at: 50) } }
+        await withCheckedContinuation { done in writer.finish(keepRecord: false) { done.resume() } }
+        file.close()
+        #expect(TestFiles.contents(of: path, equal: bytes))
+    }
+
+    @Test func aHoldingWriterReportsAFailedWriteBeforeItFinishes() async throws {
+        let file = try PartFile(creating: "/dev/full")
+        let errors = Mutex<[DownloadError]>([])
+        let writer = DiskWriter(holding: 1000, file: file, onError: { error in errors.withLock { $0.append(error) } })
+        try [UInt8](repeating: 7, count: 1000).withUnsafeBytes { try writer.take($0, at: 0) }
+        let seen = await withCheckedContinuation { done in
+            writer.finish(keepRecord: false) { done.resume(returning: errors.withLock { $0 }) }
+        }
+        file.close()
+        #expect(seen.map(\.code) == [.noSpace])
+        #expect(seen.first?.message.contains("/dev/full at byte 0") == true)
     }
 }
