@@ -1,20 +1,12 @@
 import SlipstreamHTTP
-import Dispatch
 
 extension DownloadJob {
-    /// Looks at the connections every `tickInterval` seconds until the download ends.
-    func scheduleTick() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.tickInterval) { [self] in
-            guard tick() else { return }
-            scheduleTick()
-        }
-    }
-
-    /// Tells the progress; measures each connection's speed; closes one that delivered nothing for the stall
-    /// timeout, and one that runs below a third of the median speed of the others (including
-    /// those that ended in the last few seconds) for two looks in a row, so that its range goes
-    /// to faster connections. False once the download has ended.
-    private func tick() -> Bool {
+    /// One look of the watchdog, which `WatchdogTicker` takes every `tickInterval` seconds: tells
+    /// the progress; measures each connection's speed; closes one that delivered nothing for the
+    /// stall timeout, and one that runs below a third of the median speed of the others
+    /// (including those that ended in the last few seconds) for two looks in a row, so that its
+    /// range goes to faster connections. False once the download has ended.
+    func tick() -> Bool {
         var toCancel: [HTTPTransfer] = []
         var progressEvent: DownloadProgress?
         let running: Bool = state.withLock { state in

@@ -180,8 +180,9 @@ final class DownloadJob: Sendable {
 
     // MARK: Starting, cancelling, observing (any thread)
 
-    /// Looks for a download to resume, sends the first request and starts the watchdog.
-    func begin() {
+    /// Looks for a download to resume, else makes the fresh download's `.part` file (true when
+    /// it did: the destination is usable).
+    func prepare() -> Bool {
         var (resume, recordsOnDisk) = findResumePoint(at: expectedPath)
         let precreated = resume == nil ? precreatePartFile(at: expectedPath, recordsOnDisk: &recordsOnDisk) : nil
         state.withLock { state in
@@ -189,8 +190,13 @@ final class DownloadJob: Sendable {
             state.recordsOnDisk = recordsOnDisk
             state.precreated = precreated
         }
+        return precreated != nil
+    }
+
+    /// Sends the first request and starts the watchdog (after `prepare`).
+    func begin() {
         launchProbe()
-        scheduleTick()
+        WatchdogTicker.shared.watch(self)
     }
 
     func cancel(removingFiles: Bool) {

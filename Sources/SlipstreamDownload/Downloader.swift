@@ -43,10 +43,13 @@ public final class Downloader: Sendable {
         guard start.hasPrefix("http://") || start.hasPrefix("https://") else {
             throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
         }
-        try destination.check(overwrite: configuration.overwrite)
+        if case .file = destination { try destination.check(overwrite: configuration.overwrite) }
         let events = observer.map { EventChannel(forwardingTo: $0) } ?? EventChannel<DownloadEvent>()
         let job = DownloadJob(engine: engine, configuration: configuration, url: url,
                               destination: destination, events: events, permits: permits)
+        // A folder in which the `.part` file was just made is usable (one check fewer for each
+        // of a queue's many downloads); otherwise what is wrong is said before any request.
+        if !job.prepare(), case .folder = destination { try destination.check(overwrite: configuration.overwrite) }
         job.begin()
         return Download(job: job, events: EventStream(events))
     }
