@@ -90,7 +90,7 @@ final class DiskWriter: Sendable {
         maxSlots = 0
         self.onError = onError
         checkpoint = nil
-        held = Held(memory: .allocate(byteCount: max(size, 1), alignment: 64), size: size)
+        held = Held(memory: .allocate(byteCount: max(size, 1), alignment: 16), size: size)
     }
 
     /// Bytes written to the file so far.
