@@ -20,6 +20,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // libc's renameat2, declared (glibc hides it without _GNU_SOURCE).
+        .systemLibrary(name: "CFileSystem"),
         .systemLibrary(
             name: "CMPG123",
             pkgConfig: "libmpg123",
@@ -42,7 +44,7 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
         .target(name: "SlipstreamHTTP", dependencies: ["CCurl"]),
-        .target(name: "SlipstreamDownload", dependencies: ["SlipstreamHTTP", "CCrypto"]),
+        .target(name: "SlipstreamDownload", dependencies: ["SlipstreamHTTP", "CCrypto", "CFileSystem"]),
         .target(
             name: "SlipstreamAudio",
             dependencies: ["SlipstreamHTTP", "CMPG123", "CFAAD", "CALSA", "CPulse"]

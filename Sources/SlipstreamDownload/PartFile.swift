@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CFileSystem
 
 /// The `.part` file a download writes into: positioned writes from libcurl's buffers
 /// straight to the file (no copy), preallocation, and the final rename. While open it holds an
@@ -105,13 +106,20 @@ final class PartFile: Sendable {
         Glibc.close(descriptor)
     }
 
-    /// Renames the file to `destination`, refusing to replace an existing file unless `overwrite`.
+    /// Renames the file to `destination`, refusing to replace an existing file unless `overwrite`
+    /// (in one step where the filesystem can: a file that appears meanwhile is never replaced).
     func rename(to destination: String, overwrite: Bool) throws(DownloadError) {
-        if !overwrite, FileSystem.exists(destination) {
-            throw DownloadError(.output, "\(destination) already exists (the download stays in \(path)); use --force to replace it")
+        if !overwrite {
+            if renameat2(AT_FDCWD, path, AT_FDCWD, destination, UInt32(SLIPSTREAM_RENAME_NOREPLACE)) == 0 { return }
+            guard errno == EINVAL || errno == ENOSYS || errno == EEXIST else { throw renameError(to: destination) }
+            if errno == EEXIST || FileSystem.exists(destination) {
+                throw DownloadError(.output, "\(destination) already exists (the download stays in \(path)); use --force to replace it")
+            }
         }
-        guard Glibc.rename(path, destination) == 0 else {
-            throw DownloadError(.disk, "cannot rename \(path) to \(destination): \(FileSystem.lastError)")
-        }
+        guard Glibc.rename(path, destination) == 0 else { throw renameError(to: destination) }
+    }
+
+    private func renameError(to destination: String) -> DownloadError {
+        DownloadError(.disk, "cannot rename \(path) to \(destination): \(FileSystem.lastError)")
     }
 }
