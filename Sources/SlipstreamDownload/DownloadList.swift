@@ -128,8 +128,7 @@ public struct DownloadList: Sendable, Equatable {
     private static func entry(urls line: Substring, line number: Int) throws(ParseError) -> Entry {
         let urls = line.split(separator: "\t").map { String($0.trimmingSpaces()) }.filter { !$0.isEmpty }
         for url in urls {
-            let scheme = url.prefix { $0 != ":" }.lowercased()
-            guard url.contains("://"), scheme == "http" || scheme == "https", !url.contains(" ") else {
+            guard HTTPURL.isAccepted(url), !url.contains(" ") else {
                 throw ParseError(line: number, message: "'\(url)' is not an http:// or https:// URL")
             }
         }

@@ -145,8 +145,7 @@ public final class DownloadQueue: Sendable {
     @discardableResult
     public func add(_ request: Request, paused: Bool = false) throws(DownloadError) -> ID {
         for url in [request.url] + request.mirrors {
-            let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
-            guard url.contains("://"), scheme == "http" || scheme == "https" else {
+            guard HTTPURL.isAccepted(url) else {
                 throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
             }
         }

@@ -39,8 +39,7 @@ public final class Downloader: Sendable {
     /// thread that tells it instead of to the download's `events`.
     func start(_ url: String, to destination: DownloadDestination, permits: ConnectionPermits?,
                observer: (@Sendable (DownloadEvent) -> Void)? = nil) throws(DownloadError) -> Download {
-        let start = url.prefix(8).lowercased()
-        guard start.hasPrefix("http://") || start.hasPrefix("https://") else {
+        guard HTTPURL.isAccepted(url) else {
             throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
         }
         if case .file = destination { try destination.check(overwrite: configuration.overwrite) }
