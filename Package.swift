@@ -20,7 +20,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // libc's renameat2, declared (glibc hides it without _GNU_SOURCE).
+        // libc's renameat2 and O_TMPFILE (glibc hides them without _GNU_SOURCE).
         .systemLibrary(name: "CFileSystem"),
         .systemLibrary(
             name: "CMPG123",

@@ -160,8 +160,9 @@ extension DownloadJob {
     /// the resume records go (resuming could only give the same bytes again); the file stays.
     private func verify(_ file: PartFile) throws(DownloadError) {
         guard let expected = configuration.checksum else { return }
-        let actual = try Checksum.digest(of: file.path, algorithm: expected.algorithm)
+        let actual = try Checksum.digest(of: file.readablePath, algorithm: expected.algorithm)
         guard actual == expected.digest else {
+            try file.name()
             ResumeStore(partPath: file.path).remove()
             throw DownloadError(.checksum, "\(file.path): the \(expected.algorithm.rawValue) checksum is "
                 + "\(Checksum.hex(actual)), not \(Checksum.hex(expected.digest)) as expected; the file stays \(file.path)")
@@ -177,7 +178,6 @@ extension DownloadJob {
                     state.recordsOnDisk || state.writer?.hasWrittenRecords == true, state.resumable,
                     state.resume?.store.partPath)
         }
-        file?.close()
         var outcome: Result<DownloadResult, DownloadError>
         if var fatal {
             if fatal.code == .noSpace, let file {
@@ -200,8 +200,11 @@ extension DownloadJob {
         } else {
             outcome = .failure(DownloadError(.http, "\(url): no usable response"))
         }
-        // Cancelled and removed: the file written, or the one a resume had not reopened yet.
-        if case .failure = outcome, removeFiles, let partPath = file?.path ?? resumePart {
+        // (Closed only now: an unnamed file is gone once closed.)
+        file?.close()
+        // Cancelled and removed: the file written (unless it never had a name), or the one a
+        // resume had not reopened yet.
+        if case .failure = outcome, removeFiles, let partPath = file.map({ $0.isNamed ? $0.path : nil }) ?? resumePart {
             unlink(partPath)
             ResumeStore(partPath: partPath).remove()
         }

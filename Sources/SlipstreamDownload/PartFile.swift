@@ -2,14 +2,21 @@
 import Glibc
 #endif
 import CFileSystem
+import Synchronization
 
 /// The `.part` file a download writes into: positioned writes from libcurl's buffers
 /// straight to the file (no copy), preallocation, and the final rename. While open it holds an
 /// exclusive lock (`flock`) on the file, so that two downloads (in this process or another)
 /// never write one `.part`: the second gets a clear error instead.
+///
+/// A fresh download's file may start without a name (`unnamed(for:)`): it gets its `.part`
+/// name only if it needs one, and a small file never does, as it goes straight to its final
+/// name when it is complete.
 final class PartFile: Sendable {
+    /// The `.part` path: where the file is, or will be once named.
     let path: String
     let descriptor: Int32
+    private let named: Mutex<Bool>
 
     /// Opens `path` for a fresh download, emptied (an earlier run's file with no usable records
     /// is overwritten).
@@ -32,11 +39,37 @@ final class PartFile: Sendable {
         try self.init(path, flags: 0, verb: "open")
     }
 
-    private init(_ path: String, flags: Int32, verb: String) throws(DownloadError) {
-        let fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0o644)
+    /// A new file in the folder of `path` that has no name yet (`O_TMPFILE`): it becomes `path`
+    /// with `name()`, or the final file with `rename`, and is gone if it is closed before.
+    /// Making it does not hold the folder (only naming it does), so several can be made at once.
+    /// Nil where the filesystem cannot make one.
+    static func unnamed(for path: String) -> PartFile? {
+        guard canLinkUnnamed else { return nil }
+        return try? PartFile(path, folderFlags: SLIPSTREAM_O_TMPFILE)
+    }
+
+    /// Whether an unnamed file can be named (through `/proc/self/fd`).
+    private static let canLinkUnnamed = access("/proc/self/fd", X_OK) == 0
+
+    private convenience init(_ path: String, flags: Int32, verb: String) throws(DownloadError) {
+        // Creating a name: one at a time in the process (see `NameChangeLock`).
+        let fd = flags & O_CREAT == 0 ? open(path, O_WRONLY | O_CLOEXEC | flags, 0o644)
+            : NameChangeLock.shared.withLock { open(path, O_WRONLY | O_CLOEXEC | flags, 0o644) }
         guard fd >= 0 else {
             throw DownloadError(.disk, "cannot \(verb) \(path): \(FileSystem.lastError)")
         }
+        try self.init(path, descriptor: fd, named: true)
+    }
+
+    private convenience init(_ path: String, folderFlags: Int32) throws(DownloadError) {
+        let fd = open(FileSystem.folder(of: path), O_WRONLY | O_CLOEXEC | folderFlags, 0o644)
+        guard fd >= 0 else {
+            throw DownloadError(.disk, "cannot create a file for \(path): \(FileSystem.lastError)")
+        }
+        try self.init(path, descriptor: fd, named: false)
+    }
+
+    private init(_ path: String, descriptor fd: Int32, named: Bool) throws(DownloadError) {
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
             let reason = FileSystem.lastError
@@ -46,6 +79,30 @@ final class PartFile: Sendable {
         }
         self.path = path
         descriptor = fd
+        self.named = Mutex(named)
+    }
+
+    /// Whether the file has a name (else it is unnamed: see `unnamed(for:)`).
+    var isNamed: Bool { named.withLock { $0 } }
+
+    /// A path the file can be read at, named or not.
+    var readablePath: String { isNamed ? path : "/proc/self/fd/\(descriptor)" }
+
+    /// Gives an unnamed file its `.part` name, which must be free.
+    func name() throws(DownloadError) {
+        guard !isNamed else { return }
+        guard link(as: path) == 0 else {
+            throw errno == EEXIST ? DownloadError(.output, "\(path) is being written by another download")
+                : DownloadError(.disk, "cannot create \(path): \(FileSystem.lastError)")
+        }
+        named.withLock { $0 = true }
+    }
+
+    /// Links the unnamed file at `destination` (failing if it exists): 0, else -1 and `errno`.
+    private func link(as destination: String) -> Int32 {
+        NameChangeLock.shared.withLock {
+            linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, destination, AT_SYMLINK_FOLLOW)
+        }
     }
 
     /// Flushes the file's data to the disk (fdatasync).
@@ -97,26 +154,42 @@ final class PartFile: Sendable {
         }
     }
 
-    /// Deletes the file (after `close`).
+    /// Deletes the file (after `close`): its name, if it has one.
     func remove() {
-        unlink(path)
+        guard isNamed else { return }
+        NameChangeLock.shared.withLock { _ = unlink(path) }
     }
 
     func close() {
         Glibc.close(descriptor)
     }
 
-    /// Renames the file to `destination`, refusing to replace an existing file unless `overwrite`
-    /// (in one step where the filesystem can: a file that appears meanwhile is never replaced).
+    /// Makes the file `destination` (renamed, or linked there if unnamed), refusing to replace an
+    /// existing file unless `overwrite` (in one step where the filesystem can: a file that
+    /// appears meanwhile is never replaced; the download then stays in its `.part` file).
     func rename(to destination: String, overwrite: Bool) throws(DownloadError) {
-        if !overwrite {
-            if renameat2(AT_FDCWD, path, AT_FDCWD, destination, UInt32(SLIPSTREAM_RENAME_NOREPLACE)) == 0 { return }
-            guard errno == EINVAL || errno == ENOSYS || errno == EEXIST else { throw renameError(to: destination) }
-            if errno == EEXIST || FileSystem.exists(destination) {
-                throw DownloadError(.output, "\(destination) already exists (the download stays in \(path)); use --force to replace it")
-            }
+        if !isNamed {
+            if link(as: destination) == 0 { return }
+            guard errno == EEXIST else { throw DownloadError(.disk, "cannot create \(destination): \(FileSystem.lastError)") }
+            // Taken: the download stays in its `.part` file, which replaces the file if allowed.
+            try name()
+            guard overwrite else { throw existsError(destination) }
         }
-        guard Glibc.rename(path, destination) == 0 else { throw renameError(to: destination) }
+        if !overwrite {
+            let renamed = NameChangeLock.shared.withLock {
+                renameat2(AT_FDCWD, path, AT_FDCWD, destination, UInt32(SLIPSTREAM_RENAME_NOREPLACE)) == 0
+            }
+            if renamed { return }
+            guard errno == EINVAL || errno == ENOSYS || errno == EEXIST else { throw renameError(to: destination) }
+            if errno == EEXIST || FileSystem.exists(destination) { throw existsError(destination) }
+        }
+        guard NameChangeLock.shared.withLock({ Glibc.rename(path, destination) }) == 0 else {
+            throw renameError(to: destination)
+        }
+    }
+
+    private func existsError(_ destination: String) -> DownloadError {
+        DownloadError(.output, "\(destination) already exists (the download stays in \(path)); use --force to replace it")
     }
 
     private func renameError(to destination: String) -> DownloadError {

@@ -42,25 +42,4 @@ import TestSupport
         #expect(throws: DownloadError.self) { _ = try downloader.start("not a url", to: .folder(folder)) }
         #expect(FileManager.default.contents(atPath: folder + "/exists.bin") == Data([1]))
     }
-
-    /// A file that appeared at the final name while the download ran is never replaced without
-    /// `overwrite`: the download stays in its `.part`.
-    @Test func theFinalRenameNeverReplacesAFileThatAppeared() throws {
-        let folder = try TestFiles.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let final = folder + "/x.bin"
-        let part = try PartFile(creating: final + ".part")
-        defer { part.close() }
-        #expect(FileManager.default.createFile(atPath: final, contents: Data([1])))
-        #expect {
-            try part.rename(to: final, overwrite: false)
-        } throws: { error in
-            (error as? DownloadError)?.message == "\(final) already exists (the download stays in \(final).part); use --force to replace it"
-        }
-        #expect(FileManager.default.contents(atPath: final) == Data([1]))
-        #expect(FileManager.default.fileExists(atPath: final + ".part"))
-        try part.rename(to: final, overwrite: true)
-        #expect(FileManager.default.contents(atPath: final) == Data())
-        #expect(!FileManager.default.fileExists(atPath: final + ".part"))
-    }
 }
