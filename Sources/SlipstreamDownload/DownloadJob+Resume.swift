@@ -64,8 +64,10 @@ extension DownloadJob {
             file = try PartFile(resuming: store.partPath)
         } else if let precreated = state.precreated, precreated.path == store.partPath,
                   held || (try? precreated.name()) != nil {
-            // Unnamed, a file held in memory stays so until it is complete; any other is named now.
+            // Unnamed, a file held in memory stays so until it is complete; any other is named
+            // now, and records left from an earlier run, if any, go (they would describe it).
             file = precreated
+            if !held, state.recordsOnDisk { store.remove() }
             state.recordsOnDisk = false
         } else {
             discardPrecreatedFile(&state)
@@ -111,17 +113,9 @@ extension DownloadJob {
     /// take a disk a while) runs on the starting thread, in parallel with the network thread's
     /// transfers, not on that thread. Nil when the name or its `.part` is taken, or the file
     /// cannot be made (the first answer then decides, and says why).
-    ///
-    /// Where nothing of an earlier run is on disk, the file starts unnamed (`PartFile.unnamed`):
-    /// making it does not hold the folder, so files are made side by side (on ext4, where making
-    /// a file can take a millisecond, that halves the time of a thousand small downloads), and a
-    /// small file is never named `.part` at all.
     func precreatePartFile(at path: String, recordsOnDisk: inout Bool) -> PartFile? {
         guard configuration.overwrite || !FileSystem.exists(path) else { return nil }
         let store = ResumeStore(partPath: path + ".part")
-        if !recordsOnDisk, !FileSystem.exists(store.partPath), let file = PartFile.unnamed(for: store.partPath) {
-            return file
-        }
         // Only a new file: an existing one may be another download's, or an earlier run's that
         // the first answer decides about.
         guard let file = PartFile.creatingNew(store.partPath) else { return nil }
@@ -129,6 +123,15 @@ extension DownloadJob {
         if recordsOnDisk { store.remove() }
         recordsOnDisk = false
         return file
+    }
+
+    /// `precreatePartFile` where no `.part` file is on disk: the file starts unnamed
+    /// (`PartFile.unnamed`). Making it does not hold the folder, so files are made side by side
+    /// (on ext4, where making a file can take a millisecond, that halves the time of a thousand
+    /// small downloads), and a small file is never named `.part` at all.
+    func precreateUnnamedFile(at path: String) -> PartFile? {
+        guard configuration.overwrite || !FileSystem.exists(path) else { return nil }
+        return PartFile.unnamed(for: path + ".part")
     }
 
     /// Closes and removes a `.part` file made before the first answer that no answer took (lock held).

@@ -180,11 +180,21 @@ final class DownloadJob: Sendable {
 
     // MARK: Starting, cancelling, observing (any thread)
 
-    /// Looks for a download to resume, else makes the fresh download's `.part` file (true when
-    /// it did: the destination is usable).
+    /// Looks for a download to resume, else makes the fresh download's file (true when it did:
+    /// the destination is usable).
     func prepare() -> Bool {
-        var (resume, recordsOnDisk) = findResumePoint(at: expectedPath)
-        let precreated = resume == nil ? precreatePartFile(at: expectedPath, recordsOnDisk: &recordsOnDisk) : nil
+        var resume: ResumePoint?
+        var recordsOnDisk = true
+        var precreated: PartFile?
+        if configuration.resume, !FileSystem.exists(expectedPath + ".part") {
+            // Nothing to resume without a `.part` file, so records are not even looked for (any
+            // left beside none describe nothing, and go when a `.part` is next named here).
+            precreated = precreateUnnamedFile(at: expectedPath)
+        }
+        if precreated == nil {
+            (resume, recordsOnDisk) = findResumePoint(at: expectedPath)
+            if resume == nil { precreated = precreatePartFile(at: expectedPath, recordsOnDisk: &recordsOnDisk) }
+        }
         state.withLock { state in
             state.resume = resume
             state.recordsOnDisk = recordsOnDisk

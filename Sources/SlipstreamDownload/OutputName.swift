@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// Chooses a safe local file name for a download from what the server and the URL say.
 enum OutputName {
     /// The `Content-Disposition` name if it is usable, else the last segment of the URL's
@@ -11,12 +9,51 @@ enum OutputName {
         return "index.html"
     }
 
+    /// The last segment of the URL's path, percent-decoded (sanitising takes care of any `/`
+    /// that decoding produced); nil when the path is empty or ends with `/`, or a `%` escape is
+    /// broken. Read as bytes: a queue asks this of every one of its many URLs.
     static func lastPathSegment(of url: String) -> String? {
-        // `path` is percent-decoded; sanitising takes care of any `/` that decoding produced.
-        guard let path = URLComponents(string: url)?.path, !path.hasSuffix("/"),
-              let last = path.split(separator: "/").last
+        let bytes = Array(url.utf8)
+        let slash = UInt8(ascii: "/"), query = UInt8(ascii: "?"), fragment = UInt8(ascii: "#")
+        // The path starts at the first `/` after `scheme://` and ends at `?` or `#`.
+        guard let scheme = bytes.indices.dropLast(2).first(where: {
+            bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == slash && bytes[$0 + 2] == slash
+        }) else { return nil }
+        let rest = bytes[(scheme + 3)...]
+        guard let pathStart = rest.firstIndex(where: { $0 == slash || $0 == query || $0 == fragment }),
+              bytes[pathStart] == slash
         else { return nil }
-        return String(last)
+        let pathEnd = bytes[pathStart...].firstIndex(where: { $0 == query || $0 == fragment }) ?? bytes.endIndex
+        guard bytes[pathEnd - 1] != slash, let segmentStart = bytes[..<pathEnd].lastIndex(of: slash) else { return nil }
+        return percentDecoded(bytes[(segmentStart + 1)..<pathEnd])
+    }
+
+    /// `%XX` escapes decoded, as UTF-8; nil for a broken escape.
+    private static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> String? {
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "%") {
+                guard index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                else { return nil }
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     static func sanitize(_ raw: String) -> String? {

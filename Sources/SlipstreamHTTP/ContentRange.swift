@@ -17,9 +17,9 @@ public struct ContentRange: Sendable, Equatable {
     /// or beyond the total.
     public init?(parsing text: String) {
         var rest = Substring(text).trimmingSpaces()
-        guard rest.lowercased().hasPrefix("bytes ") else { return nil }
+        guard rest.utf8.count > 6, rest.utf8.prefix(6).map({ $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }).elementsEqual("bytes ".utf8) else { return nil }
         rest = rest.dropFirst(6).trimmingSpaces()
-        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else { return nil }
         let rangePart = rest[..<slash].trimmingSpaces()
         let totalPart = rest[rest.index(after: slash)...].trimmingSpaces()
 
@@ -34,7 +34,7 @@ public struct ContentRange: Sendable, Equatable {
             range = nil
             return
         }
-        guard let dash = rangePart.firstIndex(of: "-"),
+        guard let dash = rangePart.utf8.firstIndex(of: UInt8(ascii: "-")),
               let first = Int64(decimalDigits: rangePart[..<dash]),
               let last = Int64(decimalDigits: rangePart[rangePart.index(after: dash)...]),
               first <= last
@@ -45,11 +45,16 @@ public struct ContentRange: Sendable, Equatable {
 }
 
 extension Substring {
+    /// Without leading and trailing spaces and tabs (looked at as bytes, not characters).
     func trimmingSpaces() -> Substring {
-        var result = self
-        while let c = result.first, c == " " || c == "\t" { result.removeFirst() }
-        while let c = result.last, c == " " || c == "\t" { result.removeLast() }
-        return result
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, bytes[start] == 32 || bytes[start] == 9 { start = bytes.index(after: start) }
+        while start < end, bytes[bytes.index(before: end)] == 32 || bytes[bytes.index(before: end)] == 9 {
+            end = bytes.index(before: end)
+        }
+        return self[start..<end]
     }
 }
 

@@ -14,6 +14,11 @@ import TestSupport
         (nil, "http://h/", "index.html"),
         (nil, "http://h/my%20song.mp3", "my song.mp3"),
         (nil, "http://h/%2E%2E", "index.html"),
+        (nil, "http://h", "index.html"),
+        (nil, "http://h?q=/x.bin", "index.html"),
+        (nil, "https://u:p@h:8080/a/%C3%A9t%C3%A9.ogg#t=3", "été.ogg"),
+        (nil, "http://h/a%2Fb.txt", "b.txt"),
+        (nil, "http://h/bad%2", "index.html"),
     ] as [(String?, String, String)])
     func namesAreSafe(disposition: String?, url: String, expected: String) {
         #expect(OutputName.choose(contentDisposition: disposition, url: url) == expected)

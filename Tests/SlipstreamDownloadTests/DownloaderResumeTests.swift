@@ -143,6 +143,33 @@ import TestSupport
         #expect(exact)
     }
 
+    /// Records left beside no `.part` (deleted by hand) describe nothing: the next run starts
+    /// over without reading them, and removes them when it names its own `.part`, so they are
+    /// never taken for it.
+    @Test func recordsWithoutTheirPartFileAreNeverTrusted() async throws {
+        let content = TestFiles.randomBytes(4 << 20, seed: 5)
+        let gate = Gate()
+        let server = try Self.heldServer([content], gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/o.bin"
+        _ = try await interrupt(server.url("/o.bin"), to: path, after: 512 << 10)
+        let store = ResumeStore(partPath: path + ".part")
+        let old = store.load()
+        guard case .record(let record) = old, !record.writtenRanges.isEmpty else {
+            Issue.record("expected records of written pieces, found \(old)")
+            return
+        }
+        try FileManager.default.removeItem(atPath: store.partPath)
+        gate.open()
+        let done = try await Downloader().start(server.url("/o.bin"), to: .file(path)).value
+        #expect(done.resumedBytes == 0)
+        let exact = TestFiles.contents(of: path, equal: content)
+        #expect(exact)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["o.bin"])
+    }
+
     /// A server with Last-Modified but no ETag; then one with neither.
     @Test(arguments: [Validators.lastModified, .neither])
     func validatorsDecideWhetherToResume(validators: Validators) async throws {

@@ -12,7 +12,8 @@ import Testing
         #expect(ContentRange(parsing: text) == expected)
     }
 
-    @Test(arguments: ["bytes 5-4/10", "bytes 0-10/10", "items 0-1/2", "bytes 0-1", "bytes */*", "bytes -1-2/3", "bytes 0-+1/3", ""])
+    @Test(arguments: ["bytes 5-4/10", "bytes 0-10/10", "items 0-1/2", "bytes 0-1", "bytes */*", "bytes -1-2/3", "bytes 0-+1/3", "",
+                      "bytes\u{0}0-1/2", "bytes", " \t "])
     func contentRangeRejects(text: String) {
         #expect(ContentRange(parsing: text) == nil)
     }
