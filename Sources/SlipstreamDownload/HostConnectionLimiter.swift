@@ -14,7 +14,12 @@ public final class HostConnectionLimiter: Sendable {
     private struct Host {
         var inUse = 0
         var waitingStarts = 0
+        /// Running downloads waiting for a further connection.
         var waiters: [@Sendable () -> Void] = []
+        /// Who to tell when a start may find a permit (the last `reserveStarts` caller's wake).
+        var startWaiter: (@Sendable () -> Void)?
+
+        var isUnused: Bool { inUse == 0 && waitingStarts == 0 && waiters.isEmpty && startWaiter == nil }
     }
 
     /// The most connections to one host at a time (at least 1).
@@ -64,13 +69,14 @@ public final class HostConnectionLimiter: Sendable {
 
     /// Says that `count` downloads wait to start on `host` (0: none any more): until they get
     /// their permits, running downloads get no further connections there. `wake` runs (once,
-    /// on Dispatch) at the next release for the host.
+    /// on Dispatch) at the next release for the host, in place of any `wake` given before: the
+    /// caller schedules all its starts at once, however often it said they wait.
     func reserveStarts(_ host: String, count: Int, wake: @escaping @Sendable () -> Void) {
         hosts.withLock { hosts in
             var entry = hosts[host] ?? Host()
             entry.waitingStarts = count
-            if count > 0 { entry.waiters.append(wake) }
-            hosts[host] = entry.inUse == 0 && count == 0 && entry.waiters.isEmpty ? nil : entry
+            entry.startWaiter = count > 0 ? wake : nil
+            hosts[host] = entry.isUnused ? nil : entry
         }
     }
 
@@ -96,13 +102,13 @@ public final class HostConnectionLimiter: Sendable {
         let waiters: [@Sendable () -> Void] = hosts.withLock { hosts in
             guard var entry = hosts[host] else { return [] }
             entry.inUse = max(0, entry.inUse - 1)
-            let waiters = wakingWaiters ? entry.waiters : []
-            if wakingWaiters { entry.waiters = [] }
-            if entry.inUse == 0, entry.waitingStarts == 0, entry.waiters.isEmpty {
-                hosts[host] = nil
-            } else {
-                hosts[host] = entry
+            var waiters: [@Sendable () -> Void] = []
+            if wakingWaiters {
+                waiters = entry.waiters + (entry.startWaiter.map { [$0] } ?? [])
+                entry.waiters = []
+                entry.startWaiter = nil
             }
+            hosts[host] = entry.isUnused ? nil : entry
             return waiters
         }
         guard !waiters.isEmpty else { return }

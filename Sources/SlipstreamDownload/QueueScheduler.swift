@@ -19,7 +19,8 @@ struct QueueScheduler: Sendable, Equatable {
 
     struct Item: Sendable, Equatable {
         var id: DownloadQueue.ID
-        var host: String
+        /// Its host's place in `hosts`.
+        var host: Int
         var phase: Phase
     }
 
@@ -33,6 +34,10 @@ struct QueueScheduler: Sendable, Equatable {
 
     /// The downloads still in the queue, highest priority first.
     private(set) var items: [Item] = []
+    /// Every host a download was added for, each once (a scan of the queue compares numbers,
+    /// not names: it runs at every event, over every download).
+    private(set) var hosts: [String] = []
+    private var hostNumbers: [String: Int] = [:]
     /// Downloads running at once at most.
     var maxConcurrentDownloads: Int
 
@@ -52,7 +57,12 @@ struct QueueScheduler: Sendable, Equatable {
 
     /// Adds a download at the end (lowest priority).
     mutating func add(_ id: DownloadQueue.ID, host: String, paused: Bool = false) {
-        items.append(Item(id: id, host: host, phase: paused ? .paused : .queued))
+        let number = hostNumbers[host] ?? hosts.count
+        if number == hosts.count {
+            hosts.append(host)
+            hostNumbers[host] = number
+        }
+        items.append(Item(id: id, host: number, phase: paused ? .paused : .queued))
     }
 
     mutating func set(_ id: DownloadQueue.ID, to phase: Phase) {
@@ -81,11 +91,12 @@ struct QueueScheduler: Sendable, Equatable {
     mutating func decide(freePermits: (String) -> Int) -> Decision {
         var decision = Decision()
         var slots = maxConcurrentDownloads - activeCount
-        var free: [String: Int] = [:]
+        var free = [Int?](repeating: nil, count: hosts.count)
+        var waiting = [Int](repeating: 0, count: hosts.count)
         for index in items.indices where items[index].phase == .queued {
             guard slots > 0 else { break }
             let host = items[index].host
-            let available = free[host] ?? freePermits(host)
+            let available = free[host] ?? freePermits(hosts[host])
             if available > 0 {
                 free[host] = available - 1
                 items[index].phase = .running
@@ -94,9 +105,10 @@ struct QueueScheduler: Sendable, Equatable {
                 slots -= 1
             } else {
                 free[host] = 0
-                decision.waitingHosts[host, default: 0] += 1
+                waiting[host] += 1
             }
         }
+        for (host, count) in waiting.enumerated() where count > 0 { decision.waitingHosts[hosts[host]] = count }
         return decision
     }
 }
