@@ -189,9 +189,14 @@ extension DownloadJob {
         } else if let file, let finalPath {
             do throws(DownloadError) {
                 try verify(file)
+                // The live record and the spare go first, the durable record (enough to resume
+                // the whole `.part` if the process dies here) after the rename, so that a file
+                // that appears has at most that one record beside it for that one step. (A small
+                // file often ends before its first record: nothing to remove then.)
+                let store = records ? ResumeStore(partPath: file.path) : nil
+                store?.removeAllButDurable()
                 try file.rename(to: finalPath, overwrite: configuration.overwrite)
-                // A small file often ends before its first record: nothing to remove then.
-                if records { ResumeStore(partPath: file.path).remove() }
+                store?.remove()
                 outcome = .success(DownloadResult(path: finalPath, bytes: size, segmented: segmented,
                                                   bytesReceived: received, resumedBytes: resumed))
             } catch {

@@ -87,6 +87,11 @@ struct ResumeStore: Sendable {
     /// Removes both records (and the spare temp file).
     func remove() {
         unlink(durablePath)
+        removeAllButDurable()
+    }
+
+    /// Removes the live record and the spare temp file: the durable record alone still resumes.
+    func removeAllButDurable() {
         unlink(livePath)
         unlink(durablePath + ".tmp")
     }

@@ -171,7 +171,8 @@ import TestSupport
     private static func expectOnly(_ name: String, in folder: String, equalTo source: String,
                                    sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(TestFiles.equal(folder + "/" + name, source), sourceLocation: sourceLocation)
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: folder)) == [name], sourceLocation: sourceLocation)
+        let contents = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted()
+        #expect(contents == [name], "\(contents ?? [])", sourceLocation: sourceLocation)
     }
 
     /// Removes everything in `folder`.
