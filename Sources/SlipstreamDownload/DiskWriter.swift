@@ -34,8 +34,10 @@ final class DiskWriter: Sendable {
         let memory: UnsafeMutableRawPointer
     }
 
-    /// A small file's bytes, held whole until the writer finishes. Written by the thread that
-    /// hands slices over, then read by the finishing thread (the hand-over is `finish`).
+    /// A small file's bytes, held whole until the writer finishes. `@unchecked` because raw
+    /// pointers are not Sendable: the bytes are written only under `state`'s lock by the thread
+    /// that hands slices over, then read and freed only by the finishing thread, after the last
+    /// slice (the hand-over is `finish`).
     private struct Held: @unchecked Sendable {
         let memory: UnsafeMutableRawPointer
         let size: Int

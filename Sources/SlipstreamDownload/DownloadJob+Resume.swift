@@ -108,30 +108,19 @@ extension DownloadJob {
             written: resume?.written ?? ByteRanges(), checkpoint: checkpoint, onError: onError)
     }
 
-    /// Makes a fresh download's `.part` file before its first request, at `path` (the name
-    /// expected from the URL; the first answer may still choose another), so that creating it (which can
-    /// take a disk a while) runs on the starting thread, in parallel with the network thread's
-    /// transfers, not on that thread. Nil when the name or its `.part` is taken, or the file
-    /// cannot be made (the first answer then decides, and says why).
-    func precreatePartFile(at path: String, recordsOnDisk: inout Bool) -> PartFile? {
-        guard configuration.overwrite || !FileSystem.exists(path) else { return nil }
-        let store = ResumeStore(partPath: path + ".part")
+    /// Makes a fresh download's `.part` file (`partPath`, under the name expected from the URL;
+    /// the first answer may still choose another) before its first request, so that creating it
+    /// (which can take a disk a while) runs on the starting thread, in parallel with the network
+    /// thread's transfers, not on that thread. Nil when it is taken or cannot be made (the first
+    /// answer then decides, and says why).
+    func precreatePartFile(at partPath: String, recordsOnDisk: inout Bool) -> PartFile? {
         // Only a new file: an existing one may be another download's, or an earlier run's that
         // the first answer decides about.
-        guard let file = PartFile.creatingNew(store.partPath) else { return nil }
+        guard let file = PartFile.creatingNew(partPath) else { return nil }
         // Records of a `.part` that was gone describe nothing.
-        if recordsOnDisk { store.remove() }
+        if recordsOnDisk { ResumeStore(partPath: partPath).remove() }
         recordsOnDisk = false
         return file
-    }
-
-    /// `precreatePartFile` where no `.part` file is on disk: the file starts unnamed
-    /// (`PartFile.unnamed`). Making it does not hold the folder, so files are made side by side
-    /// (on ext4, where making a file can take a millisecond, that halves the time of a thousand
-    /// small downloads), and a small file is never named `.part` at all.
-    func precreateUnnamedFile(at path: String) -> PartFile? {
-        guard configuration.overwrite || !FileSystem.exists(path) else { return nil }
-        return PartFile.unnamed(for: path + ".part")
     }
 
     /// Closes and removes a `.part` file made before the first answer that no answer took (lock held).

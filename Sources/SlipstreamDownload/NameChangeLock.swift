@@ -9,6 +9,9 @@ import Glibc
 /// folder on ext4 took twice the CPU of one thread, in the same time, and that CPU is the
 /// network thread's. Here the waiters sleep (a plain pthread mutex, which never spins; Swift's
 /// `Mutex` is a priority-inheriting futex, whose waiters spin while the holder runs).
+/// `@unchecked` because the pthread mutex is reached through a pointer: it is allocated once,
+/// never moved or freed, and only used through `pthread_mutex_lock`/`unlock`, which are
+/// thread-safe by definition.
 final class NameChangeLock: @unchecked Sendable {
     /// The process's lock.
     static let shared = NameChangeLock()
