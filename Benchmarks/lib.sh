@@ -16,13 +16,14 @@ bench_arguments() {
     done
 }
 
-# bench_start NAME: installs the peers, builds slipstream as the README does (release, Swift's
-# libraries linked in; folder from SLIPSTREAM_BUILD_PATH, default .build) into $bin, starts nginx on a loopback port in a new
-# work folder ($work, stopped and removed on exit) and sets $base, $files, $out and $results.
+# bench_start NAME: installs the peers, builds slipstream as the README does (scripts/build.sh;
+# folder from SLIPSTREAM_BUILD_PATH, default .build) into $bin, starts nginx on a loopback port
+# in a new work folder ($work, stopped and removed on exit) and sets $base, $files, $out and
+# $results.
 bench_start() {
     local build="${SLIPSTREAM_BUILD_PATH:-.build}"
     scripts/setup.sh --benchmarks
-    swift build -c release --static-swift-stdlib --scratch-path "$build" --product slipstream >/dev/null
+    scripts/build.sh --scratch-path "$build" >/dev/null
     bin="$(cd "$build" && pwd)/release/slipstream"
     source scripts/nginx.sh
     work="$(mktemp -d "/tmp/slipstream-$1.XXXXXX")"

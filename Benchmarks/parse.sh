@@ -22,7 +22,7 @@ while (($#)); do
 done
 
 scratch="${SLIPSTREAM_SCRATCH:-.build}"
-swift build -c release --static-swift-stdlib --product slipstream --scratch-path "$scratch" >/dev/null
+scripts/build.sh --scratch-path "$scratch" >/dev/null
 bin="$PWD/$scratch/release/slipstream"
 [[ "$scratch" == /* ]] && bin="$scratch/release/slipstream"
 
