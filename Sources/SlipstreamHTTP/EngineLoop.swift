@@ -18,13 +18,16 @@ final class EngineLoop {
         self.multi = multi
     }
 
-    func run(next: () -> [Command]) {
+    /// Runs until a `.shutdown` command: takes the queued commands (`next`), moves the
+    /// transfers on, and waits for their sockets unless `mayWait` says commands came meanwhile.
+    func run(next: () -> [Command], mayWait: () -> Bool) {
         while true {
             for command in next() { handle(command) }
             if shuttingDown { break }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectFinished()
+            guard mayWait() else { continue }
             var ready: Int32 = 0
             curl_multi_poll(multi, nil, 0, 1000, &ready)
         }

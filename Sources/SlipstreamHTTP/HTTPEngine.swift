@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// Many transfers share one engine, its connection cache and its DNS cache. Calls from any
 /// thread (`start`, and `resume`/`cancel` on a transfer) are queued and picked up by the I/O
-/// thread, which `curl_multi_wakeup` interrupts; sinks are called on the I/O thread only.
+/// thread, which `curl_multi_wakeup` interrupts when it may be waiting (not when it is busy:
+/// it looks at the queue before it waits); sinks are called on the I/O thread only.
 /// An engine lives until `shutdown()`; `HTTPEngine.shared` lives as long as the process.
 public final class HTTPEngine: Sendable {
     /// Engine-wide settings.
@@ -34,6 +35,16 @@ public final class HTTPEngine: Sendable {
         var commands: [Command] = []
         var nextID: UInt64 = 1
         var isShutDown = false
+        /// Whether the I/O thread may be waiting in `curl_multi_poll`: set when it found no
+        /// commands just before waiting, cleared when it takes commands or is woken.
+        var ioThreadMayWait = false
+
+        /// Queues `command`; true when the I/O thread must be woken for it.
+        mutating func append(_ command: Command) -> Bool {
+            commands.append(command)
+            defer { ioThreadMayWait = false }
+            return ioThreadMayWait
+        }
     }
 
     /// The multi handle. Only the I/O thread uses it, except for `curl_multi_wakeup`, which
@@ -51,7 +62,7 @@ public final class HTTPEngine: Sendable {
         _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexing ? 2 : 0)
         _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize)
         IOThread.start { [self] in
-            EngineLoop(multi: self.multi).run(next: { self.takeCommands() })
+            EngineLoop(multi: self.multi).run(next: { self.takeCommands() }, mayWait: { self.mayWait() })
         }
     }
 
@@ -59,19 +70,18 @@ public final class HTTPEngine: Sendable {
     /// the sink is completed at once with `.cancelled`.
     @discardableResult
     public func start(_ request: HTTPRequest, sink: any HTTPSink) -> HTTPTransfer {
-        let id: UInt64? = inbox.withLock { inbox in
+        let queued: (id: UInt64, wake: Bool)? = inbox.withLock { inbox in
             guard !inbox.isShutDown else { return nil }
             let id = inbox.nextID
             inbox.nextID += 1
-            inbox.commands.append(.add(id: id, request: request, sink: sink))
-            return id
+            return (id, inbox.append(.add(id: id, request: request, sink: sink)))
         }
-        guard let id else {
+        guard let queued else {
             sink.complete(.failure(HTTPError(.cancelled, url: request.url, message: "the HTTP engine was shut down")))
             return HTTPTransfer(id: 0, engine: self)
         }
-        curl_multi_wakeup(multi)
-        return HTTPTransfer(id: id, engine: self)
+        if queued.wake { curl_multi_wakeup(multi) }
+        return HTTPTransfer(id: queued.id, engine: self)
     }
 
     /// Cancels every transfer (their sinks complete with `.cancelled`) and stops the I/O thread.
@@ -83,17 +93,27 @@ public final class HTTPEngine: Sendable {
     func cancel(_ id: UInt64) { send(.cancel(id: id)) }
 
     private func send(_ command: Command) {
-        let accepted = inbox.withLock { inbox in
+        let wake = inbox.withLock { inbox in
             guard !inbox.isShutDown else { return false }
-            inbox.commands.append(command)
             if case .shutdown = command { inbox.isShutDown = true }
+            return inbox.append(command)
+        }
+        if wake { curl_multi_wakeup(multi) }
+    }
+
+    /// Called by the I/O thread before it waits: false when commands came meanwhile (then it
+    /// takes them instead of waiting), else from now on a new command wakes it.
+    private func mayWait() -> Bool {
+        inbox.withLock { inbox in
+            guard inbox.commands.isEmpty else { return false }
+            inbox.ioThreadMayWait = true
             return true
         }
-        if accepted { curl_multi_wakeup(multi) }
     }
 
     private func takeCommands() -> [EngineLoop.Command] {
         inbox.withLock { inbox in
+            inbox.ioThreadMayWait = false
             guard !inbox.commands.isEmpty else { return [] }
             defer { inbox.commands.removeAll(keepingCapacity: true) }
             return inbox.commands.map { command in

@@ -154,6 +154,22 @@ import TestSupport
         #expect(sink.result?.isSuccess == finish)
     }
 
+    /// The I/O thread is woken only when it may be waiting: a request started while it waits
+    /// must still be taken at once, not after its one-second wait runs out.
+    @Test func requestsStartedWhileTheIOThreadWaitsAreTakenAtOnce() async throws {
+        try TestNginx.makeFile("engine-tiny.bin", size: 10)
+        let url = try TestNginx.url("engine-tiny.bin")
+        let engine = HTTPEngine() // its own, so that no other test's traffic wakes it
+        defer { engine.shutdown() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<100 {
+            #expect(try await engine.fetch(HTTPRequest(url: url)).body.count == 10)
+        }
+        // About 0.1 s here; a lost wake-up would cost a second per request.
+        #expect(clock.now - start < .seconds(30))
+    }
+
     @Test func cancellingOneTransferLeavesTheOthers() async throws {
         try TestNginx.makeFile("engine-8m.bin", size: 8 << 20)
         let slow = try TestNginx.url("engine-8m.bin", location: "rate", query: "rate=64k")
