@@ -92,7 +92,7 @@ final class DiskWriter: Sendable {
         maxSlots = 0
         self.onError = onError
         checkpoint = nil
-        held = Held(memory: .allocate(byteCount: max(size, 1), alignment: 16), size: size)
+        held = Held(memory: HeldMemoryPool.shared.take(size), size: size)
     }
 
     /// Bytes written to the file so far.
@@ -191,10 +191,10 @@ final class DiskWriter: Sendable {
         }
     }
 
-    /// Writes the held bytes taken so far (unless a take failed) and frees them.
+    /// Writes the held bytes taken so far (unless a take failed) and hands their memory back.
     private func writeHeld(_ held: Held) {
         let (taken, failed) = state.withLock { ($0.written, $0.failure != nil) }
-        defer { held.memory.deallocate() }
+        defer { HeldMemoryPool.shared.give(held.memory, size: held.size) }
         guard !failed else { return }
         do throws(DownloadError) {
             for range in taken {
