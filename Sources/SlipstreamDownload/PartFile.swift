@@ -5,9 +5,10 @@ import CFileSystem
 import Synchronization
 
 /// The `.part` file a download writes into: positioned writes from libcurl's buffers
-/// straight to the file (no copy), preallocation, and the final rename. While open it holds an
-/// exclusive lock (`flock`) on the file, so that two downloads (in this process or another)
-/// never write one `.part`: the second gets a clear error instead.
+/// straight to the file (no copy), preallocation, and the final rename. While open and named it
+/// holds an exclusive lock (`flock`) on the file, so that two downloads (in this process or
+/// another) never write one `.part`: the second gets a clear error instead. (An unnamed file
+/// needs none until it is named: no one else can open it.)
 ///
 /// A fresh download's file may start without a name (`unnamed(for:)`): it gets its `.part`
 /// name only if it needs one, and a small file never does, as it goes straight to its final
@@ -70,16 +71,23 @@ final class PartFile: Sendable {
     }
 
     private init(_ path: String, descriptor fd: Int32, named: Bool) throws(DownloadError) {
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let busy = errno == EWOULDBLOCK
-            let reason = FileSystem.lastError
-            Glibc.close(fd)
-            throw busy ? DownloadError(.output, "\(path) is being written by another download")
-                : DownloadError(.disk, "cannot lock \(path): \(reason)")
+        if named {
+            do throws(DownloadError) { try Self.lock(fd, path: path) } catch {
+                Glibc.close(fd)
+                throw error
+            }
         }
         self.path = path
         descriptor = fd
         self.named = Mutex(named)
+    }
+
+    /// Takes the exclusive lock on the file open at `fd` (see the type's comment).
+    private static func lock(_ fd: Int32, path: String) throws(DownloadError) {
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            throw errno == EWOULDBLOCK ? DownloadError(.output, "\(path) is being written by another download")
+                : DownloadError(.disk, "cannot lock \(path): \(FileSystem.lastError)")
+        }
     }
 
     /// Whether the file has a name (else it is unnamed: see `unnamed(for:)`).
@@ -91,6 +99,7 @@ final class PartFile: Sendable {
     /// Gives an unnamed file its `.part` name, which must be free.
     func name() throws(DownloadError) {
         guard !isNamed else { return }
+        try Self.lock(descriptor, path: path)
         guard link(as: path) == 0 else {
             throw errno == EEXIST ? DownloadError(.output, "\(path) is being written by another download")
                 : DownloadError(.disk, "cannot create \(path): \(FileSystem.lastError)")
