@@ -46,7 +46,7 @@ public struct ContentRange: Sendable, Equatable {
 
 extension Substring {
     /// Without leading and trailing spaces and tabs (looked at as bytes, not characters).
-    func trimmingSpaces() -> Substring {
+    package func trimmingSpaces() -> Substring {
         let bytes = utf8
         var start = bytes.startIndex
         var end = bytes.endIndex
