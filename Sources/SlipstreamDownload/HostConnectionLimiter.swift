@@ -43,15 +43,21 @@ public final class HostConnectionLimiter: Sendable {
 
     /// The key a URL's connections are counted under: `scheme://host:port`, lower-cased, with
     /// the default port for http and https when none is given.
+    /// (Read as bytes: once per queued download, where Characters cost more than the rest.)
     public static func host(of url: String) -> String {
-        let lowered = url.lowercased()
-        guard let colon = lowered.firstIndex(of: ":"), lowered[colon...].hasPrefix("://") else { return lowered }
-        let scheme = lowered[..<colon]
-        var authority = lowered[lowered.index(colon, offsetBy: 3)...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        let hasPort = authority.last != "]" && authority.contains(":")
-        let port = scheme == "https" ? "443" : "80"
-        return "\(scheme)://\(authority)" + (hasPort ? "" : ":\(port)")
+        let bytes = url.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else {
+            return url.lowercased()
+        }
+        let scheme = url[..<colon].lowercased()
+        let afterSlashes = bytes.index(colon, offsetBy: 3)
+        let end = bytes[afterSlashes...].firstIndex {
+            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+        } ?? bytes.endIndex
+        let start = bytes[afterSlashes..<end].lastIndex(of: UInt8(ascii: "@")).map(bytes.index(after:)) ?? afterSlashes
+        let authority = url[start..<end].lowercased()
+        let hasPort = authority.utf8.last != UInt8(ascii: "]") && authority.utf8.contains(UInt8(ascii: ":"))
+        return scheme + "://" + authority + (hasPort ? "" : scheme == "https" ? ":443" : ":80")
     }
 
     /// Takes the permit for a download's first connection, if one is free (a waiting start

@@ -9,6 +9,9 @@ import Testing
         ("http://user:pw@example.test:8080/x", "http://example.test:8080"),
         ("http://[::1]/x", "http://[::1]:80"),
         ("http://[::1]:81#f", "http://[::1]:81"),
+        ("HTTPS://EXAMPLE.test", "https://example.test:443"),
+        ("http://a@b@Example.test:90?x=@y", "http://example.test:90"),
+        ("example.test/a", "example.test/a"),
     ])
     func hostKeys(url: String, key: String) {
         #expect(HostConnectionLimiter.host(of: url) == key)
