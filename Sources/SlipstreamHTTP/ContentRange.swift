@@ -14,29 +14,32 @@ public struct ContentRange: Sendable, Equatable {
 
     /// Parses `bytes FIRST-LAST/TOTAL`, `bytes FIRST-LAST/*` or `bytes */TOTAL`;
     /// nil for anything else, including a range whose last position is before its first
-    /// or beyond the total.
+    /// or beyond the total. (Read as bytes: once per response, where Characters cost more.)
     public init?(parsing text: String) {
-        var rest = Substring(text).trimmingSpaces()
-        guard rest.utf8.count > 6, rest.utf8.prefix(6).map({ $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }).elementsEqual("bytes ".utf8) else { return nil }
-        rest = rest.dropFirst(6).trimmingSpaces()
+        let value = Substring(text).trimmingSpaces().utf8
+        let unit = "bytes ".utf8
+        guard value.count > unit.count,
+              zip(value, unit).allSatisfy({ $0 == $1 || $0 >= 65 && $0 <= 90 && $0 + 32 == $1 })
+        else { return nil }
+        let rest = Substring(value.dropFirst(unit.count)).trimmingSpaces()
         guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else { return nil }
         let rangePart = rest[..<slash].trimmingSpaces()
-        let totalPart = rest[rest.index(after: slash)...].trimmingSpaces()
+        let totalPart = rest[rest.utf8.index(after: slash)...].trimmingSpaces()
 
-        if totalPart == "*" {
+        if totalPart.utf8.elementsEqual("*".utf8) {
             total = nil
         } else {
             guard let value = Int64(decimalDigits: totalPart) else { return nil }
             total = value
         }
-        if rangePart == "*" {
+        if rangePart.utf8.elementsEqual("*".utf8) {
             guard total != nil else { return nil }
             range = nil
             return
         }
         guard let dash = rangePart.utf8.firstIndex(of: UInt8(ascii: "-")),
               let first = Int64(decimalDigits: rangePart[..<dash]),
-              let last = Int64(decimalDigits: rangePart[rangePart.index(after: dash)...]),
+              let last = Int64(decimalDigits: rangePart[rangePart.utf8.index(after: dash)...]),
               first <= last
         else { return nil }
         if let total, last >= total { return nil }
@@ -61,9 +64,15 @@ extension Substring {
 extension Int64 {
     /// Parses a non-empty run of ASCII digits only (no sign, no spaces), rejecting overflow.
     init?(decimalDigits text: Substring) {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-              let value = Int64(text)
-        else { return nil }
+        guard !text.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in text.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow, !overflow2 else { return nil }
+            value = sum
+        }
         self = value
     }
 }

@@ -7,13 +7,16 @@ import Testing
         ("bytes 500-1233/*", ContentRange(range: 500...1233, total: nil)),
         ("bytes */1234", ContentRange(range: nil, total: 1234)),
         ("Bytes  7-7/8 ", ContentRange(range: 7...7, total: 8)),
+        ("BYTES 0-9223372036854775806/9223372036854775807", ContentRange(range: 0...9223372036854775806, total: .max)),
+        ("\tbytes 1-2 / 3", ContentRange(range: 1...2, total: 3)),
     ])
     func contentRangeParses(text: String, expected: ContentRange) {
         #expect(ContentRange(parsing: text) == expected)
     }
 
     @Test(arguments: ["bytes 5-4/10", "bytes 0-10/10", "items 0-1/2", "bytes 0-1", "bytes */*", "bytes -1-2/3", "bytes 0-+1/3", "",
-                      "bytes\u{0}0-1/2", "bytes", " \t "])
+                      "bytes\u{0}0-1/2", "bytes", " \t ", "bytes 0-1/9223372036854775808", "bytes 0-1/1x", "bytes\t0-1/2",
+                      "bytés 0-1/2", "bytes 0-1/١٢"])
     func contentRangeRejects(text: String) {
         #expect(ContentRange(parsing: text) == nil)
     }
