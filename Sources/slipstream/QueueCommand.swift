@@ -48,9 +48,13 @@ enum QueueCommand {
         let trap = SignalTrap { Task { await queue.stopAll() } }
 
         // The reader tells ends, notices and retries; progress is drawn from `queue.downloads`.
+        // Quiet, it prints and counts only failures, so it is not woken for anything else (a
+        // wake-up per finished download is a thread hand-off each, for nothing to print).
+        let quiet = options.quiet
         let events = queue.events { event in
             switch event {
-            case .finished, .failed, .notice, .retrying: true
+            case .failed: true
+            case .finished, .notice, .retrying: !quiet
             case .queued, .started, .progress, .paused: false
             }
         }
