@@ -57,6 +57,7 @@ enum OutputName {
     }
 
     static func sanitize(_ raw: String) -> String? {
+        if isPlain(raw) { return raw }
         // Only the last component of anything path-like, with either separator.
         let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var name = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
@@ -65,5 +66,16 @@ enum OutputName {
         while name.last == " " { name.removeLast() }
         guard !name.isEmpty, name.utf8.count <= 255 else { return nil }
         return name
+    }
+
+    /// Whether `name` is already safe as it is (the usual case, told apart as bytes): printable
+    /// ASCII with no separator, not starting with a dot or a space nor ending with a space, and
+    /// of at most 255 bytes.
+    private static func isPlain(_ name: String) -> Bool {
+        let bytes = name.utf8
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= 255,
+              first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ")
+        else { return false }
+        return bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\") }
     }
 }

@@ -24,6 +24,25 @@ import TestSupport
         #expect(OutputName.choose(contentDisposition: disposition, url: url) == expected)
     }
 
+    /// Plain names come through as they are; the others lose what is unsafe.
+    @Test(arguments: [
+        ("a b.txt", "a b.txt"),
+        ("x~!@#$%^&*()=+[]{};:'\",<>?|`.iso", "x~!@#$%^&*()=+[]{};:'\",<>?|`.iso"),
+        (String(repeating: "a", count: 255), String(repeating: "a", count: 255)),
+        (String(repeating: "a", count: 256), nil),
+        (" x", "x"),
+        ("x ", "x"),
+        ("..x", "x"),
+        ("a\u{7F}b\tc", "abc"),
+        ("d/e", "e"),
+        ("f\\g", "g"),
+        ("", nil),
+        ("été.ogg", "été.ogg"),
+    ] as [(String, String?)])
+    func sanitizedNames(raw: String, expected: String?) {
+        #expect(OutputName.sanitize(raw) == expected)
+    }
+
     @Test func badDestinationsAreRefusedBeforeAnyRequest() throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
