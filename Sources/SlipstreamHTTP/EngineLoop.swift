@@ -11,11 +11,14 @@ final class EngineLoop {
     }
 
     private let multi: UnsafeMutableRawPointer
+    /// The longest wait for sockets when libcurl has no timer due sooner.
+    private let idleWaitMilliseconds: Int32
     private var transfers: [UInt64: CurlTransfer] = [:]
     private var shuttingDown = false
 
-    init(multi: UnsafeMutableRawPointer) {
+    init(multi: UnsafeMutableRawPointer, idleWaitMilliseconds: Int32) {
         self.multi = multi
+        self.idleWaitMilliseconds = idleWaitMilliseconds
     }
 
     /// Runs until a `.shutdown` command: takes the queued commands (`next`), moves the
@@ -29,7 +32,7 @@ final class EngineLoop {
             collectFinished()
             guard mayWait() else { continue }
             var ready: Int32 = 0
-            curl_multi_poll(multi, nil, 0, 1000, &ready)
+            curl_multi_poll(multi, nil, 0, idleWaitMilliseconds, &ready)
         }
         for id in Array(transfers.keys) { cancel(id) }
         curl_multi_cleanup(multi)

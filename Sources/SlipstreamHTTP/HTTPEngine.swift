@@ -53,7 +53,14 @@ public final class HTTPEngine: Sendable {
     private let inbox = Mutex(Inbox())
 
     /// Starts an engine and its I/O thread.
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, idleWaitMilliseconds: 1000)
+    }
+
+    /// An engine whose I/O thread, when no transfer needs it sooner, waits at most
+    /// `idleWaitMilliseconds` before looking again (tests make that long, so that a missed
+    /// wake-up would show).
+    init(configuration: Configuration, idleWaitMilliseconds: Int32) {
         CurlGlobal.initialize()
         guard let multi = curl_multi_init() else {
             fatalError("curl_multi_init failed: libcurl is out of memory")
@@ -62,7 +69,8 @@ public final class HTTPEngine: Sendable {
         _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexing ? 2 : 0)
         _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize)
         IOThread.start { [self] in
-            EngineLoop(multi: self.multi).run(next: { self.takeCommands() }, mayWait: { self.mayWait() })
+            EngineLoop(multi: self.multi, idleWaitMilliseconds: idleWaitMilliseconds)
+                .run(next: { self.takeCommands() }, mayWait: { self.mayWait() })
         }
     }
 
