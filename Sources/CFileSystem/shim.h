@@ -1,4 +1,4 @@
-// renameat2(2) and O_TMPFILE, which glibc declares only under _GNU_SOURCE.
+// renameat2(2), O_TMPFILE and AT_EMPTY_PATH, which glibc declares only under _GNU_SOURCE.
 #ifndef SLIPSTREAM_CFILESYSTEM_SHIM_H
 #define SLIPSTREAM_CFILESYSTEM_SHIM_H
 
@@ -14,6 +14,10 @@
 #else
 #define SLIPSTREAM_O_TMPFILE (020000000 | O_DIRECTORY)
 #endif
+
+/// linkat(2) flag: link the file open at the descriptor itself (Linux 2.6.39; without
+/// CAP_DAC_READ_SEARCH only since Linux 6.10, for a file the caller opened).
+#define SLIPSTREAM_AT_EMPTY_PATH 0x1000
 
 int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 

@@ -107,10 +107,23 @@ final class PartFile: Sendable {
         named.withLock { $0 = true }
     }
 
+    /// Whether an unnamed file is linked by its descriptor (`AT_EMPTY_PATH`, one step) rather
+    /// than through `/proc/self/fd` (a lookup in `/proc` first). Cleared the first time the
+    /// kernel refuses the former where the latter works.
+    static let linksByDescriptor = Atomic<Bool>(true)
+
     /// Links the unnamed file at `destination` (failing if it exists): 0, else -1 and `errno`.
     private func link(as destination: String) -> Int32 {
         NameChangeLock.shared.withLock {
-            linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, destination, AT_SYMLINK_FOLLOW)
+            let byDescriptor = Self.linksByDescriptor.load(ordering: .relaxed)
+            if byDescriptor {
+                if linkat(descriptor, "", AT_FDCWD, destination, SLIPSTREAM_AT_EMPTY_PATH) == 0 { return 0 }
+                // Refused for want of a capability (ENOENT, EPERM) or unknown (EINVAL): try /proc.
+                guard errno == ENOENT || errno == EPERM || errno == EINVAL else { return -1 }
+            }
+            let result = linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, destination, AT_SYMLINK_FOLLOW)
+            if byDescriptor, result == 0 { Self.linksByDescriptor.store(false, ordering: .relaxed) }
+            return result
         }
     }
 

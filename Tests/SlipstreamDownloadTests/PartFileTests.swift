@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import SlipstreamDownload
 
-@Suite struct PartFileTests {
+@Suite(.serialized) struct PartFileTests {
     static func write(_ bytes: [UInt8], to file: PartFile) throws {
         try bytes.withUnsafeBytes { try file.write($0, at: 0) }
     }
@@ -30,8 +31,12 @@ import TestSupport
     }
 
     /// An unnamed file shows nowhere in its folder until it is complete, and then appears under
-    /// its final name with its bytes: no `.part` ever.
-    @Test func anUnnamedFileAppearsOnlyUnderItsFinalName() throws {
+    /// its final name with its bytes: no `.part` ever. Both ways of linking it (by its
+    /// descriptor, and through /proc where the kernel refuses that) do the same.
+    @Test(arguments: [true, false])
+    func anUnnamedFileAppearsOnlyUnderItsFinalName(byDescriptor: Bool) throws {
+        let before = PartFile.linksByDescriptor.exchange(byDescriptor, ordering: .relaxed)
+        defer { PartFile.linksByDescriptor.store(before, ordering: .relaxed) }
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let file = try #require(PartFile.unnamed(for: folder + "/x.bin.part"))
