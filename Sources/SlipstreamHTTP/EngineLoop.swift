@@ -3,7 +3,8 @@ import CCurl
 /// The I/O thread's side of the engine: owns the multi handle's transfers and runs
 /// `curl_multi_perform` / `curl_multi_poll` until shut down.
 final class EngineLoop {
-    enum Command {
+    /// What other threads ask of the I/O thread, queued by `HTTPEngine`.
+    enum Command: Sendable {
         case add(id: UInt64, request: HTTPRequest, sink: any HTTPSink)
         case resume(id: UInt64)
         case cancel(id: UInt64)

@@ -24,15 +24,8 @@ public final class HTTPEngine: Sendable {
     /// The engine most callers share.
     public static let shared = HTTPEngine()
 
-    private enum Command: Sendable {
-        case add(id: UInt64, request: HTTPRequest, sink: any HTTPSink)
-        case resume(id: UInt64)
-        case cancel(id: UInt64)
-        case shutdown
-    }
-
     private struct Inbox {
-        var commands: [Command] = []
+        var commands: [EngineLoop.Command] = []
         var nextID: UInt64 = 1
         var isShutDown = false
         /// Whether the I/O thread may be waiting in `curl_multi_poll`: set when it found no
@@ -40,7 +33,7 @@ public final class HTTPEngine: Sendable {
         var ioThreadMayWait = false
 
         /// Queues `command`; true when the I/O thread must be woken for it.
-        mutating func append(_ command: Command) -> Bool {
+        mutating func append(_ command: EngineLoop.Command) -> Bool {
             commands.append(command)
             defer { ioThreadMayWait = false }
             return ioThreadMayWait
@@ -100,7 +93,7 @@ public final class HTTPEngine: Sendable {
     func resume(_ id: UInt64) { send(.resume(id: id)) }
     func cancel(_ id: UInt64) { send(.cancel(id: id)) }
 
-    private func send(_ command: Command) {
+    private func send(_ command: EngineLoop.Command) {
         let wake = inbox.withLock { inbox in
             guard !inbox.isShutDown else { return false }
             if case .shutdown = command { inbox.isShutDown = true }
@@ -124,14 +117,7 @@ public final class HTTPEngine: Sendable {
             inbox.ioThreadMayWait = false
             guard !inbox.commands.isEmpty else { return [] }
             defer { inbox.commands.removeAll(keepingCapacity: true) }
-            return inbox.commands.map { command in
-                switch command {
-                case .add(let id, let request, let sink): .add(id: id, request: request, sink: sink)
-                case .resume(let id): .resume(id: id)
-                case .cancel(let id): .cancel(id: id)
-                case .shutdown: .shutdown
-                }
-            }
+            return inbox.commands
         }
     }
 }
