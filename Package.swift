@@ -43,15 +43,19 @@ let package = Package(
             name: "CPulse",
             providers: [.apt(["libpulse-dev"])]
         ),
-        .target(name: "SlipstreamHTTP", dependencies: ["CCurl"]),
-        .target(name: "SlipstreamDownload", dependencies: ["SlipstreamHTTP", "CCrypto", "CFileSystem"]),
+        // Package-internal plumbing of the libraries: the event stream, the I/O thread, the
+        // monotonic clock, byte parsing helpers and the version. Not a product of its own: each
+        // library re-exports its public part (the event stream, the version).
+        .target(name: "SlipstreamCore"),
+        .target(name: "SlipstreamHTTP", dependencies: ["SlipstreamCore", "CCurl"]),
+        .target(name: "SlipstreamDownload", dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CCrypto", "CFileSystem"]),
         .target(
             name: "SlipstreamAudio",
-            dependencies: ["SlipstreamHTTP", "CMPG123", "CFAAD", "CALSA", "CPulse"]
+            dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CMPG123", "CFAAD", "CALSA", "CPulse"]
         ),
         .executableTarget(
             name: "slipstream",
-            dependencies: ["SlipstreamDownload", "SlipstreamHTTP", "SlipstreamAudio"]
+            dependencies: ["SlipstreamCore", "SlipstreamDownload", "SlipstreamHTTP", "SlipstreamAudio"]
         ),
         // Shared by the test targets: a loopback HTTP server that misbehaves on demand,
         // the nginx the test script starts, and helpers for test files.
@@ -59,6 +63,7 @@ let package = Package(
         // Counts the heap allocations of each thread in the test binary, for tests that check
         // a hot path allocates nothing.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
+        .testTarget(name: "SlipstreamCoreTests", dependencies: ["SlipstreamCore"]),
         .testTarget(name: "SlipstreamHTTPTests", dependencies: ["SlipstreamHTTP", "TestSupport"]),
         .testTarget(name: "SlipstreamDownloadTests", dependencies: ["SlipstreamDownload", "TestSupport"]),
         .testTarget(name: "SlipstreamAudioTests", dependencies: ["SlipstreamAudio", "TestSupport", "CAllocationCounter"]),

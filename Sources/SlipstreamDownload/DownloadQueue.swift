@@ -222,7 +222,7 @@ public final class DownloadQueue: Sendable {
     public func events(where isIncluded: @escaping @Sendable (DownloadQueueEvent) -> Bool = { _ in true })
         -> DownloadQueueEvents {
         // Bounded by the queue's own downloads (a few lifecycle events each), not by a count.
-        let channel = EventChannel<DownloadQueueEvent>(limit: .max)
+        let channel = EventChannel<DownloadQueueEvent>(limit: .max, replay: false)
         state.withLock { $0.subscribers.append((channel, isIncluded)) }
         return DownloadQueueEvents(channel)
     }
@@ -231,7 +231,7 @@ public final class DownloadQueue: Sendable {
     /// when it is not in the queue).
     public func events(for id: ID) -> DownloadQueueEvents {
         // Bounded by the queue's own downloads (a few lifecycle events each), not by a count.
-        let channel = EventChannel<DownloadQueueEvent>(limit: .max)
+        let channel = EventChannel<DownloadQueueEvent>(limit: .max, replay: false)
         let known = state.withLock { state in
             state.records[id]?.subscribers.append(channel)
             return state.records[id] != nil

@@ -1,3 +1,5 @@
+import SlipstreamCore
+
 /// A parsed `Content-Range` header (RFC 9110, section 14.4) of the `bytes` unit.
 public struct ContentRange: Sendable, Equatable {
     /// The first and last byte positions sent, inclusive; nil for `bytes */total`
@@ -44,35 +46,5 @@ public struct ContentRange: Sendable, Equatable {
         else { return nil }
         if let total, last >= total { return nil }
         range = first...last
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs (looked at as bytes, not characters).
-    package func trimmingSpaces() -> Substring {
-        let bytes = utf8
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        while start < end, bytes[start] == 32 || bytes[start] == 9 { start = bytes.index(after: start) }
-        while start < end, bytes[bytes.index(before: end)] == 32 || bytes[bytes.index(before: end)] == 9 {
-            end = bytes.index(before: end)
-        }
-        return self[start..<end]
-    }
-}
-
-extension Int64 {
-    /// Parses a non-empty run of ASCII digits only (no sign, no spaces), rejecting overflow.
-    init?(decimalDigits text: Substring) {
-        guard !text.isEmpty else { return nil }
-        var value: Int64 = 0
-        for byte in text.utf8 {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
-            guard !overflow, !overflow2 else { return nil }
-            value = sum
-        }
-        self = value
     }
 }

@@ -12,7 +12,7 @@ extension AudioStreamer: StreamFeed {
             core.isBackpressured = false
             core.connectionHasData = false
             core.streamEnded = false
-            core.lastActivity = monotonicNanoseconds()
+            core.lastActivity = MonotonicTime.now()
             defer { core.connection = nil }
             return (core.generation, core.connection, core.strongETag, core.totalSize == nil && reason != .start)
         }
@@ -83,7 +83,7 @@ extension AudioStreamer: StreamFeed {
             let offset = core.parser.nextByteOffset
             configuration.rawTap?(offset, bytes)
             core.bytesReceived += Int64(bytes.count)
-            core.lastActivity = monotonicNanoseconds()
+            core.lastActivity = MonotonicTime.now()
             if !core.connectionHasData {
                 core.connectionHasData = true
                 firstData = true

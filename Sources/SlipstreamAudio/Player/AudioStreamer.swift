@@ -189,12 +189,12 @@ public final class AudioStreamer: Sendable {
     }
 
     private func tick() {
-        let now = monotonicNanoseconds()
+        let now = MonotonicTime.now()
         let (stalled, progress, playing) = core.withLock { core -> (Bool, AudioStreamerProgress, Bool) in
             let waiting = core.connection != nil && !core.isBackpressured && !core.streamEnded
                 && core.machine.state != .paused && !core.machine.isReconnectPending
             if !waiting { core.lastActivity = now }
-            let stalled = waiting && Double(now &- core.lastActivity) / 1e9 >= configuration.inactivityTimeout
+            let stalled = waiting && Double(now - core.lastActivity) / 1e9 >= configuration.inactivityTimeout
             if stalled { core.lastActivity = now }
             return (stalled, Self.progress(of: core), core.machine.state == .playing)
         }
@@ -219,13 +219,6 @@ public final class AudioStreamer: Sendable {
 public protocol AudioStreamerDelegate: AnyObject, Sendable {
     /// Called on the streamer's private queue, in order.
     func audioStreamer(_ streamer: AudioStreamer, didEmit event: AudioStreamerEvent)
-}
-
-/// Nanoseconds of CLOCK_MONOTONIC.
-func monotonicNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
 /// "10 s", "0.5 s".

@@ -137,7 +137,7 @@ final class PlaybackLoop {
         if core.isBackpressured, let limit = core.queue!.limit,
            core.queue!.needsData(lowWatermark: Int(Double(limit) * streamer.configuration.resumeFraction)) {
             core.isBackpressured = false
-            core.lastActivity = monotonicNanoseconds()
+            core.lastActivity = MonotonicTime.now()
             resume = core.connection
         }
         return .packet(entry, volume: core.volume, estimated: core.positionsEstimated)

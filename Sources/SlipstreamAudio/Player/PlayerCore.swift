@@ -17,7 +17,7 @@ struct PlayerCore {
     /// The feed paused the connection because the queue is full.
     var isBackpressured = false
     /// Monotonic time (ns) of the last byte, or of the moment waiting for bytes began.
-    var lastActivity: UInt64 = 0
+    var lastActivity: Int64 = 0
     var bytesReceived: Int64 = 0
     /// Whether the current connection has delivered a byte.
     var connectionHasData = false

@@ -4,14 +4,14 @@ import Glibc
 
 /// Starts a detached POSIX thread for blocking work that must stay off the Swift
 /// concurrency pool (Foundation's `Thread` would pull in all of Foundation and ICU).
-public enum IOThread {
+package enum IOThread {
     private final class Body {
         let run: @Sendable () -> Void
         init(run: @escaping @Sendable () -> Void) { self.run = run }
     }
 
     /// Runs `body` on a new detached thread.
-    public static func start(_ body: @escaping @Sendable () -> Void) {
+    package static func start(_ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(Body(run: body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { context in

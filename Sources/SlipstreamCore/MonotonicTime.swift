@@ -1,29 +1,29 @@
 import Glibc
 
 /// Nanoseconds on the monotonic clock (`CLOCK_MONOTONIC`), and sleeping until one of them.
-enum MonotonicTime {
+package enum MonotonicTime {
     /// Now, in nanoseconds since an arbitrary start.
-    static func now() -> Int64 {
+    package static func now() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     /// Blocks the calling thread until `deadline` (nanoseconds, as `now()`) has passed.
-    static func sleep(until deadline: Int64) {
+    package static func sleep(until deadline: Int64) {
         var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
     }
 
     /// The nanoseconds that `frames` last at `rate` frames per second (without overflow for any
     /// realistic length).
-    static func nanoseconds(frames: Int64, rate: Int) -> Int64 {
+    package static func nanoseconds(frames: Int64, rate: Int) -> Int64 {
         let rate = Int64(rate)
         return frames / rate * 1_000_000_000 + frames % rate * 1_000_000_000 / rate
     }
 
     /// The whole frames at `rate` frames per second that fit in `nanoseconds`.
-    static func frames(nanoseconds: Int64, rate: Int) -> Int64 {
+    package static func frames(nanoseconds: Int64, rate: Int) -> Int64 {
         let rate = Int64(rate)
         return nanoseconds / 1_000_000_000 * rate + nanoseconds % 1_000_000_000 * rate / 1_000_000_000
     }

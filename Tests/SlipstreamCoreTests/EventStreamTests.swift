@@ -1,0 +1,107 @@
+import Dispatch
+import Synchronization
+@testable import SlipstreamCore
+import Testing
+
+/// A stand-in event: lifecycle events by number, progress snapshots that coalesce per task.
+enum TestEvent: CoalescibleEvent, Equatable {
+    case step(Int)
+    case progress(Int, task: Int = 0)
+
+    var coalescingKey: Int? {
+        if case .progress(_, let task) = self { task } else { nil }
+    }
+}
+
+/// `EventStream` with several readers: each gets every event, late ones the history too,
+/// and cancelling or leaving one reader ends nothing else.
+@Suite struct EventStreamTests {
+    static func readAll(_ stream: EventStream<TestEvent>) async -> [TestEvent] {
+        var seen: [TestEvent] = []
+        for await event in stream { seen.append(event) }
+        return seen
+    }
+
+    @Test func twoReadersAtOnceEachGetEveryEvent() async {
+        let channel = EventChannel<TestEvent>()
+        let stream = EventStream(channel)
+        async let first = Self.readAll(stream)
+        async let second = Self.readAll(stream)
+        // The writer runs on a thread of its own, as the engine's does.
+        DispatchQueue.global().async {
+            for step in 1...1000 { channel.yield(.step(step)) }
+            channel.finish(after: .step(1001))
+        }
+        let expected = (1...1001).map(TestEvent.step)
+        let (a, b) = await (first, second)
+        #expect(a == expected)
+        #expect(b == expected)
+    }
+
+    @Test func aReaderThatStartsLateGetsTheHistoryWithProgressCoalesced() async {
+        let channel = EventChannel<TestEvent>()
+        channel.yield(.step(1))
+        for bytes in 1...100 { channel.yield(.progress(bytes)) }
+        channel.yield(.step(2))
+        let early = channel.subscribe()
+        channel.finish(after: .step(3))
+        #expect(await Self.readAll(EventStream(channel)) == [.step(1), .progress(100), .step(2), .step(3)])
+        var seen: [TestEvent] = []
+        while let event = await early.next() { seen.append(event) }
+        #expect(seen == [.step(1), .progress(100), .step(2), .step(3)])
+    }
+
+    @Test func cancellingOneReaderLeavesTheOtherReading() async {
+        let channel = EventChannel<TestEvent>()
+        let stream = EventStream(channel)
+        let cancelled = Task { await Self.readAll(stream) }
+        let kept = Task { await Self.readAll(stream) }
+        channel.yield(.step(1))
+        cancelled.cancel()
+        _ = await cancelled.value
+        channel.yield(.step(2))
+        channel.finish()
+        #expect(await kept.value == [.step(1), .step(2)])
+    }
+
+    @Test func aReaderLeftEarlyIsForgotten() async {
+        let channel = EventChannel<TestEvent>()
+        channel.yield(.step(1))
+        var iterator: EventStream<TestEvent>.AsyncIterator? = EventStream(channel).makeAsyncIterator()
+        #expect(await iterator?.next() == .step(1))
+        iterator = nil
+        // Its buffer is gone: events after it went are kept only for readers still there.
+        for step in 2...10 { channel.yield(.step(step)) }
+        channel.finish()
+        #expect(await Self.readAll(EventStream(channel)).count == 10)
+    }
+
+    @Test func withoutReplayTheFirstReaderGetsEverythingSinceTheStartAndLaterOnesWhatFollows() async {
+        let channel = EventChannel<TestEvent>(replay: false)
+        channel.yield(.step(1))
+        let first = channel.subscribe()
+        let second = channel.subscribe()
+        channel.finish(after: .step(2))
+        var seen: [[TestEvent]] = [[], []]
+        for (index, reader) in [first, second].enumerated() {
+            while let event = await reader.next() { seen[index].append(event) }
+        }
+        #expect(seen == [[.step(1), .step(2)], [.step(2)]])
+    }
+
+    @Test func aForwardingChannelHandsEveryEventOverAndKeepsNone() async {
+        let received = Counter()
+        let channel = EventChannel<TestEvent>(forwardingTo: { _ in received.add() })
+        for step in 1...5 { channel.yield(.step(step)) }
+        channel.finish()
+        #expect(received.value == 5)
+        #expect(await Self.readAll(EventStream(channel)).isEmpty)
+    }
+}
+
+/// A count shared with a closure.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
