@@ -74,7 +74,7 @@ extension DownloadJob {
                             + "reliably, try one connection (-n 1)", http: failure.http)
                         return
                     }
-                } else if let error, connection.dropped == nil, !RetryPolicy.isRetryable(error) {
+                } else if let error, connection.dropped == nil, !error.isRetryable {
                     state.fatal = failure
                     return
                 } else {

@@ -52,7 +52,7 @@ extension DownloadJob {
         guard !state.mirrors[index].dropped else { return nil }
         state.mirrors[index].failures += 1
         let failures = state.mirrors[index].failures
-        let hopeless = cause.map { !RetryPolicy.isRetryable($0) } ?? false
+        let hopeless = cause.map { !$0.isRetryable } ?? false
         guard hopeless || failures >= Self.maxMirrorFailures else { return nil }
         return dropMirror(index, because: "failed: \(failure.message)" + (hopeless ? "" : " (\(failures) times in a row)"),
                           state: &state)

@@ -2,9 +2,7 @@ import SlipstreamHTTP
 
 /// Which failures are worth another try, and how long to wait first. Pure.
 ///
-/// Retried: connection failures, timeouts, connections lost mid-body, and the statuses 408,
-/// 429 and 5xx. Never: other 4xx, TLS and URL errors, redirect loops, cancellation.
-/// The wait doubles from `baseDelay` with each consecutive failure, with jitter (a random
+/// What is retried is `HTTPError.isRetryable`'s rule. The wait doubles from `baseDelay` with each consecutive failure, with jitter (a random
 /// 50-100% of it), and is at least what `Retry-After` asked, all capped at `maxDelay`.
 struct RetryPolicy: Sendable {
     /// Tries after the first, per failure streak (any byte received ends a streak).
@@ -13,18 +11,6 @@ struct RetryPolicy: Sendable {
     var baseDelay: Double
     /// The longest wait in seconds.
     var maxDelay: Double
-
-    static func isRetryable(_ error: HTTPError) -> Bool {
-        switch error.code {
-        case .connect, .timeout, .connectionLost, .proxy, .other:
-            return true
-        case .httpStatus:
-            guard let status = error.status else { return false }
-            return status == 408 || status == 429 || (500...599).contains(status)
-        default:
-            return false
-        }
-    }
 
     /// Seconds to wait before attempt `attempt` (1 for the first retry); `jitter` in 0...1.
     func delay(attempt: Int, retryAfter: Double?, jitter: Double) -> Double {

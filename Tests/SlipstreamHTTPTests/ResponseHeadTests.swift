@@ -60,3 +60,45 @@ import Testing
         #expect(head.lastModified == "Sun, 29 Nov 2026 15:23:04 GMT")
     }
 }
+
+/// The one range-answer rule and the one retry rule, shared by downloads and the player.
+@Suite struct RangeAnswerTests {
+    static func head(_ status: Int, _ contentRange: String? = nil) -> HTTPResponseHead {
+        var headers = HTTPHeaders()
+        if let contentRange { headers.add(name: "Content-Range", value: contentRange) }
+        return HTTPResponseHead(status: status, headers: headers, effectiveURL: "http://h/f")
+    }
+
+    @Test(arguments: [
+        (206, "bytes 100-199/1000", Int64?.some(1000), RangeAnswer.partial(ContentRange(range: 100...199, total: 1000))),
+        (206, "bytes 100-999/*", nil, .partial(ContentRange(range: 100...999, total: nil))),
+        (206, "bytes 100-999/*", 1000, .wrongTotal(nil)),
+        (206, "bytes 100-199/2000", 1000, .wrongTotal(2000)),
+        (206, "bytes 0-199/1000", 1000, .wrongRange(contentRange: "bytes 0-199/1000")),
+        (206, "bytes 101-199/1000", nil, .wrongRange(contentRange: "bytes 101-199/1000")),
+        (206, "bytes */1000", 1000, .wrongRange(contentRange: "bytes */1000")),
+        (206, "nonsense", nil, .wrongRange(contentRange: "nonsense")),
+        (200, nil, 1000, .whole),
+        (416, "bytes */1000", 1000, .otherStatus(416)),
+        (204, nil, nil, .otherStatus(204)),
+    ] as [(Int, String?, Int64?, RangeAnswer)])
+    func answersToARequestFromByte100(status: Int, contentRange: String?, total: Int64?, expected: RangeAnswer) {
+        #expect(RangeAnswer(Self.head(status, contentRange), start: 100, expectedTotal: total) == expected)
+    }
+
+    @Test func aMissingContentRangeIsAWrongRange() {
+        #expect(RangeAnswer(Self.head(206), start: 0) == .wrongRange(contentRange: nil))
+    }
+
+    @Test(arguments: [
+        (HTTPError.Code.resolve, nil, true), (.connect, nil, true), (.timeout, nil, true),
+        (.connectionLost, nil, true), (.proxy, nil, true), (.other, nil, true),
+        (.httpStatus, 408, true), (.httpStatus, 429, true), (.httpStatus, 500, true), (.httpStatus, 503, true),
+        (.httpStatus, 404, false), (.httpStatus, 403, false), (.httpStatus, nil, false),
+        (.tls, nil, false), (.malformedURL, nil, false), (.tooManyRedirects, nil, false),
+        (.rangeNotHonoured, 206, false), (.cancelled, nil, false), (.writeFailed, nil, false),
+    ] as [(HTTPError.Code, Int?, Bool)])
+    func whatIsRetried(code: HTTPError.Code, status: Int?, retryable: Bool) {
+        #expect(HTTPError(code, url: "u", message: "m", status: status).isRetryable == retryable)
+    }
+}

@@ -56,17 +56,13 @@ public struct AudioStreamerError: Error, Hashable, Sendable, CustomStringConvert
     init(_ error: HTTPError) {
         switch error.code {
         case .httpStatus:
-            let status = error.status ?? 0
-            self.init(.httpStatus, error.description, status: error.status,
-                      retryable: status == 408 || status == 429 || status >= 500)
+            self.init(.httpStatus, error.description, status: error.status, retryable: error.isRetryable)
         case .timeout:
             self.init(.timedOut, error.description)
         case .rangeNotHonoured:
             self.init(.rangeNotHonoured, error.description)
-        case .connect, .resolve, .connectionLost, .proxy, .other:
-            self.init(.network, error.description)
         default:
-            self.init(.network, error.description, retryable: false)
+            self.init(.network, error.description, retryable: error.isRetryable)
         }
     }
 }

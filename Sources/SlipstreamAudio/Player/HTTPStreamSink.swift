@@ -23,18 +23,17 @@ final class HTTPStreamSink: HTTPSink {
         }
         var answer = StreamAnswer(offset: 0, totalSize: head.contentLength, rangesSupported: nil,
                                   strongETag: head.hasStrongETag ? head.etag : nil, contentType: head.contentType)
-        if head.status == 206 {
-            guard let range = head.contentRange?.range, range.lowerBound == (requestedOffset ?? 0) else {
-                return .abort(HTTPError(.rangeNotHonoured, url: url,
-                                        message: "asked for bytes from \(requestedOffset ?? 0), the server sent \(head.headers["Content-Range"] ?? "no Content-Range")"))
-            }
-            answer.offset = range.lowerBound
-            answer.totalSize = head.contentRange?.total
+        switch RangeAnswer(head, start: requestedOffset ?? 0) {
+        case .partial(let contentRange):
+            answer.offset = requestedOffset ?? 0
+            answer.totalSize = contentRange.total
             answer.rangesSupported = true
-        } else if requestedOffset != nil {
-            answer.rangesSupported = false
-        } else if head.headers["Accept-Ranges"]?.lowercased() == "none" {
-            answer.rangesSupported = false
+        case .wrongRange(let contentRange):
+            return .abort(HTTPError(.rangeNotHonoured, url: url,
+                                    message: "asked for bytes from \(requestedOffset ?? 0), the server sent \(contentRange ?? "no Content-Range")"))
+        case .whole, .wrongTotal, .otherStatus:
+            // The whole stream from byte 0: the feed reads and drops what comes before the offset.
+            if requestedOffset != nil || head.headers["Accept-Ranges"]?.lowercased() == "none" { answer.rangesSupported = false }
         }
         if let error = feed.accept(answer, generation: generation) {
             return .abort(HTTPError(.cancelled, url: url, message: error.message))
