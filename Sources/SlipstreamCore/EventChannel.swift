@@ -29,7 +29,7 @@ package final class EventChannel<Event: CoalescibleEvent>: Sendable {
         /// Taken by an iterator (a channel that does not replay keeps one buffer from its start
         /// for the first reader).
         var claimed: Bool
-        /// Its task was cancelled: it reads nothing more.
+        /// Its task was cancelled: it reads what waits, and nothing more.
         var ended = false
     }
 
@@ -94,9 +94,6 @@ package final class EventChannel<Event: CoalescibleEvent>: Sendable {
         }
     }
 
-    /// Whether the stream has ended (`finish` was called).
-    package var isFinished: Bool { state.withLock { $0.finished } }
-
     private func deliver(_ event: Event, last: Bool) {
         state.withLock { state in
             guard !state.finished else { return }
@@ -143,12 +140,12 @@ package final class EventChannel<Event: CoalescibleEvent>: Sendable {
         }
     }
 
-    /// Ends reader `id` (its task was cancelled): it gets nil from now on.
+    /// Ends reader `id` (its task was cancelled): it gets what is already waiting for it, then
+    /// nil; nothing more is kept for it.
     private func end(_ id: Int) {
         state.withLock { state in
             guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return }
             state.subscribers[index].ended = true
-            state.subscribers[index].buffer = EventBuffer(limit: 1)
             state.subscribers[index].waiter?.resume(returning: nil)
             state.subscribers[index].waiter = nil
         }

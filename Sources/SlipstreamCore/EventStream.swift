@@ -17,7 +17,7 @@ public protocol CoalescibleEvent: Sendable {
 /// A reader that starts late still gets what happened before it (for a download's or a
 /// player's stream: everything since the start, older progress coalesced). A reader's
 /// sequence ends after the writer finishes the stream, or when the reader's task is
-/// cancelled; ending one reader ends nothing else.
+/// cancelled (after the events already waiting for it); ending one reader ends nothing else.
 public struct EventStream<Event: CoalescibleEvent>: AsyncSequence, Sendable {
     public typealias Element = Event
 

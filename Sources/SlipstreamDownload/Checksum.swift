@@ -33,15 +33,27 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
     /// The expected digest.
     public var digest: [UInt8]
 
-    /// Parses `ALGORITHM=HEX`, e.g. `sha256=9f86d0...`; nil for an unknown algorithm or a hex
-    /// string of the wrong length or with other characters.
-    public init?(parsing text: String) {
-        let parts = text.split(separator: "=", maxSplits: 1)
-        guard parts.count == 2, let algorithm = Algorithm(rawValue: parts[0].lowercased()),
-              let digest = Self.bytes(hex: parts[1]), digest.count == algorithm.byteCount
-        else { return nil }
+    /// The digest `hex` (upper or lower case) of `algorithm`; throws `.invalidChecksum` for a
+    /// digest of the wrong length or with other characters than hex digits.
+    public init(_ algorithm: Algorithm, hex: String) throws(DownloadError) {
+        guard let digest = Self.bytes(hex: Substring(hex)), digest.count == algorithm.byteCount else {
+            throw DownloadError(.invalidChecksum, "'\(hex)' is not a \(algorithm.rawValue) digest: it needs "
+                + "\(algorithm.byteCount * 2) hex digits")
+        }
         self.algorithm = algorithm
         self.digest = digest
+    }
+
+    /// Parses `ALGORITHM=HEX`, e.g. `sha256=9f86d0...`; throws `.invalidChecksum` for an unknown
+    /// algorithm or a hex digest of the wrong length or with other characters (a checksum
+    /// with a typo never turns verification off).
+    public init(parsing text: String) throws(DownloadError) {
+        let parts = text.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2, let algorithm = Algorithm(rawValue: parts[0].lowercased()) else {
+            throw DownloadError(.invalidChecksum, "'\(text)' is not ALGORITHM=HEX with ALGORITHM one of "
+                + Algorithm.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        try self.init(algorithm, hex: String(parts[1]))
     }
 
     /// `sha256=...` in lower-case hex.
@@ -50,7 +62,7 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
     /// The digest of the file at `path`, read in 1 MiB blocks.
     static func digest(of path: String, algorithm: Algorithm) throws(DownloadError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw DownloadError(.disk, "cannot read \(path) to check it: \(FileSystem.lastError)") }
+        guard fd >= 0 else { throw DownloadError(.disk, "cannot read \(path) to check it: \(FileSystem.lastError)", path: path) }
         defer { close(fd) }
         guard let context = EVP_MD_CTX_new() else { throw DownloadError(.disk, "libcrypto is out of memory") }
         defer { EVP_MD_CTX_free(context) }
@@ -60,7 +72,7 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
             let count = block.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw DownloadError(.disk, "cannot read \(path) to check it: \(FileSystem.lastError)")
+                throw DownloadError(.disk, "cannot read \(path) to check it: \(FileSystem.lastError)", path: path)
             }
             if count == 0 { break }
             block.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, count) }

@@ -2,15 +2,18 @@ import Dispatch
 import SlipstreamHTTP
 import Synchronization
 
-/// Writes a download's bytes to its `.part` file, off the network thread while the disk keeps
-/// up: each slice libcurl hands over is copied once into a slot of a bounded pool and written
-/// by the writer's own thread. When every slot is taken the disk is the bottleneck, and the
-/// slice is written at once from libcurl's buffer by the calling thread instead (no copy); that
-/// wait is the backpressure, passed on to the server through TCP. Memory stays bounded by the pool.
+/// Writes a download's bytes to its `.part` file, never on the network thread: each slice
+/// libcurl hands over is copied once into a slot of a bounded pool and written by the writer's
+/// own thread. When every slot is taken the disk is the bottleneck: `take` refuses the slice,
+/// the caller pauses the transfer (libcurl stops reading the socket, so TCP slows the server
+/// down), and `onRoom` says when a slot is free again. Memory stays bounded by the pool, and a
+/// slow disk never holds up the network thread, nor the other transfers it serves.
+///
+/// The writer thread also opens the file first (naming, creating or reopening it, and
+/// reserving its size can each wait for the disk), while the first slices already queue.
 ///
 /// A small file's writer has no thread: it holds the whole file in memory and writes it with
-/// one call when it finishes, on a Dispatch thread, so the network thread never waits for
-/// the disk for it (see `init(holding:file:onError:)`).
+/// one call when it finishes, on a Dispatch thread (see `init(holding:file:hooks:)`).
 ///
 /// With a `Checkpoint`, the writer thread also keeps the resume records: the live one every
 /// tenth of a second, the durable one (after an fdatasync of the data) at its interval (never
@@ -25,6 +28,16 @@ final class DiskWriter: Sendable {
         var durableInterval: Double
         /// Whether the records must be written at once (a new download), not only on change.
         var writeAtStart: Bool
+    }
+
+    /// Who to tell what, and a seam for tests.
+    struct Hooks: Sendable {
+        /// A queued write, a checkpoint or opening the file failed (on the writer's thread).
+        var onError: @Sendable (DownloadError) -> Void
+        /// A slot is free again after `take` refused a slice (on the writer's thread).
+        var onRoom: @Sendable () -> Void = {}
+        /// Called before each write with its offset and size (tests make the disk slow with it).
+        var beforeWrite: (@Sendable (Int64, Int) -> Void)?
     }
 
     /// A slot's memory. Only one thread touches it at a time: the staging thread until it is
@@ -45,7 +58,7 @@ final class DiskWriter: Sendable {
 
     private enum Item: Sendable {
         case write(Slot, count: Int, offset: Int64)
-        case finish(keepRecord: Bool, then: @Sendable () -> Void)
+        case finish(keepRecord: Bool, then: @Sendable (PartFile?) -> Void)
     }
 
     private struct State {
@@ -56,43 +69,45 @@ final class DiskWriter: Sendable {
         var failure: DownloadError?
         /// Whether a resume record was ever saved.
         var recorded = false
+        /// A slice was refused for want of a slot since the last `onRoom`.
+        var refused = false
+        /// The file, once open (the writer thread opens it; a holding writer has it at once).
+        var file: PartFile?
     }
 
-    private let file: PartFile
     private let slotSize: Int
     private let maxSlots: Int
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
-    private let onError: @Sendable (DownloadError) -> Void
+    private let hooks: Hooks
     private let checkpoint: Checkpoint?
     private let held: Held?
 
-    /// A writer for `file` with its own thread and at most `maxSlots` (at least 1) slots of
-    /// `slotSize` bytes (allocated as needed), starting with `written` already on disk.
-    /// `onError` is called on the writer thread when a queued write or a checkpoint fails.
-    init(file: PartFile, slotSize: Int, maxSlots: Int, written: ByteRanges = ByteRanges(), checkpoint: Checkpoint? = nil,
-         onError: @escaping @Sendable (DownloadError) -> Void) {
+    /// A writer with its own thread, which first opens the file with `open`, and at most
+    /// `maxSlots` (at least 1) slots of `slotSize` bytes (allocated as needed), starting with
+    /// `written` already on disk.
+    init(opening open: @escaping @Sendable () throws(DownloadError) -> PartFile, slotSize: Int, maxSlots: Int,
+         written: ByteRanges = ByteRanges(), checkpoint: Checkpoint? = nil, hooks: Hooks) {
         precondition(maxSlots > 0, "a writer thread needs a slot")
-        self.file = file
         self.slotSize = slotSize
         self.maxSlots = maxSlots
-        self.onError = onError
+        self.hooks = hooks
         self.checkpoint = checkpoint
         held = nil
         state.withLock { $0.written = written }
-        IOThread.start { [self] in run() }
+        IOThread.start { [self] in run(opening: open) }
     }
 
     /// A writer for a new `file` of `size` bytes that holds them all in memory and writes them
     /// when it finishes: no thread, no resume records, one write call. Meant for small files,
-    /// where a thread costs more than the memory. `onError` is called when that write fails.
-    init(holding size: Int, file: PartFile, onError: @escaping @Sendable (DownloadError) -> Void) {
-        self.file = file
+    /// where a thread costs more than the memory. `hooks.onError` is told when that write fails.
+    init(holding size: Int, file: PartFile, hooks: Hooks) {
         slotSize = 0
         maxSlots = 0
-        self.onError = onError
+        self.hooks = hooks
         checkpoint = nil
         held = Held(memory: HeldMemoryPool.shared.take(size), size: size)
+        state.withLock { $0.file = file }
     }
 
     /// Bytes written to the file so far.
@@ -101,52 +116,65 @@ final class DiskWriter: Sendable {
     /// Whether the writer has saved a resume record (then the records are on disk).
     var hasWrittenRecords: Bool { state.withLock { $0.recorded } }
 
-    /// Whether the writer keeps resume records at all (a small file's does not).
-    var keepsRecords: Bool { checkpoint != nil }
+    /// Takes `bytes` for `offset`: held, or copied into free slots and queued for the writer
+    /// thread. False when no slot is free (nothing was taken; `onRoom` tells when one is).
+    /// Throws when the file cannot be written (a failed queued write included). Called by one
+    /// thread at a time (the download's connections all run on one engine thread).
+    func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        guard held == nil, bytes.count > slotSize else { return try takeSlot(bytes, at: offset) }
+        // A slice bigger than a slot (libcurl's never are): in slot-sized parts, all or none.
+        let parts = (bytes.count + slotSize - 1) / slotSize
+        let room = try state.withLock { state throws(DownloadError) in
+            if let failure = state.failure { throw failure }
+            let room = state.free.count + maxSlots - state.allocated >= parts
+            if !room { state.refused = true }
+            return room
+        }
+        guard room else { return false }
+        for start in stride(from: 0, to: bytes.count, by: slotSize) {
+            let part = UnsafeRawBufferPointer(rebasing: bytes[start..<min(start + slotSize, bytes.count)])
+            _ = try takeSlot(part, at: offset + Int64(start))
+        }
+        return true
+    }
 
-    /// Takes `bytes` for `offset`: held, or queued for the writer thread when a slot is free,
-    /// else written before returning. Throws when the file cannot be written (a failed queued
-    /// write included).
-    func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) {
-        guard !bytes.isEmpty else { return }
-        enum Destination { case held, slot(Slot), direct }
-        let destination: Destination = try state.withLock { state throws(DownloadError) in
+    /// Takes at most a slot's worth of bytes (or holds them).
+    private func takeSlot(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> Bool {
+        let slot: Slot? = try state.withLock { state throws(DownloadError) in
             if let failure = state.failure { throw failure }
             if let held {
                 guard offset >= 0, offset + Int64(bytes.count) <= Int64(held.size) else {
-                    throw DownloadError(.network, "\(file.path): more bytes came than the \(held.size) announced")
+                    throw DownloadError(.network, "more bytes came than the \(held.size) announced")
                 }
                 (held.memory + Int(offset)).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
                 state.written.insert(offset..<(offset + Int64(bytes.count)))
-                return .held
+                return nil
             }
-            guard bytes.count <= slotSize else { return .direct }
-            if let slot = state.free.popLast() { return .slot(slot) }
-            guard state.allocated < maxSlots else { return .direct }
+            if let slot = state.free.popLast() { return slot }
+            guard state.allocated < maxSlots else {
+                state.refused = true
+                return nil
+            }
             state.allocated += 1
-            return .slot(Slot(memory: .allocate(byteCount: slotSize, alignment: 64)))
+            return Slot(memory: .allocate(byteCount: slotSize, alignment: 64))
         }
-        switch destination {
-        case .held:
-            return
-        case .direct:
-            try file.write(bytes, at: offset)
-            state.withLock { $0.written.insert(offset..<(offset + Int64(bytes.count))) }
-        case .slot(let slot):
-            slot.memory.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-            state.withLock { $0.queue.append(.write(slot, count: bytes.count, offset: offset)) }
-            wake.signal()
-        }
+        guard let slot else { return held != nil }
+        slot.memory.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        state.withLock { $0.queue.append(.write(slot, count: bytes.count, offset: offset)) }
+        wake.signal()
+        return true
     }
 
-    /// Runs `then` on the writer thread once everything queued before is written (or failed),
-    /// after a last durable record when `keepRecord`, and ends the thread. A holding writer
-    /// writes what it holds on a Dispatch thread, then runs `then` there.
-    func finish(keepRecord: Bool, then: @escaping @Sendable () -> Void) {
+    /// Runs `then` with the file (nil when it never opened) on the writer thread once
+    /// everything queued before is written (or failed), after a last durable record when
+    /// `keepRecord`, and ends the thread. A holding writer writes what it holds on a Dispatch
+    /// thread, then runs `then` there.
+    func finish(keepRecord: Bool, then: @escaping @Sendable (PartFile?) -> Void) {
         if let held {
             DispatchQueue.global().async { [self] in
                 writeHeld(held)
-                then()
+                then(state.withLock { $0.file })
             }
             return
         }
@@ -154,9 +182,16 @@ final class DiskWriter: Sendable {
         wake.signal()
     }
 
-    private func run() {
-        var recorder = checkpoint.map { Recorder(checkpoint: $0, file: file) }
-        if checkpoint?.writeAtStart == true { record(&recorder, durable: true) }
+    private func run(opening open: @Sendable () throws(DownloadError) -> PartFile) {
+        var recorder: Recorder?
+        do throws(DownloadError) {
+            let file = try open()
+            state.withLock { $0.file = file }
+            recorder = checkpoint.map { Recorder(checkpoint: $0, file: file) }
+            if checkpoint?.writeAtStart == true { record(&recorder, durable: true) }
+        } catch {
+            fail(error)
+        }
         while true {
             let timedOut = wake.wait(timeout: .now() + .milliseconds(100)) == .timedOut
             let item = timedOut ? nil : state.withLock { $0.queue.isEmpty ? nil : $0.queue.removeFirst() }
@@ -164,12 +199,13 @@ final class DiskWriter: Sendable {
             case nil:
                 break
             case .finish(let keepRecord, let then):
-                state.withLock { state in
+                let file: PartFile? = state.withLock { state in
                     for slot in state.free { slot.memory.deallocate() }
                     state.free = []
+                    return state.file
                 }
                 if keepRecord { record(&recorder, durable: true) }
-                then()
+                then(file)
                 return
             case .write(let slot, let count, let offset):
                 write(slot, count: count, at: offset)
@@ -186,45 +222,53 @@ final class DiskWriter: Sendable {
             if try recorder!.save(written, force: durable && !failed) { state.withLock { $0.recorded = true } }
         } catch {
             recorder = nil
-            state.withLock { if $0.failure == nil { $0.failure = error } }
-            onError(error)
+            fail(error)
         }
+    }
+
+    /// Records the first failure and tells it.
+    private func fail(_ error: DownloadError) {
+        state.withLock { if $0.failure == nil { $0.failure = error } }
+        hooks.onError(error)
     }
 
     /// Writes the held bytes taken so far (unless a take failed) and hands their memory back.
     private func writeHeld(_ held: Held) {
-        let (taken, failed) = state.withLock { ($0.written, $0.failure != nil) }
+        let (taken, failed, file) = state.withLock { ($0.written, $0.failure != nil, $0.file) }
         defer { HeldMemoryPool.shared.give(held.memory, size: held.size) }
-        guard !failed else { return }
+        guard !failed, let file else { return }
         do throws(DownloadError) {
             for range in taken {
+                hooks.beforeWrite?(range.lowerBound, Int(range.count))
                 try file.write(UnsafeRawBufferPointer(start: held.memory + Int(range.lowerBound), count: Int(range.count)),
                                at: range.lowerBound)
             }
         } catch {
-            state.withLock { $0.failure = error }
-            onError(error)
+            fail(error)
         }
     }
 
     private func write(_ slot: Slot, count: Int, at offset: Int64) {
         var error: DownloadError?
-        if state.withLock({ $0.failure == nil }) {
+        let file: PartFile? = state.withLock { $0.failure == nil ? $0.file : nil }
+        if let file {
+            hooks.beforeWrite?(offset, count)
             do throws(DownloadError) {
                 try file.write(UnsafeRawBufferPointer(start: slot.memory, count: count), at: offset)
             } catch let failure {
                 error = failure
             }
         }
-        state.withLock { state in
+        let room: Bool = state.withLock { state in
             state.free.append(slot)
-            if let error {
-                state.failure = error
-            } else if state.failure == nil {
+            if error == nil, state.failure == nil {
                 state.written.insert(offset..<(offset + Int64(count)))
             }
+            defer { state.refused = false }
+            return state.refused
         }
-        if let error { onError(error) }
+        if let error { fail(error) }
+        if room { hooks.onRoom() }
     }
 }
 

@@ -67,6 +67,10 @@ public struct DownloadConfiguration: Sendable {
     /// for the whole process), on top of `bytesPerSecondLimit`. Default nil: none.
     public var sharedRateLimiter: RateLimiter?
 
+    /// Called on the writer's thread before each write with its offset and size: a seam for
+    /// tests that need a slow disk. Default none.
+    var beforeWrite: (@Sendable (Int64, Int) -> Void)?
+
     /// The defaults.
     public init() {}
 

@@ -16,7 +16,7 @@ public enum DownloadDestination: Sendable, Equatable {
         switch self {
         case .file(let path):
             if path.hasSuffix("/") || FileSystem.isFolder(path) {
-                throw DownloadError(.output, "\(path) is a folder; give a file path, or leave -o out to use the server's name in the current folder")
+                throw DownloadError(.output, "\(path) is a folder, not a file", path: path)
             }
             try Self.checkFolder(FileSystem.folder(of: path), for: path)
             try Self.checkFree(path, overwrite: overwrite)
@@ -50,16 +50,16 @@ public enum DownloadDestination: Sendable, Equatable {
     private static func checkFolder(_ folder: String, for path: String?) throws(DownloadError) {
         let prefix = path.map { "cannot write \($0): " } ?? ""
         guard FileSystem.isFolder(folder) else {
-            throw DownloadError(.output, prefix + "the folder \(folder) does not exist")
+            throw DownloadError(.output, prefix + "the folder \(folder) does not exist", path: path ?? folder)
         }
         guard access(folder, W_OK) == 0 else {
-            throw DownloadError(.output, prefix + "cannot write in the folder \(folder): \(FileSystem.lastError)")
+            throw DownloadError(.output, prefix + "cannot write in the folder \(folder): \(FileSystem.lastError)", path: path ?? folder)
         }
     }
 
     private static func checkFree(_ path: String, overwrite: Bool) throws(DownloadError) {
         if !overwrite, FileSystem.exists(path) {
-            throw DownloadError(.output, "\(path) already exists; use --force to replace it")
+            throw DownloadError(.exists, "\(path) already exists", path: path)
         }
     }
 }

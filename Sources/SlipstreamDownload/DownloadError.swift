@@ -1,62 +1,102 @@
 import SlipstreamHTTP
 
-/// A failed download: the kind of failure, a message naming the URL or file, and the cause.
+/// A failed download: the kind of failure, a message naming the URL or file, the facts a
+/// program needs to act on it (the URL, the file, where the bytes so far are kept), and the
+/// underlying cause. Messages state facts; what a person should do about them is the
+/// application's to say (the command line maps codes to advice).
 public struct DownloadError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure. A struct rather than an enum so that new kinds don't break callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// A stable name.
-        public let name: String
-        private init(_ name: String) { self.name = name }
+        private enum Kind: String, Sendable {
+            case invalidURL = "invalid URL"
+            case network
+            case http = "HTTP"
+            case rangeNotHonoured = "range not honoured"
+            case output
+            case exists
+            case noSpace = "no space"
+            case disk
+            case checksum
+            case invalidChecksum = "invalid checksum"
+            case input
+            case cancelled
+        }
+
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
 
         /// The URL is malformed or not http/https.
-        public static let invalidURL = Code("invalid URL")
+        public static let invalidURL = Code(.invalidURL)
         /// The network failed (resolve, connect, TLS, timeout, connection lost, ...).
-        public static let network = Code("network")
-        /// The server answered with an unusable status (see `http?.status`), or lied about ranges.
-        public static let http = Code("HTTP")
-        /// The output path is unusable: a folder, in a missing folder, not writable, or an
-        /// existing file without `overwrite`.
-        public static let output = Code("output")
+        public static let network = Code(.network)
+        /// The server answered with an unusable status (see `http?.status`), or no usable answer.
+        public static let http = Code(.http)
+        /// The server answers range requests with other bytes than asked for, again and again:
+        /// one connection (no ranges) may still work.
+        public static let rangeNotHonoured = Code(.rangeNotHonoured)
+        /// The output path is unusable: a folder, in a missing folder, or not writable.
+        public static let output = Code(.output)
+        /// The output file exists, and `overwrite` is off (`path` names it).
+        public static let exists = Code(.exists)
         /// The disk has no room for the file.
-        public static let noSpace = Code("no space")
+        public static let noSpace = Code(.noSpace)
         /// Writing, renaming or opening a file failed.
-        public static let disk = Code("disk")
+        public static let disk = Code(.disk)
         /// The finished file does not have the expected checksum.
-        public static let checksum = Code("checksum")
+        public static let checksum = Code(.checksum)
+        /// A checksum to check against is not one: an unknown algorithm, or a digest of the
+        /// wrong length or with other characters than hex digits.
+        public static let invalidChecksum = Code(.invalidChecksum)
         /// A list of downloads (an input or session file) cannot be read: damaged, or not in
         /// the format of `DownloadList`.
-        public static let input = Code("input")
+        public static let input = Code(.input)
         /// The download was cancelled.
-        public static let cancelled = Code("cancelled")
+        public static let cancelled = Code(.cancelled)
 
-        /// The name.
-        public var description: String { name }
+        /// A stable name, e.g. `no space`.
+        public var description: String { kind.rawValue }
     }
 
     /// The kind of failure.
     public var code: Code
     /// One line for a person, naming the URL or file and the cause.
     public var message: String
-    /// The transfer error underneath, if any.
-    public var http: HTTPError?
+    /// The URL concerned, where there is one.
+    public var url: String?
+    /// The file concerned, where there is one (the output file, or the one a disk error hit).
+    public var path: String?
+    /// The `.part` file that keeps the bytes fetched so far, with its resume records, when
+    /// starting the same download again resumes from it; nil when nothing was kept (or a
+    /// fresh start would be needed).
+    public var resumableFile: String?
+    /// The cause underneath (a transfer error, a system error), if any.
+    public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, http: HTTPError? = nil) {
+    public init(_ code: Code, _ message: String, url: String? = nil, path: String? = nil,
+                underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
-        self.http = http
+        self.url = url
+        self.path = path
+        self.underlying = underlying
     }
+
+    /// The transfer error underneath, if that is the cause.
+    public var http: HTTPError? { underlying as? HTTPError }
 
     /// The message.
     public var description: String { message }
 
     /// The download error for a transfer error.
     init(_ error: HTTPError) {
-        switch error.code {
-        case .malformedURL, .unsupportedScheme: self.init(.invalidURL, error.description, http: error)
-        case .httpStatus, .rangeNotHonoured, .invalidResponse, .tooManyRedirects: self.init(.http, error.description, http: error)
-        case .cancelled: self.init(.cancelled, error.description, http: error)
-        default: self.init(.network, error.description, http: error)
+        let code: Code = switch error.code {
+        case .malformedURL, .unsupportedScheme: .invalidURL
+        case .rangeNotHonoured: .rangeNotHonoured
+        case .httpStatus, .invalidResponse, .tooManyRedirects: .http
+        case .cancelled: .cancelled
+        default: .network
         }
+        self.init(code, error.description, url: error.url, underlying: error)
     }
 }

@@ -154,7 +154,7 @@ public struct DownloadList: Sendable, Equatable {
         case "dir":
             entry.dir = value
         case "checksum":
-            guard let checksum = Checksum(parsing: value) else {
+            guard let checksum = try? Checksum(parsing: value) else {
                 throw ParseError(line: number, message: "checksum= must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(value)'")
             }
             entry.checksum = checksum

@@ -141,7 +141,7 @@ extension DownloadQueue {
                 unlink(partPath)
                 ResumeStore(partPath: partPath).remove()
             }
-            emit(.failed(id, DownloadError(.cancelled, "the download of \(request.url) was cancelled")), endingDownload: true)
+            emit(.failed(id, DownloadError(.cancelled, "the download of \(request.url) was cancelled", url: request.url)), endingDownload: true)
         case .stopRunning(let download):
             if intent == .cancelAndRemoveFiles { download?.cancelAndRemoveFiles() } else { download?.cancel() }
             return

@@ -146,7 +146,7 @@ public final class DownloadQueue: Sendable {
     public func add(_ request: Request, paused: Bool = false) throws(DownloadError) -> ID {
         for url in [request.url] + request.mirrors {
             guard HTTPURL.isAccepted(url) else {
-                throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
+                throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL", url: url)
             }
         }
         let id = state.withLock { state in

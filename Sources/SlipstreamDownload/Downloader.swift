@@ -1,3 +1,4 @@
+import Dispatch
 import SlipstreamHTTP
 
 /// Starts downloads: segmented over several connections where the server supports ranges,
@@ -40,16 +41,14 @@ public final class Downloader: Sendable {
     func start(_ url: String, to destination: DownloadDestination, permits: ConnectionPermits?,
                observer: (@Sendable (DownloadEvent) -> Void)? = nil) throws(DownloadError) -> Download {
         guard HTTPURL.isAccepted(url) else {
-            throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL")
+            throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL", url: url)
         }
-        if case .file = destination { try destination.check(overwrite: configuration.overwrite) }
         let events = observer.map { EventChannel(forwardingTo: $0) } ?? EventChannel<DownloadEvent>()
         let job = DownloadJob(engine: engine, configuration: configuration, url: url,
                               destination: destination, events: events, permits: permits)
-        // A folder in which the `.part` file was just made is usable (one check fewer for each
-        // of a queue's many downloads); otherwise what is wrong is said before any request.
-        if !job.prepare(), case .folder = destination { try destination.check(overwrite: configuration.overwrite) }
-        job.begin()
+        // Looking for a download to resume and making the new file read the disk: not on the
+        // caller's thread (it may be the Swift concurrency pool's).
+        DispatchQueue.global().async { job.begin() }
         return Download(job: job, events: EventStream(events))
     }
 }

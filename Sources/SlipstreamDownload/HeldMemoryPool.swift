@@ -11,7 +11,7 @@ import Synchronization
 /// allocated and freed as usual.
 final class HeldMemoryPool: Sendable {
     /// The pool the downloads share: blocks of the largest held file.
-    static let shared = HeldMemoryPool(blockSize: Int(DownloadJob.heldFileSize), keep: 16)
+    static let shared = HeldMemoryPool(blockSize: Int(DownloadStateMachine.Settings.defaultHeldFileSize), keep: 16)
 
     /// A free block. `@unchecked` because raw pointers are not Sendable: a block in the list
     /// belongs to no one, and `take` hands it to exactly one caller.

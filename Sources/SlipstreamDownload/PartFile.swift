@@ -26,7 +26,7 @@ final class PartFile: Sendable {
         // (Not a regular file, such as /dev/null: nothing to empty.)
         guard ftruncate(descriptor, 0) == 0 || errno == EINVAL else {
             Glibc.close(descriptor)
-            throw DownloadError(.disk, "cannot empty \(path): \(FileSystem.lastError)")
+            throw DownloadError(.disk, "cannot empty \(path): \(FileSystem.lastError)", path: path)
         }
     }
 
@@ -57,7 +57,7 @@ final class PartFile: Sendable {
         let fd = flags & O_CREAT == 0 ? open(path, O_WRONLY | O_CLOEXEC | flags, 0o644)
             : NameChangeLock.shared.withLock { open(path, O_WRONLY | O_CLOEXEC | flags, 0o644) }
         guard fd >= 0 else {
-            throw DownloadError(.disk, "cannot \(verb) \(path): \(FileSystem.lastError)")
+            throw DownloadError(.disk, "cannot \(verb) \(path): \(FileSystem.lastError)", path: path)
         }
         try self.init(path, descriptor: fd, named: true)
     }
@@ -65,7 +65,7 @@ final class PartFile: Sendable {
     private convenience init(_ path: String, folderFlags: Int32) throws(DownloadError) {
         let fd = open(FileSystem.folder(of: path), O_WRONLY | O_CLOEXEC | folderFlags, 0o644)
         guard fd >= 0 else {
-            throw DownloadError(.disk, "cannot create a file for \(path): \(FileSystem.lastError)")
+            throw DownloadError(.disk, "cannot create a file for \(path): \(FileSystem.lastError)", path: path)
         }
         try self.init(path, descriptor: fd, named: false)
     }
@@ -85,8 +85,8 @@ final class PartFile: Sendable {
     /// Takes the exclusive lock on the file open at `fd` (see the type's comment).
     private static func lock(_ fd: Int32, path: String) throws(DownloadError) {
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            throw errno == EWOULDBLOCK ? DownloadError(.output, "\(path) is being written by another download")
-                : DownloadError(.disk, "cannot lock \(path): \(FileSystem.lastError)")
+            throw errno == EWOULDBLOCK ? DownloadError(.output, "\(path) is being written by another download", path: path)
+                : DownloadError(.disk, "cannot lock \(path): \(FileSystem.lastError)", path: path)
         }
     }
 
@@ -101,8 +101,8 @@ final class PartFile: Sendable {
         guard !isNamed else { return }
         try Self.lock(descriptor, path: path)
         guard link(as: path) == 0 else {
-            throw errno == EEXIST ? DownloadError(.output, "\(path) is being written by another download")
-                : DownloadError(.disk, "cannot create \(path): \(FileSystem.lastError)")
+            throw errno == EEXIST ? DownloadError(.output, "\(path) is being written by another download", path: path)
+                : DownloadError(.disk, "cannot create \(path): \(FileSystem.lastError)", path: path)
         }
         named.withLock { $0 = true }
     }
@@ -130,7 +130,7 @@ final class PartFile: Sendable {
     /// Flushes the file's data to the disk (fdatasync).
     func synchronize() throws(DownloadError) {
         guard fdatasync(descriptor) == 0 else {
-            throw DownloadError(.disk, "cannot sync \(path): \(FileSystem.lastError)")
+            throw DownloadError(.disk, "cannot sync \(path): \(FileSystem.lastError)", path: path)
         }
     }
 
@@ -140,7 +140,7 @@ final class PartFile: Sendable {
         guard size > 0 else { return }
         guard allocate else {
             guard ftruncate(descriptor, off_t(size)) == 0 else {
-                throw DownloadError(.disk, "cannot size \(path): \(FileSystem.lastError)")
+                throw DownloadError(.disk, "cannot size \(path): \(FileSystem.lastError)", path: path)
             }
             return
         }
@@ -150,11 +150,11 @@ final class PartFile: Sendable {
             return
         case ENOSPC, EFBIG:
             throw DownloadError(.noSpace, "not enough space for \(path): it needs \(size) bytes, "
-                + "\(FileSystem.freeBytes(near: path).map { "\($0) bytes are free" } ?? "the disk is full")")
+                + "\(FileSystem.freeBytes(near: path).map { "\($0) bytes are free" } ?? "the disk is full")", path: path)
         default:
             // Filesystems without preallocation: grow the file instead; a full disk then shows at write time.
             guard ftruncate(descriptor, off_t(size)) == 0 else {
-                throw DownloadError(.disk, "cannot size \(path): \(FileSystem.lastError)")
+                throw DownloadError(.disk, "cannot size \(path): \(FileSystem.lastError)", path: path)
             }
         }
     }
@@ -168,9 +168,10 @@ final class PartFile: Sendable {
                 if errno == EINTR { continue }
                 let code = errno
                 if code == ENOSPC || code == EDQUOT {
-                    throw DownloadError(.noSpace, "the disk is full writing \(path) at byte \(offset + Int64(done))")
+                    throw DownloadError(.noSpace, "the disk is full writing \(path) at byte \(offset + Int64(done))", path: path)
                 }
-                throw DownloadError(.disk, "cannot write \(path) at byte \(offset + Int64(done)): \(String(cString: strerror(code)))")
+                throw DownloadError(.disk, "cannot write \(path) at byte \(offset + Int64(done)): \(String(cString: strerror(code)))",
+                                    path: path)
             }
             done += count
         }
@@ -192,7 +193,7 @@ final class PartFile: Sendable {
     func rename(to destination: String, overwrite: Bool) throws(DownloadError) {
         if !isNamed {
             if link(as: destination) == 0 { return }
-            guard errno == EEXIST else { throw DownloadError(.disk, "cannot create \(destination): \(FileSystem.lastError)") }
+            guard errno == EEXIST else { throw DownloadError(.disk, "cannot create \(destination): \(FileSystem.lastError)", path: destination) }
             // Taken: the download stays in its `.part` file, which replaces the file if allowed.
             try name()
             guard overwrite else { throw existsError(destination) }
@@ -211,10 +212,12 @@ final class PartFile: Sendable {
     }
 
     private func existsError(_ destination: String) -> DownloadError {
-        DownloadError(.output, "\(destination) already exists (the download stays in \(path)); use --force to replace it")
+        var error = DownloadError(.exists, "\(destination) already exists (the download stays in \(path))", path: destination)
+        error.resumableFile = path
+        return error
     }
 
     private func renameError(to destination: String) -> DownloadError {
-        DownloadError(.disk, "cannot rename \(path) to \(destination): \(FileSystem.lastError)")
+        DownloadError(.disk, "cannot rename \(path) to \(destination): \(FileSystem.lastError)", path: path)
     }
 }

@@ -11,27 +11,25 @@ struct ProbeAnswer: Equatable {
 
     /// Reads the head; a failure for a status or range answer that cannot be used.
     static func from(head: HTTPResponseHead, url: String, now: Double) -> Result<ProbeAnswer, HTTPError> {
-        switch head.status {
-        case 206:
-            guard let contentRange = head.contentRange, let range = contentRange.range, range.lowerBound == 0 else {
-                return .failure(HTTPError(.rangeNotHonoured, url: url,
-                    message: "asked for bytes 0- but the server sent Content-Range \(head.headers["Content-Range"] ?? "(none)")",
-                    status: 206))
-            }
+        switch RangeAnswer(head, start: 0) {
+        case .partial(let contentRange):
             // A compressed body is stored as sent and never split.
             if head.contentEncoding != nil {
                 return .success(ProbeAnswer(size: head.contentLength))
             }
-            if let total = contentRange.total, range.upperBound == total - 1 {
+            if let total = contentRange.total, contentRange.range?.upperBound == total - 1 {
                 return .success(ProbeAnswer(size: total, segmentedSize: total))
             }
             // `bytes 0-N/*` or a partial first answer: read it as one stream.
             return .success(ProbeAnswer(size: contentRange.total))
-        case 200:
+        case .wrongRange(let contentRange):
+            return .failure(HTTPError(.rangeNotHonoured, url: url,
+                message: "asked for bytes 0- but the server sent Content-Range \(contentRange ?? "(none)")", status: 206))
+        case .whole:
             return .success(ProbeAnswer(size: head.contentLength))
-        case 416 where head.contentRange?.total == 0:
+        case .otherStatus(416) where head.contentRange?.total == 0:
             return .success(ProbeAnswer(size: 0, isEmptyFile: true))
-        default:
+        case .wrongTotal, .otherStatus:
             return .failure(statusError(head, url: url, now: now))
         }
     }
@@ -53,16 +51,8 @@ enum ResumeAnswer: Equatable {
     case failure(HTTPError)
 
     static func from(head: HTTPResponseHead, record: ControlFile, firstMissing: Int64, url: String, now: Double) -> ResumeAnswer {
-        switch head.status {
-        case 206:
-            guard let contentRange = head.contentRange, contentRange.range?.lowerBound == firstMissing else {
-                return .changed("the server answered the resume request with Content-Range "
-                    + "\(head.headers["Content-Range"] ?? "(none)") instead of bytes \(firstMissing)-")
-            }
-            if contentRange.total != record.size {
-                return .changed("the remote file is now \(contentRange.total.map { "\($0) bytes" } ?? "of unknown size"), "
-                    + "not \(record.size)")
-            }
+        switch RangeAnswer(head, start: firstMissing, expectedTotal: record.size) {
+        case .partial:
             if let old = record.etag, let new = head.etag, old != new {
                 return .changed("the remote file's ETag changed from \(old) to \(new)")
             }
@@ -73,11 +63,16 @@ enum ResumeAnswer: Equatable {
                 return .changed("the server now sends the file compressed")
             }
             return .resume
-        case 200:
+        case .wrongRange(let contentRange):
+            return .changed("the server answered the resume request with Content-Range "
+                + "\(contentRange ?? "(none)") instead of bytes \(firstMissing)-")
+        case .wrongTotal(let total):
+            return .changed("the remote file is now \(total.map { "\($0) bytes" } ?? "of unknown size"), not \(record.size)")
+        case .whole:
             return .changed("the remote file changed since the download started (the server sent all of it)")
-        case 416:
+        case .otherStatus(416):
             return .changed("the remote file is shorter than before")
-        default:
+        case .otherStatus:
             return .failure(ProbeAnswer.statusError(head, url: url, now: now))
         }
     }

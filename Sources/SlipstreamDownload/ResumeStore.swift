@@ -62,7 +62,7 @@ struct ResumeStore: Sendable {
         let temporary = durablePath + ".tmp"
         try Self.write(bytes, over: temporary, sync: true)
         guard rename(temporary, durablePath) == 0 else {
-            throw DownloadError(.disk, "cannot rename \(temporary) to \(durablePath): \(FileSystem.lastError)")
+            throw DownloadError(.disk, "cannot rename \(temporary) to \(durablePath): \(FileSystem.lastError)", path: durablePath)
         }
         let folder = open(FileSystem.folder(of: durablePath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
@@ -146,7 +146,7 @@ struct ResumeStore: Sendable {
     /// keeps its size), then fsyncs it when `sync`.
     private static func write(_ bytes: [UInt8], over path: String, sync: Bool) throws(DownloadError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw DownloadError(.disk, "cannot write \(path): \(FileSystem.lastError)") }
+        guard fd >= 0 else { throw DownloadError(.disk, "cannot write \(path): \(FileSystem.lastError)", path: path) }
         defer { close(fd) }
         var written = 0
         while written < bytes.count {
@@ -158,7 +158,7 @@ struct ResumeStore: Sendable {
             written += count
         }
         guard !sync || fsync(fd) == 0 else {
-            throw DownloadError(.disk, "cannot sync \(path): \(FileSystem.lastError)")
+            throw DownloadError(.disk, "cannot sync \(path): \(FileSystem.lastError)", path: path)
         }
     }
 }

@@ -9,14 +9,14 @@ public enum SessionFile {
     public static func write(_ text: String, to path: String) throws(DownloadError) {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw DownloadError(.disk, "cannot write the session \(temporary): \(FileSystem.lastError)") }
+        guard fd >= 0 else { throw DownloadError(.disk, "cannot write the session \(temporary): \(FileSystem.lastError)", path: temporary) }
         var bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
             if count < 0 {
                 if errno == EINTR { continue }
-                let error = DownloadError(errno == ENOSPC ? .noSpace : .disk, "cannot write the session \(temporary): \(FileSystem.lastError)")
+                let error = DownloadError(errno == ENOSPC ? .noSpace : .disk, "cannot write the session \(temporary): \(FileSystem.lastError)", path: temporary)
                 close(fd)
                 throw error
             }
@@ -25,28 +25,28 @@ public enum SessionFile {
         let synced = fdatasync(fd) == 0
         close(fd)
         guard synced, rename(temporary, path) == 0 else {
-            throw DownloadError(.disk, "cannot save the session \(path): \(FileSystem.lastError)")
+            throw DownloadError(.disk, "cannot save the session \(path): \(FileSystem.lastError)", path: path)
         }
     }
 
     /// Reads a download list from `path` (`-` for standard input).
     public static func read(_ path: String) throws(DownloadError) -> DownloadList {
         let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw DownloadError(.disk, "cannot read \(path): \(FileSystem.lastError)") }
+        guard fd >= 0 else { throw DownloadError(.disk, "cannot read \(path): \(FileSystem.lastError)", path: path) }
         defer { if fd != STDIN_FILENO { close(fd) } }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw DownloadError(.disk, "cannot read \(path): \(FileSystem.lastError)") }
+            guard count >= 0 else { throw DownloadError(.disk, "cannot read \(path): \(FileSystem.lastError)", path: path) }
             if count == 0 { break }
             bytes += chunk[..<count]
         }
         do {
             return try DownloadList.parse(String(decoding: bytes, as: UTF8.self))
         } catch {
-            throw DownloadError(.input, "\(path == "-" ? "standard input" : path): \(error)")
+            throw DownloadError(.input, "\(path == "-" ? "standard input" : path): \(error)", path: path, underlying: error)
         }
     }
 }

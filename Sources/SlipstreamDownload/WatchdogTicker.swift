@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Runs the watchdog of every running download from one timer, every `DownloadJob.tickInterval`
+/// Runs the watchdog of every running download from one timer, every `DownloadStateMachine.tickInterval`
 /// seconds, instead of a timer per download: a queue of a thousand small downloads would
 /// otherwise arm and fire a thousand timers. The timer runs only while some download is
 /// watched; a download is dropped once its watchdog says it has ended.
@@ -26,7 +26,7 @@ final class WatchdogTicker: Sendable {
     }
 
     private func armTimer() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + DownloadJob.tickInterval) { [self] in fire() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + DownloadStateMachine.tickInterval) { [self] in fire() }
     }
 
     private func fire() {

@@ -31,8 +31,8 @@ enum ExitStatus: Int32 {
         switch error.code {
         case .invalidURL: self = .usage
         case .network: self = .network
-        case .http: self = .http
-        case .output, .noSpace, .disk: self = .disk
+        case .http, .rangeNotHonoured: self = .http
+        case .output, .exists, .noSpace, .disk: self = .disk
         case .checksum: self = .checksum
         default: self = .failure
         }

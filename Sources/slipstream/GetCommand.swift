@@ -28,7 +28,7 @@ enum GetCommand {
             download = try Downloader(configuration: options.configuration)
                 .start(options.url!, to: options.output.map(DownloadDestination.file) ?? .folder(options.folder ?? "."))
         } catch {
-            Terminal.error(error.message)
+            Terminal.error(error.advice)
             return ExitStatus(error)
         }
         running.withLock { $0 = download }
@@ -91,7 +91,7 @@ enum GetCommand {
                     + "run the same command again to resume")
                 return signal == SIGINT ? .interrupted : .terminated
             }
-            Terminal.error(error.message)
+            Terminal.error(error.advice)
             return ExitStatus(error)
         }
     }

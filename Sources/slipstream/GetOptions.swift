@@ -123,10 +123,11 @@ struct GetOptions {
             configuration.overwrite = true
         case "--checksum":
             let text = try reader.value(for: name, inline: inline)
-            guard let checksum = Checksum(parsing: text) else {
+            do {
+                configuration.checksum = try Checksum(parsing: text)
+            } catch {
                 throw UsageError("--checksum must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(text)'")
             }
-            configuration.checksum = checksum
         case "--no-continue":
             try CommandLineArguments.flag(name, inline: inline)
             configuration.resume = false

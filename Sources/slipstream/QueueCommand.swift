@@ -33,7 +33,7 @@ enum QueueCommand {
                 list.entries += read.entries
                 list.isSession = read.isSession
             } catch {
-                Terminal.error(error.message)
+                Terminal.error(error.advice)
                 return error.code == .input ? .usage : ExitStatus(error)
             }
         }
@@ -83,7 +83,7 @@ enum QueueCommand {
         do {
             try await queue.saveSession()
         } catch {
-            Terminal.error(error.message)
+            Terminal.error(error.advice)
         }
         let result = tally.withLock { $0 }
         if let signal = trap.caughtSignal {
@@ -120,8 +120,8 @@ enum QueueCommand {
         do {
             try queue.add(request, paused: entry.paused)
         } catch {
-            tally.withLock { $0.failures.append((error.message, ExitStatus(error))) }
-            screen.print("slipstream: \(error.message)")
+            tally.withLock { $0.failures.append((error.advice, ExitStatus(error))) }
+            screen.print("slipstream: \(error.advice)")
         }
     }
 
@@ -133,8 +133,8 @@ enum QueueCommand {
                 tally.withLock { $0.finished += 1 }
                 if !quiet { screen.print(QueueDisplay.finishedLine(result)) }
             case .failed(_, let error):
-                tally.withLock { $0.failures.append((error.message, ExitStatus(error))) }
-                screen.print("slipstream: \(error.message)")
+                tally.withLock { $0.failures.append((error.advice, ExitStatus(error))) }
+                screen.print("slipstream: \(error.advice)")
             case .notice(_, let text) where !quiet:
                 screen.print("slipstream: \(text)")
             case .retrying(_, let error, let attempt, let delay) where !quiet:

@@ -64,6 +64,24 @@ enum TestEvent: CoalescibleEvent, Equatable {
         #expect(await kept.value == [.step(1), .step(2)])
     }
 
+    /// A cancelled reader still gets what already waited for it (e.g. the last ends a queue
+    /// told before it went idle), then the end.
+    @Test func aCancelledReaderGetsWhatWaitsThenEnds() async {
+        let channel = EventChannel<TestEvent>()
+        let reader = channel.subscribe()
+        channel.yield(.step(1))
+        channel.yield(.step(2))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            var seen: [TestEvent] = []
+            while let event = await reader.next() { seen.append(event) }
+            return seen
+        }
+        #expect(await task.value == [.step(1), .step(2)])
+        channel.yield(.step(3))
+        #expect(await reader.next() == nil)
+    }
+
     @Test func aReaderLeftEarlyIsForgotten() async {
         let channel = EventChannel<TestEvent>()
         channel.yield(.step(1))

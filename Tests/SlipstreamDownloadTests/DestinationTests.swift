@@ -43,25 +43,31 @@ import TestSupport
         #expect(OutputName.sanitize(raw) == expected)
     }
 
-    @Test func badDestinationsAreRefusedBeforeAnyRequest() throws {
+    /// `start` reads no disk on the caller's thread: a destination that can never work fails
+    /// the download, with the facts, before any request (the server would count one).
+    @Test func badDestinationsFailBeforeAnyRequest() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(FileManager.default.createFile(atPath: folder + "/exists.bin", contents: Data([1])))
+        let server = try TestHTTPServer { .file([1, 2, 3], for: $0) }
+        defer { server.stop() }
         let downloader = Downloader()
-        let cases: [(DownloadDestination, String)] = [
-            (.file(folder), "is a folder"),
-            (.file(folder + "/missing/x.bin"), "does not exist"),
-            (.file(folder + "/exists.bin"), "already exists"),
-            (.folder(folder + "/missing"), "does not exist"),
+        let cases: [(DownloadDestination, DownloadError.Code, String, String)] = [
+            (.file(folder), .output, "is a folder", folder),
+            (.file(folder + "/missing/x.bin"), .output, "does not exist", folder + "/missing/x.bin"),
+            (.file(folder + "/exists.bin"), .exists, "already exists", folder + "/exists.bin"),
+            (.folder(folder + "/missing"), .output, "does not exist", folder + "/missing"),
         ]
-        for (destination, message) in cases {
-            #expect {
-                _ = try downloader.start("http://127.0.0.1:1/x.bin", to: destination)
+        for (destination, code, message, path) in cases {
+            let download = try downloader.start(server.url("/x.bin"), to: destination)
+            await #expect {
+                try await download.value
             } throws: { error in
                 let error = error as? DownloadError
-                return error?.code == .output && error?.message.contains(message) == true
+                return error?.code == code && error?.message.contains(message) == true && error?.path == path
             }
         }
+        #expect(server.requests.isEmpty)
         #expect(throws: DownloadError.self) { _ = try downloader.start("ftp://host/x", to: .folder(folder)) }
         #expect(throws: DownloadError.self) { _ = try downloader.start("not a url", to: .folder(folder)) }
         #expect(FileManager.default.contents(atPath: folder + "/exists.bin") == Data([1]))

@@ -23,7 +23,7 @@ import Testing
         #expect(list.entries == [
             DownloadList.Entry(urls: ["http://a.test/1.bin"], line: 2),
             DownloadList.Entry(urls: ["https://b.test/2.bin", "https://c.test/2.bin"], out: "two.bin", dir: "sub/folder",
-                               checksum: Checksum(parsing: Self.sha), line: 4),
+                               checksum: try Checksum(parsing: Self.sha), line: 4),
             DownloadList.Entry(urls: ["http://a.test/3.bin"], paused: true, line: 8),
         ])
     }
@@ -51,7 +51,7 @@ import Testing
         let list = DownloadList(entries: [
             DownloadList.Entry(urls: ["http://a.test/1.bin"], dir: "."),
             DownloadList.Entry(urls: ["http://a.test/2.bin", "http://m.test/2.bin"], out: "2.bin", dir: "/tmp/x",
-                               checksum: Checksum(parsing: Self.sha), paused: true),
+                               checksum: try Checksum(parsing: Self.sha), paused: true),
         ], isSession: true)
         let text = list.render()
         #expect(text.hasPrefix("# slipstream session 1\n"))

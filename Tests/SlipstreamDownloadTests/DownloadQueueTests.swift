@@ -186,7 +186,7 @@ import TestSupport
         let events = queue.events()
         let a = try queue.add(.init(url: server.url("/a.bin"), destination: .folder(folder)))
         let b = try queue.add(.init(url: server.url("/b.bin"), mirrors: [server.url("/b.bin?m")],
-                                    destination: .file(folder + "/bee.bin"), checksum: Checksum(parsing: "md5=" + String(repeating: "0", count: 32))))
+                                    destination: .file(folder + "/bee.bin"), checksum: try Checksum(parsing: "md5=" + String(repeating: "0", count: 32))))
         try queue.add(.init(url: server.url("/c.bin"), destination: .folder(folder)), paused: true)
         await Self.wait(for: events) { if case .started(a, _) = $0 { true } else { false } }
         try await queue.saveSession()

@@ -146,11 +146,12 @@ import TestSupport
     @Test func aFailedQueuedWriteIsReportedAndStopsLaterOnes() async throws {
         let file = try PartFile(creating: "/dev/full")
         let failures = AsyncStream.makeStream(of: DownloadError.self)
-        let writer = DiskWriter(file: file, slotSize: 4096, maxSlots: 1, onError: { failures.continuation.yield($0) })
+        let writer = DiskWriter(opening: { file }, slotSize: 4096, maxSlots: 1,
+                                hooks: .init(onError: { failures.continuation.yield($0) }))
         let bytes = [UInt8](repeating: 7, count: 1000)
         // Queued (a slot is free), so it fails on the writer thread.
-        try bytes.withUnsafeBytes { try writer.take($0, at: 0) }
-        writer.finish(keepRecord: false) { failures.continuation.finish() }
+        #expect(try bytes.withUnsafeBytes { try writer.take($0, at: 0) })
+        writer.finish(keepRecord: false) { _ in failures.continuation.finish() }
         var errors: [DownloadError] = []
         for await error in failures.stream { errors.append(error) }
         #expect(errors.map(\.code) == [.noSpace])
@@ -161,17 +162,50 @@ import TestSupport
         file.close()
     }
 
-    @Test func aSliceLargerThanASlotIsWrittenAtOnce() throws {
+    @Test func aSliceLargerThanASlotTakesSeveralOrNone() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = try PartFile(creating: folder + "/direct")
-        let writer = DiskWriter(file: file, slotSize: 16, maxSlots: 4, onError: { _ in })
+        let file = try PartFile(creating: folder + "/parts")
+        let gate = Gate()
+        let writer = DiskWriter(opening: { gate.wait(); return file }, slotSize: 16, maxSlots: 8,
+                                hooks: .init(onError: { _ in Issue.record("no error expected") }))
         let bytes = (0..<100).map { UInt8($0) }
-        try bytes.withUnsafeBytes { try writer.take($0, at: 0) }
-        // Written synchronously: already recorded, already in the file.
+        // 100 bytes take 7 of the 8 slots; another 100 find only one free: refused, nothing taken.
+        #expect(try bytes.withUnsafeBytes { try writer.take($0, at: 0) })
+        #expect(try !bytes.withUnsafeBytes { try writer.take($0, at: 100) })
+        gate.open()
+        await withCheckedContinuation { done in writer.finish(keepRecord: false) { _ in done.resume() } }
         #expect(writer.written.ranges == [0..<100])
-        #expect(TestFiles.contents(of: folder + "/direct", equal: bytes))
-        writer.finish(keepRecord: false) {}
+        #expect(TestFiles.contents(of: folder + "/parts", equal: bytes))
+        file.close()
+    }
+
+    /// The network thread never writes: a full writer refuses the slice (the transfer pauses)
+    /// and says when a slot is free again.
+    @Test func aFullWriterRefusesAndTellsWhenItHasRoom() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = try PartFile(creating: folder + "/slow")
+        let gate = Gate()
+        let rooms = AsyncStream.makeStream(of: Void.self)
+        let writer = DiskWriter(opening: { file }, slotSize: 10, maxSlots: 2,
+                                hooks: .init(onError: { _ in Issue.record("no error expected") },
+                                             onRoom: { rooms.continuation.yield() },
+                                             beforeWrite: { _, _ in gate.wait() }))
+        let bytes = (0..<30).map { UInt8($0) }
+        let taken = try bytes.withUnsafeBytes { all in
+            [try writer.take(UnsafeRawBufferPointer(rebasing: all[0..<10]), at: 0),
+             try writer.take(UnsafeRawBufferPointer(rebasing: all[10..<20]), at: 10),
+             try writer.take(UnsafeRawBufferPointer(rebasing: all[20..<30]), at: 20)]
+        }
+        #expect(taken == [true, true, false])
+        gate.open()
+        var iterator = rooms.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(try bytes.withUnsafeBytes { try writer.take(UnsafeRawBufferPointer(rebasing: $0[20..<30]), at: 20) })
+        await withCheckedContinuation { done in writer.finish(keepRecord: false) { _ in done.resume() } }
+        #expect(writer.written.ranges == [0..<30])
+        #expect(TestFiles.contents(of: folder + "/slow", equal: bytes))
         file.close()
     }
 
@@ -180,18 +214,19 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/held"
         let file = try PartFile(creating: path)
-        let writer = DiskWriter(holding: 100, file: file, onError: { _ in Issue.record("no error expected") })
+        let writer = DiskWriter(holding: 100, file: file, hooks: .init(onError: { _ in Issue.record("no error expected") }))
         let bytes = (0..<100).map { UInt8($0) }
         // Out of order, as the pieces of a file fetched over two connections come.
-        try bytes.withUnsafeBytes { all in
-            try writer.take(UnsafeRawBufferPointer(rebasing: all[60..<100]), at: 60)
-            try writer.take(UnsafeRawBufferPointer(rebasing: all[0..<60]), at: 0)
+        let taken = try bytes.withUnsafeBytes { all in
+            [try writer.take(UnsafeRawBufferPointer(rebasing: all[60..<100]), at: 60),
+             try writer.take(UnsafeRawBufferPointer(rebasing: all[0..<60]), at: 0)]
         }
+        #expect(taken == [true, true])
         #expect(writer.written.ranges == [0..<100])
         #expect(FileSystem.size(of: path) == 0)
         // More than the announced size is refused, and never reaches the file.
         #expect(throws: DownloadError.self) { try bytes.withUnsafeBytes { try writer.take($0, at: 50) } }
-        await withCheckedContinuation { done in writer.finish(keepRecord: false) { done.resume() } }
+        await withCheckedContinuation { done in writer.finish(keepRecord: false) { _ in done.resume() } }
         file.close()
         #expect(TestFiles.contents(of: path, equal: bytes))
     }
@@ -199,10 +234,10 @@ import TestSupport
     @Test func aHoldingWriterReportsAFailedWriteBeforeItFinishes() async throws {
         let file = try PartFile(creating: "/dev/full")
         let errors = Mutex<[DownloadError]>([])
-        let writer = DiskWriter(holding: 1000, file: file, onError: { error in errors.withLock { $0.append(error) } })
-        try [UInt8](repeating: 7, count: 1000).withUnsafeBytes { try writer.take($0, at: 0) }
+        let writer = DiskWriter(holding: 1000, file: file, hooks: .init(onError: { error in errors.withLock { $0.append(error) } }))
+        _ = try [UInt8](repeating: 7, count: 1000).withUnsafeBytes { try writer.take($0, at: 0) }
         let seen = await withCheckedContinuation { done in
-            writer.finish(keepRecord: false) { done.resume(returning: errors.withLock { $0 }) }
+            writer.finish(keepRecord: false) { _ in done.resume(returning: errors.withLock { $0 }) }
         }
         file.close()
         #expect(seen.map(\.code) == [.noSpace])

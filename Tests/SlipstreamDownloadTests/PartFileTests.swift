@@ -21,7 +21,7 @@ import TestSupport
         #expect {
             try part.rename(to: final, overwrite: false)
         } throws: { error in
-            (error as? DownloadError)?.message == "\(final) already exists (the download stays in \(final).part); use --force to replace it"
+            (error as? DownloadError)?.message == "\(final) already exists (the download stays in \(final).part)"
         }
         #expect(FileManager.default.contents(atPath: final) == Data([1]))
         #expect(FileManager.default.fileExists(atPath: final + ".part"))
@@ -63,7 +63,7 @@ import TestSupport
         #expect {
             try file.rename(to: final, overwrite: false)
         } throws: { error in
-            (error as? DownloadError)?.message == "\(final) already exists (the download stays in \(final).part); use --force to replace it"
+            (error as? DownloadError)?.message == "\(final) already exists (the download stays in \(final).part)"
         }
         #expect(FileManager.default.contents(atPath: final) == Data([9]))
         #expect(FileManager.default.contents(atPath: final + ".part") == Data([1, 2, 3]))

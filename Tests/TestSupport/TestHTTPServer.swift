@@ -286,13 +286,23 @@ public final class TestHTTPServer: Sendable {
 /// A gate responses can wait at (`Response.holdAfter`): closed until a test opens it.
 public final class Gate: Sendable {
     private let closed = Mutex(true)
+    private let opened = DispatchGroup()
 
     /// A closed gate.
-    public init() {}
+    public init() { opened.enter() }
 
     /// Whether responses still wait.
     public var isClosed: Bool { closed.withLock { $0 } }
 
     /// Lets every waiting and later response carry on.
-    public func open() { closed.withLock { $0 = false } }
+    public func open() {
+        let wasClosed = closed.withLock { closed in
+            defer { closed = false }
+            return closed
+        }
+        if wasClosed { opened.leave() }
+    }
+
+    /// Blocks the calling thread (never one of the Swift concurrency pool's) until the gate opens.
+    public func wait() { opened.wait() }
 }

@@ -1,0 +1,244 @@
+import Dispatch
+import Glibc
+import SlipstreamHTTP
+
+/// The files of one download: what an earlier run left to resume, the `.part` file (made
+/// before the first request where it is new), its writer and resume records, and at the end
+/// the checksum, the rename and the clean-up. `DownloadJob` keeps it behind its lock and calls
+/// it for the state machine's file actions; the slow steps (naming, creating or reopening the
+/// file, reserving its size, writing) run on the writer's thread, never on the network thread.
+struct DownloadFiles: Sendable {
+    let configuration: DownloadConfiguration
+    let url: String
+    let destination: DownloadDestination
+    /// Where the download goes unless its first answer names another file.
+    let expectedPath: String
+    /// The records of the download being resumed, and the record they hold.
+    var resumeStore: ResumeStore?
+    var resumeRecord: ControlFile?
+    /// Whether resume records of an earlier run may be on disk (to be removed at the end).
+    var recordsOnDisk = true
+    /// The `.part` file made before the first request, until the first answer takes it (or
+    /// the download ends without one, and it is removed).
+    var precreated: PartFile?
+    var writer: DiskWriter?
+    /// The file, once the writer has finished with it (or, held in memory, from the start).
+    var file: PartFile?
+
+    /// Files up to this size (bytes) get no resume records at their start (see `open`).
+    static let smallFileSize: Int64 = 4 << 20
+
+    init(configuration: DownloadConfiguration, url: String, destination: DownloadDestination) {
+        self.configuration = configuration
+        self.url = url
+        self.destination = destination
+        expectedPath = destination.expectedPath(for: url)
+    }
+
+    // MARK: Before the first request
+
+    /// Looks for a download to resume, else makes the fresh download's file; returns the
+    /// resume point, and notices about anything unusable found (the download then starts over).
+    mutating func prepare() throws(DownloadError) -> (point: DownloadStateMachine.ResumePoint?, notices: [String]) {
+        let partPath = expectedPath + ".part"
+        // A fresh file is made before the request only where its name is free (or may be replaced).
+        let nameFree = configuration.overwrite || !FileSystem.exists(expectedPath)
+        if nameFree, configuration.resume, !FileSystem.exists(partPath) {
+            // Nothing to resume without a `.part` file, so records are not even looked for (any
+            // left beside none describe nothing, and go when a `.part` is next named here). The
+            // file starts unnamed (`PartFile.unnamed`): making it does not hold the folder, so
+            // files are made side by side, and a small file is never named `.part` at all.
+            precreated = PartFile.unnamed(for: partPath)
+        }
+        var found: (point: DownloadStateMachine.ResumePoint?, notices: [String]) = (nil, [])
+        if precreated == nil {
+            found = findResumePoint()
+            if found.point == nil, nameFree, let file = PartFile.creatingNew(partPath) {
+                // Records of a `.part` that was gone describe nothing.
+                if recordsOnDisk { ResumeStore(partPath: partPath).remove() }
+                recordsOnDisk = false
+                precreated = file
+            }
+        }
+        // Where the `.part` file was just made, the folder is usable; otherwise say what is wrong.
+        if precreated == nil, found.point == nil { try destination.check(overwrite: configuration.overwrite) }
+        return found
+    }
+
+    /// The `.part` and resume record of an earlier run, when they can be used.
+    private mutating func findResumePoint() -> (point: DownloadStateMachine.ResumePoint?, notices: [String]) {
+        guard configuration.resume else { return (nil, []) }
+        let store = ResumeStore(partPath: expectedPath + ".part")
+        switch store.load() {
+        case .nothing:
+            recordsOnDisk = false
+            return (nil, [])
+        case .damaged(let reason):
+            return (nil, ["\(reason); starting over"])
+        case .record(let record):
+            guard FileSystem.size(of: store.partPath) == record.size else {
+                return (nil, ["\(store.partPath) is missing or not \(record.size) bytes long; starting over"])
+            }
+            guard record.etag != nil || record.lastModified != nil || configuration.trustSize && record.url == url else {
+                return (nil, ["the server gave no ETag or Last-Modified to prove \(url) unchanged since "
+                    + "\(store.partPath) was written; starting over"])
+            }
+            resumeStore = store
+            resumeRecord = record
+            return (Self.resumePoint(from: record), [])
+        }
+    }
+
+    /// Where to resume from with `record`: its written ranges and first missing byte.
+    private static func resumePoint(from record: ControlFile) -> DownloadStateMachine.ResumePoint? {
+        var written = record.writtenRanges
+        var missing = ByteRanges([0..<record.size])
+        for range in written { missing.remove(range) }
+        // Everything was written but not yet renamed: fetch the last piece again, which also
+        // proves the remote file unchanged.
+        if missing.isEmpty, record.size > 0 {
+            let last = ((record.size - 1) / record.pieceSize) * record.pieceSize
+            written.remove(last..<record.size)
+            missing.insert(last..<record.size)
+        }
+        guard let firstMissing = missing.ranges.first?.lowerBound else { return nil }
+        return DownloadStateMachine.ResumePoint(record: record, written: written, firstMissing: firstMissing)
+    }
+
+    // MARK: The first answer
+
+    /// Opens the file for the first answer and its writer; returns the final path. Only the
+    /// name is chosen here (it may look at the disk once, for a folder's name taken); the
+    /// `.part` file is named, made or reopened, and sized, on the writer's thread.
+    mutating func open(_ opening: DownloadStateMachine.FileOpening, head: HTTPResponseHead,
+                       hooks: DiskWriter.Hooks) throws(DownloadError) -> String {
+        let path = if opening.resuming || precreated != nil && head.contentDispositionFileName == nil && head.effectiveURL == url {
+            // The expected name (found free when the `.part` was made, if it was).
+            expectedPath
+        } else {
+            try destination.finalPath(contentDisposition: head.contentDispositionFileName,
+                                      effectiveURL: head.effectiveURL, overwrite: configuration.overwrite)
+        }
+        let store = ResumeStore(partPath: path + ".part")
+        var reusable = precreated?.path == store.partPath ? precreated : nil
+        if reusable == nil { discardPrecreatedFile() }
+        precreated = nil
+        // A new file of at most the held size is held in memory and written at the end, off the
+        // network thread (no writer thread, no resume records: a crash costs at most that size
+        // again), and not reserved first (a full disk is found as soon by that write).
+        if opening.held, let size = opening.size {
+            // Unnamed, it stays so until it is complete.
+            let file = if let reusable { reusable } else { try PartFile(creating: store.partPath) }
+            if reusable == nil, recordsOnDisk || store.partPath != expectedPath + ".part" { store.remove() }
+            recordsOnDisk = false
+            self.file = file
+            writer = DiskWriter(holding: Int(size), file: file, hooks: hooks)
+            return path
+        }
+        // Records of an earlier run go (they would describe the new file): those looked for,
+        // or any under a name the answer chose.
+        let removeRecords = !opening.resuming && (recordsOnDisk || store.partPath != expectedPath + ".part")
+        if !opening.resuming { recordsOnDisk = false }
+        let (size, allocate, resuming) = (opening.size, configuration.preallocate, opening.resuming)
+        let fresh = reusable
+        reusable = nil
+        let openFile: @Sendable () throws(DownloadError) -> PartFile = { () throws(DownloadError) in
+            let file: PartFile
+            if resuming {
+                file = try PartFile(resuming: store.partPath)
+            } else if let fresh, (try? fresh.name()) != nil {
+                file = fresh
+            } else {
+                fresh?.close()
+                file = try PartFile(creating: store.partPath)
+            }
+            if removeRecords { store.remove() }
+            if let size { try file.reserve(size, allocate: allocate) }
+            return file
+        }
+        writer = DiskWriter(opening: openFile, slotSize: slotSize, maxSlots: maxSlots, written: opening.written,
+                            checkpoint: checkpoint(for: opening, store: store, head: head), hooks: hooks)
+        return path
+    }
+
+    /// What the writer records for a resume: nothing unless ranges work.
+    private func checkpoint(for opening: DownloadStateMachine.FileOpening, store: ResumeStore,
+                            head: HTTPResponseHead) -> DiskWriter.Checkpoint? {
+        guard opening.segmented, let size = opening.size else { return nil }
+        var record = (opening.resuming ? resumeRecord : nil)
+            ?? ControlFile(url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
+        record.record(opening.written)
+        // A new download's records are written at once (by the writer thread), so that they
+        // exist, and their space is taken, from the start; except for a small file, which
+        // would pay three fsyncs for little: its live record comes after a tenth of a second
+        // if it is still running, and a crash before that costs at most its size again.
+        return DiskWriter.Checkpoint(store: store, record: record, durableInterval: configuration.durableRecordInterval,
+                                     writeAtStart: !opening.resuming && size > Self.smallFileSize)
+    }
+
+    /// The writer's slot size: the size of libcurl's slices.
+    private var slotSize: Int { configuration.request(url, range: nil).receiveBufferSize }
+
+    /// The writer's slots: `writeBufferPerConnection` for each connection.
+    private var maxSlots: Int {
+        configuration.connections * max(1, configuration.writeBufferPerConnection / slotSize)
+    }
+
+    // MARK: The end
+
+    /// A stream that failed restarts from zero: its file is closed after the writer's last
+    /// queued write.
+    mutating func closeForRestart() {
+        writer?.finish(keepRecord: false) { $0?.close() }
+        writer = nil
+        file = nil
+    }
+
+    /// Checks the finished `file` against the expected checksum, renames it to `path` and
+    /// removes its records; closes it. On a checksum mismatch the records go (resuming could
+    /// only give the same bytes again) and the file stays `FILE.part`.
+    func complete(_ file: PartFile, to path: String) throws(DownloadError) {
+        // (Closed only at the end: an unnamed file is gone once closed.)
+        defer { file.close() }
+        if let expected = configuration.checksum {
+            let actual = try Checksum.digest(of: file.readablePath, algorithm: expected.algorithm)
+            guard actual == expected.digest else {
+                try file.name()
+                ResumeStore(partPath: file.path).remove()
+                throw DownloadError(.checksum, "\(file.path): the \(expected.algorithm.rawValue) checksum is "
+                    + "\(Checksum.hex(actual)), not \(Checksum.hex(expected.digest)) as expected; the file stays \(file.path)",
+                    url: url, path: file.path)
+            }
+        }
+        // The live record and the spare go first, the durable record (enough to resume the
+        // whole `.part` if the process dies here) after the rename, so that a file that appears
+        // has at most that one record beside it for that one step. (A small file often ends
+        // before its first record: nothing to remove then.)
+        let store = recordsOnDisk || writer?.hasWrittenRecords == true ? ResumeStore(partPath: file.path) : nil
+        store?.removeAllButDurable()
+        try file.rename(to: path, overwrite: configuration.overwrite)
+        store?.remove()
+    }
+
+    /// The download failed: the file closes; with `removingFiles`, the `.part` file and its
+    /// records go (the file written, unless it never had a name, or the one a resume had not
+    /// reopened yet).
+    mutating func discard(removingFiles: Bool) {
+        discardPrecreatedFile()
+        file?.close()
+        let partPath = file.map { $0.isNamed ? $0.path : nil } ?? resumeStore?.partPath
+        file = nil
+        if removingFiles, let partPath {
+            unlink(partPath)
+            ResumeStore(partPath: partPath).remove()
+        }
+    }
+
+    /// Closes and removes a `.part` file made before the first answer that no answer took.
+    mutating func discardPrecreatedFile() {
+        guard let precreated else { return }
+        self.precreated = nil
+        precreated.close()
+        precreated.remove()
+    }
+}

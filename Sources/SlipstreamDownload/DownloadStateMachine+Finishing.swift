@@ -1,0 +1,59 @@
+extension DownloadStateMachine {
+    /// Whether every byte of the file was taken for writing.
+    var isComplete: Bool { map?.isComplete ?? stream?.completed ?? false }
+
+    /// Finishes once nothing runs any more and the download is complete or stopped (a retry
+    /// still waiting for its delay is then moot): the writer's queued writes first.
+    mutating func finishIfIdle() -> [Action] {
+        guard isRunning, connections.isEmpty, fatal != nil || isComplete else { return [] }
+        phase = .finishing
+        return [.finishWriter(keepRecord: fatal != nil && !removeFilesAtEnd)]
+    }
+
+    /// The writer wrote everything it was given (or failed): a complete file is renamed into
+    /// place; a failed download ends, its files kept for a resume unless it was cancelled
+    /// with `removingFiles`.
+    mutating func writerFinished(at now: Double) -> [Action] {
+        guard phase == .finishing else { return [] }
+        if var error = fatal {
+            if error.code == .noSpace, opening != nil {
+                let progress = progress(at: now)
+                let missing = progress.totalBytes.map { "\($0 - progress.completedBytes) bytes" } ?? "the rest"
+                error.message += "; \(missing) still to fetch"
+            }
+            if !removeFilesAtEnd, resumable, error.resumableFile == nil {
+                error.resumableFile = (path ?? settings.expectedPath) + ".part"
+            }
+            return end(.failure(error), after: [.discard(removingFiles: removeFilesAtEnd)])
+        }
+        guard isComplete, let path else {
+            return end(.failure(DownloadError(.http, "\(settings.url): no usable response", url: settings.url)),
+                       after: [.discard(removingFiles: false)])
+        }
+        return [.complete(path: path)]
+    }
+
+    /// The complete file was checked and renamed into place, or that failed (then it stays
+    /// `FILE.part`, its records removed).
+    mutating func completed(_ result: Result<Void, DownloadError>) -> [Action] {
+        guard phase == .finishing else { return [] }
+        switch result {
+        case .success:
+            return end(.success(DownloadResult(path: path ?? settings.expectedPath, bytes: map?.size ?? stream?.written ?? 0,
+                                               segmented: map != nil, bytesReceived: bytesReceived,
+                                               resumedBytes: resumedBytes)), after: [])
+        case .failure(let error):
+            return end(.failure(error), after: [.discard(removingFiles: false)])
+        }
+    }
+
+    /// The one final event, and the outcome for those who wait.
+    private mutating func end(_ outcome: Result<DownloadResult, DownloadError>, after actions: [Action]) -> [Action] {
+        phase = .done
+        let event: DownloadEvent = switch outcome {
+        case .success(let result): .finished(result)
+        case .failure(let error): .failed(error)
+        }
+        return actions + [.emit(event), .finish(outcome)]
+    }
+}

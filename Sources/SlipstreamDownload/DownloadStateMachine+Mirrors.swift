@@ -1,0 +1,71 @@
+import SlipstreamHTTP
+
+extension DownloadStateMachine {
+    /// The sources as `MirrorChoice` sees them.
+    var mirrorSources: [MirrorChoice.Source] {
+        var sources = mirrors.map { MirrorChoice.Source(speed: $0.speed, connections: 0, usable: !$0.dropped) }
+        for connection in connections.values where connection.dropped == nil {
+            sources[connection.mirror].connections += 1
+        }
+        return sources
+    }
+
+    /// The source for a new connection.
+    func chooseMirror() -> Int {
+        guard mirrors.count > 1 else { return 0 }
+        return MirrorChoice.next(mirrorSources) ?? 0
+    }
+
+    /// Drops mirror `index` (never the first source, which defines the file) and closes its
+    /// connections, whose ranges go back to the pool for the other sources.
+    mutating func dropMirror(_ index: Int, because reason: String) -> [Action] {
+        guard index != 0, !mirrors[index].dropped else { return [] }
+        mirrors[index].dropped = true
+        var actions: [Action] = [.emit(.notice("mirror \(mirrors[index].url) \(reason); dropped, its ranges go to the other sources"))]
+        for number in connections.keys.sorted() where connections[number]!.mirror == index && connections[number]!.dropped == nil {
+            connections[number]!.dropped = .mirror
+            actions.append(.cancel(connection: number))
+        }
+        return actions
+    }
+
+    /// A mirror's connection failed. The failure is the mirror's, not the download's: the
+    /// mirror is dropped after an answer that retrying cannot change (such as a 404) or after
+    /// `maxMirrorFailures` failures in a row.
+    mutating func mirrorFailed(_ index: Int, _ failure: DownloadError, cause: HTTPError?) -> [Action] {
+        guard !mirrors[index].dropped else { return [] }
+        mirrors[index].failures += 1
+        let failures = mirrors[index].failures
+        let hopeless = cause.map { !$0.isRetryable } ?? false
+        guard hopeless || failures >= Self.maxMirrorFailures else { return [] }
+        return dropMirror(index, because: "failed: \(failure.message)" + (hopeless ? "" : " (\(failures) times in a row)"))
+    }
+
+    /// The watchdog's look at the mirrors: each one's speed per connection, then connections
+    /// closed (as slow, not failed) on mirrors holding more than their speed earns, so that
+    /// they reopen on faster ones.
+    mutating func rebalanceMirrors(at time: Double) -> [Action] {
+        guard mirrors.count > 1 else { return [] }
+        for index in mirrors.indices {
+            let speeds = connections.values.filter { connection in
+                connection.mirror == index && connection.dropped == nil && time - connection.started >= Self.tickInterval / 2
+            }.compactMap(\.speed)
+            if !speeds.isEmpty { mirrors[index].speed = speeds.reduce(0, +) / Double(speeds.count) }
+        }
+        guard map != nil, fatal == nil else { return [] }
+        var sources = mirrorSources
+        var actions: [Action] = []
+        while let index = MirrorChoice.surplus(sources) {
+            let candidates = connections.filter { $0.value.mirror == index && $0.value.dropped == nil }
+            guard let slowest = candidates.min(by: { ($0.value.speed ?? 0, $0.key) < ($1.value.speed ?? 0, $1.key) })
+            else { break }
+            connections[slowest.key]!.dropped = .slow
+            actions.append(.cancel(connection: slowest.key))
+            // Where it will reopen, for the next look at the shares.
+            sources[index].connections -= 1
+            guard let next = MirrorChoice.next(sources), next != index else { break }
+            sources[next].connections += 1
+        }
+        return actions
+    }
+}

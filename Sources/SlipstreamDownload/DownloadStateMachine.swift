@@ -1,0 +1,314 @@
+import SlipstreamHTTP
+
+/// A download's decisions as a pure value: inputs in (answers, bodies, transfer ends, ticks of
+/// the clock, permits, the writer's news, the caller's cancel), actions out (requests to start
+/// or stop, files to open, events to tell, when to finish) for `DownloadJob` to carry out. No
+/// I/O, no clock, no threads, no randomness but a seeded generator: every input sequence can
+/// be replayed in a test.
+///
+/// Phases: `probing` (the first request: size, ranges, or proof that a resumed file is the
+/// same), then `streaming` (one connection, no ranges) or `segmented` (the piece map hands out
+/// ranges to connections), then `finishing` (no transfer left; the writer's last write, the
+/// checksum and the rename), then `done`. A failed probe or stream goes back to `probing`.
+///
+/// Invariants (checked by the tests over random input sequences): a byte is placed for
+/// writing at most once; the file is renamed into place only when every byte was taken and
+/// nothing failed; exactly one final event (`finished` or `failed`) is told, last.
+struct DownloadStateMachine: Sendable {
+    /// What the machine needs to know of the download's configuration.
+    struct Settings: Sendable {
+        /// The URL the download was started with (it defines the file).
+        var url: String
+        /// Other sources of the same file (`DownloadConfiguration.mirrors`).
+        var mirrors: [String] = []
+        /// Connections at most.
+        var connections = 8
+        var minimumSplitSize: Int64 = 1 << 20
+        /// Seconds without a byte after which a connection counts as stalled.
+        var stallTimeout = 20.0
+        var dropSlowConnections = true
+        var retryPolicy = RetryPolicy(retries: 5, baseDelay: 0.5, maxDelay: 30)
+        /// Connections beyond the first need a permit of a host limit (`requestPermits`).
+        var limitsHosts = false
+        /// New files up to this size are held in memory and written at the end (no records).
+        var heldFileSize = Self.defaultHeldFileSize
+        /// 256 KiB: refetching so little after a crash costs less than a writer thread and records.
+        static let defaultHeldFileSize: Int64 = 256 << 10
+        /// Where the download goes unless its first answer names another file.
+        var expectedPath = ""
+        /// Whether a checksum is checked before the rename.
+        var verifies = false
+
+        init(url: String) { self.url = url }
+    }
+
+    enum Phase: Equatable, Sendable {
+        case probing, streaming, segmented, finishing, done
+    }
+
+    /// Why the machine closed a connection.
+    enum DropReason: Sendable {
+        case stalled
+        case slow
+        /// Its mirror was dropped.
+        case mirror
+    }
+
+    /// Why a connection's transfer is paused (not a stall).
+    enum PauseReason: Sendable {
+        /// A rate limiter holds it back until it grants the slice.
+        case rateLimit
+        /// Every slot of the disk writer is taken: it waits for the disk.
+        case disk
+    }
+
+    /// A download to resume, as found on disk: its record and what of it is written.
+    struct ResumePoint: Sendable {
+        var record: ControlFile
+        var written: ByteRanges
+        var firstMissing: Int64
+    }
+
+    /// One transfer the machine asks for.
+    struct Request: Sendable, Equatable {
+        var connection: Int
+        var url: String
+        /// The first byte asked for.
+        var start: Int64
+        /// One past the last byte asked for; nil for an open-ended request (`bytes=START-`).
+        var end: Int64?
+        /// The validator for `If-Range` (a resuming probe).
+        var ifRange: String?
+    }
+
+    /// The file to open for the first answer taken.
+    struct FileOpening: Sendable, Equatable {
+        /// The size, when known.
+        var size: Int64?
+        /// Ranges work: the file is filled piece by piece, with resume records.
+        var segmented: Bool
+        /// Reopen the `.part` of the resume point as it is (else a fresh file).
+        var resuming: Bool
+        /// Hold the (small, new) file in memory and write it once at the end.
+        var held: Bool
+        /// What is already written (a resume).
+        var written: ByteRanges
+        /// The file is empty (a 416 for `bytes=0-`): nothing to read.
+        var empty = false
+    }
+
+    enum Action: Sendable {
+        /// Start a transfer for a connection (register it with the rate limiters first).
+        case request(Request)
+        /// Stop a connection's transfer; it ends with `transferEnded`.
+        case cancel(connection: Int)
+        /// Let a paused transfer deliver again.
+        case resume(connection: Int)
+        /// Ask the host limit for up to this many permits; answer with `permitsGranted`.
+        case requestPermits(Int)
+        /// Give permits back (waking other downloads' waiters unless taken a moment ago).
+        case releasePermits(Int, wakingWaiters: Bool)
+        /// Close the file of a stream that failed (it restarts from zero, after the writer's
+        /// last queued write).
+        case closeFile
+        /// Feed `retryDue` after this many seconds.
+        case scheduleRetry(after: Double)
+        case emit(DownloadEvent)
+        /// Let the writer finish its queued writes (with a last durable record when
+        /// `keepRecord`), then feed `writerFinished`.
+        case finishWriter(keepRecord: Bool)
+        /// Every byte is written: check the checksum if one is expected, rename the file into
+        /// place (refusing an existing one unless overwriting), remove the records; then feed
+        /// `completed`.
+        case complete(path: String)
+        /// The download failed: close the file; with `removingFiles`, remove the `.part` and
+        /// its records.
+        case discard(removingFiles: Bool)
+        /// The outcome: wake everyone waiting for it.
+        case finish(Result<DownloadResult, DownloadError>)
+    }
+
+    /// One connection: a transfer and the range it writes.
+    struct Connection: Sendable {
+        /// The index of its source in `mirrors`.
+        var mirror = 0
+        var assignment: Int?
+        /// The first byte its request asked for.
+        var requestStart: Int64
+        /// One past the last byte its request asked for; nil for an open-ended request.
+        var requestEnd: Int64?
+        var started: Double
+        var lastData: Double
+        /// Bytes since the watchdog's last tick, and the speed it measured (bytes per second).
+        var recentBytes: Int64 = 0
+        var speed: Double?
+        var slowTicks = 0
+        var dropped: DropReason?
+        var pausedFor: PauseReason?
+    }
+
+    /// One source of the file: the URL started with (index 0), or a mirror.
+    struct Mirror: Sendable {
+        var url: String
+        /// Bytes per second per connection, measured by the watchdog.
+        var speed: Double?
+        /// Failures without a byte received in between.
+        var failures = 0
+        var dropped = false
+    }
+
+    /// One connection written in order: bytes written, and the size when the server gave one.
+    struct Stream: Sendable {
+        var written: Int64 = 0
+        var size: Int64?
+        var completed = false
+    }
+
+    /// Wrong answers to range requests a download tolerates.
+    static let maxRangeLies = 3
+    /// Failures in a row (no byte in between) after which a mirror is dropped.
+    static let maxMirrorFailures = 3
+    /// Seconds between the watchdog's looks at the connections.
+    static let tickInterval = 0.5
+
+    let settings: Settings
+    var phase = Phase.probing
+    /// Set when ranges work. Kept outside `phase` so that it is mutated in place, never copied.
+    var map: PieceMap?
+    /// Set when ranges don't work (or the body can't be split).
+    var stream: Stream?
+    var resume: ResumePoint?
+    /// The resume answer said the remote file changed: probe afresh when this probe ends.
+    var restartFresh = false
+    /// The file opened for the first answer: where it goes in the end, and how it is kept.
+    var path: String?
+    var opening: FileOpening?
+    var mirrors: [Mirror]
+    /// The ETag of the first answer, which every mirror's answers must match where they give one.
+    var etag: String?
+    var connections: [Int: Connection] = [:]
+    var nextConnection = 1
+    /// Consecutive failures without progress in between.
+    var failureStreak = 0
+    /// The most bytes any attempt at a stream got.
+    var longestStream: Int64 = 0
+    /// Retries waiting for their delay.
+    var scheduledRetries = 0
+    /// Range requests answered with something else. After the first, no connection is added
+    /// while one is running; after `maxRangeLies`, the download fails.
+    var rangeLies = 0
+    /// Set when the download must stop: cancelled, a disk error, an unusable answer.
+    var fatal: DownloadError?
+    var removeFilesAtEnd = false
+    var meter = SpeedMeter(start: 0)
+    var lastProgressEvent = -1.0
+    var bytesReceived: Int64 = 0
+    var resumedBytes: Int64 = 0
+    /// Speeds of connections that ended lately, so the last straggler has company to be compared with.
+    var recentSpeeds: [(time: Double, speed: Double, mirror: Int)] = []
+    /// Permits of the host limit held for connections beyond the first.
+    var extraPermits = 0
+    /// Permits asked for and not answered yet.
+    var permitRequestPending = false
+    /// The retry delays' jitter.
+    var random: SplitMix64
+
+    /// A download of `settings.url` (and its mirrors); `seed` drives the retry delays' jitter.
+    init(settings: Settings, seed: UInt64) {
+        self.settings = settings
+        mirrors = ([settings.url] + settings.mirrors).map { Mirror(url: $0) }
+        random = SplitMix64(seed: seed)
+    }
+
+    // MARK: Starting, cancelling, looking
+
+    /// The first request: `Range: bytes=0-`, or from the first missing byte of `resume` (what
+    /// an earlier run left on disk) with `If-Range`.
+    mutating func start(resume: ResumePoint?, at now: Double) -> [Action] {
+        self.resume = resume
+        return [launchProbe(at: now)]
+    }
+
+    /// The caller cancels (or a disk failure stops the download): every transfer stops; the
+    /// files stay for a resume unless `removingFiles`.
+    mutating func cancel(removingFiles: Bool, at now: Double) -> [Action] {
+        guard phase != .done, phase != .finishing || fatal != nil else { return [] }
+        if removingFiles { removeFilesAtEnd = true }
+        guard fatal == nil else { return [] }
+        fatal = DownloadError(.cancelled, "the download of \(settings.url) was cancelled", url: settings.url)
+        return cancelAll() + finishIfIdle()
+    }
+
+    /// Stops the download for `error` (a failed write or record): every transfer stops.
+    mutating func fail(_ error: DownloadError) -> [Action] {
+        guard phase != .done else { return [] }
+        if fatal == nil { fatal = error }
+        return cancelAll() + finishIfIdle()
+    }
+
+    /// Whether running the download again resumes it from what is on disk now (a small file
+    /// held in memory keeps no records, nor does a stream: they start over).
+    var resumable: Bool { opening.map { $0.segmented && !$0.held } ?? (resume != nil) }
+
+    /// A snapshot of the progress at `time`.
+    mutating func progress(at time: Double) -> DownloadProgress {
+        let (completed, total): (Int64, Int64?) = if let map {
+            (map.completedBytes, map.size)
+        } else {
+            (stream?.written ?? 0, stream?.size)
+        }
+        return DownloadProgress(completedBytes: completed, totalBytes: total, bytesPerSecond: meter.rate(at: time),
+                                activeConnections: connections.values.filter { $0.dropped == nil }.count)
+    }
+
+    /// Whether the watchdog still has anything to look at.
+    var isRunning: Bool { phase != .finishing && phase != .done }
+
+    // MARK: Helpers for the other inputs
+
+    /// Cancels every connection's transfer.
+    func cancelAll() -> [Action] {
+        connections.keys.sorted().map { .cancel(connection: $0) }
+    }
+
+    /// A new connection, numbered.
+    mutating func addConnection(_ connection: Connection) -> Int {
+        let number = nextConnection
+        nextConnection += 1
+        connections[number] = connection
+        return number
+    }
+
+    mutating func launchProbe(at now: Double) -> Action {
+        let start = resume?.firstMissing ?? 0
+        let number = addConnection(Connection(requestStart: start, started: now, lastData: now))
+        let validator = resume.flatMap { $0.record.etag ?? $0.record.lastModified }
+        return .request(Request(connection: number, url: settings.url, start: start, end: nil, ifRange: validator))
+    }
+
+    /// Takes the file opened for the first answer: the phase it starts, and the connections
+    /// the piece map has work for.
+    mutating func takeFile(_ opening: FileOpening, path: String, firstConnection: Int, effectiveURL: String,
+                           etag: String?, at now: Double) -> [Action] {
+        self.opening = opening
+        self.path = path
+        mirrors[0].url = effectiveURL
+        self.etag = etag
+        var actions: [Action] = []
+        if opening.segmented, let size = opening.size {
+            var map = PieceMap(size: size, minimumSplitSize: settings.minimumSplitSize, done: opening.written)
+            let start = connections[firstConnection]?.requestStart ?? 0
+            connections[firstConnection]?.assignment = map.assign(from: start)?.id
+            self.map = map
+            resumedBytes = opening.written.byteCount
+            phase = .segmented
+        } else {
+            stream = Stream(size: opening.size)
+            phase = .streaming
+        }
+        resume = nil
+        actions.append(.emit(.started(DownloadInfo(path: path, totalBytes: opening.size, segmented: phase == .segmented,
+                                                   effectiveURL: effectiveURL, resumedBytes: resumedBytes))))
+        return actions + planConnections(at: now)
+    }
+}

@@ -1,0 +1,28 @@
+import Glibc
+import SlipstreamDownload
+
+extension DownloadError {
+    /// The message with what to do about it, in this command's terms (the library's messages
+    /// state facts only).
+    var advice: String {
+        switch code {
+        case .exists:
+            return message + "; use --force to replace it"
+        case .rangeNotHonoured:
+            return message + "; try one connection (-n 1)"
+        case .output where path.map(Self.isFolder) == true:
+            return message + "; give a file path, or leave -o out to use the server's name in the current folder"
+        case .noSpace:
+            return message + ": free some space and run it again" + (resumableFile.map { " to resume from \($0)" } ?? "")
+        case .checksum:
+            return message
+        default:
+            return message + (resumableFile.map { "; run the same command again to resume from \($0)" } ?? "")
+        }
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+}
