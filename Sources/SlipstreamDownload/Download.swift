@@ -4,8 +4,9 @@ import Synchronization
 /// A running download. Read its `events`, await its `value`, or `cancel()` it. Safe to use
 /// from any thread.
 public final class Download: Sendable {
-    /// What happens to the download; see `DownloadEvent`. One reader; nothing but progress is
-    /// ever dropped, and only an older unread snapshot.
+    /// What happens to the download; see `DownloadEvent`. Any number of tasks may read it at
+    /// once, each getting every event from the start (a reader that starts late included);
+    /// nothing but progress is ever dropped, and only an older unread snapshot.
     public let events: EventStream<DownloadEvent>
     private let job: DownloadJob
 
@@ -15,7 +16,8 @@ public final class Download: Sendable {
     }
 
     /// The result, once every byte is on disk under the final name; throws the
-    /// `DownloadError` that stopped the download otherwise.
+    /// `DownloadError` that stopped the download otherwise. Cancelling the awaiting task
+    /// cancels the download (as `cancel()`: its files stay, to be resumed) and throws `.cancelled`.
     public var value: DownloadResult {
         get async throws(DownloadError) { try await job.result() }
     }

@@ -9,11 +9,14 @@ import Synchronization
 ///
 /// ```swift
 /// let queue = DownloadQueue(configuration: .init())
-/// let events = queue.events()
 /// let id = try queue.add(.init(url: "https://example.test/a.iso", destination: .folder(".")))
-/// for await event in events { ... }
-/// await queue.waitUntilIdle()
+/// try queue.add(.init(url: "https://example.test/b.iso", destination: .folder(".")))
+/// for await event in queue.events(for: id) { ... }   // ends once that download ends
+/// try await queue.waitUntilIdle()                     // once every download has ended
 /// ```
+///
+/// `queue.events()` tells every download's events and never ends by itself: read it in a task
+/// of its own and cancel that task when done.
 public final class DownloadQueue: Sendable {
     /// Identifies a download of the queue.
     public struct ID: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -241,14 +244,17 @@ public final class DownloadQueue: Sendable {
     }
 
     /// Returns once nothing runs or waits to run (paused downloads may remain), or after
-    /// `stopAll`, once nothing runs.
-    public func waitUntilIdle() async {
-        await withCheckedContinuation { continuation in
-            let idle = state.withLock { state in
-                if !state.isIdle { state.idleWaiters.append(continuation) }
-                return state.isIdle
-            }
-            if idle { continuation.resume() }
+    /// `stopAll`, once nothing runs. Cancelling the awaiting task stops the queue as `stopAll`
+    /// does (every running download keeps its `.part` file, to be resumed), waits for that,
+    /// and throws `.cancelled`.
+    public func waitUntilIdle() async throws(DownloadError) {
+        await withTaskCancellationHandler {
+            await idle()
+        } onCancel: {
+            stopRunning()
+        }
+        if Task.isCancelled {
+            throw DownloadError(.cancelled, "waiting for the queue was cancelled; its downloads were stopped")
         }
     }
 
@@ -257,12 +263,28 @@ public final class DownloadQueue: Sendable {
     /// waiting (so that the session lists it as queued, to be resumed by a later run). Returns
     /// once every transfer has stopped.
     public func stopAll() async {
+        stopRunning()
+        await idle()
+    }
+
+    /// Nothing starts any more; every running download stops and goes back to waiting.
+    private func stopRunning() {
         let running = state.withLock { state in
             state.stopped = true
             return state.scheduler.items.filter { $0.phase == .running || $0.phase == .pausing }.map(\.id)
         }
         running.forEach { stop($0, .requeue) }
-        await waitUntilIdle()
+    }
+
+    /// Returns once the queue is idle.
+    private func idle() async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state in
+                if !state.isIdle { state.idleWaiters.append(continuation) }
+                return state.isIdle
+            }
+            if idle { continuation.resume() }
+        }
     }
 
     // MARK: Internals

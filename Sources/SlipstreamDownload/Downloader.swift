@@ -1,14 +1,23 @@
 import Dispatch
+import FoundationEssentials
 import SlipstreamHTTP
 
 /// Starts downloads: segmented over several connections where the server supports ranges,
 /// one streamed connection where it does not, always straight to disk.
 ///
 /// ```swift
+/// // One call: returns once the file is complete under its final name.
+/// let result = try await Downloader().download(from: "https://example.test/big.iso", to: .file("big.iso"))
+///
+/// // Or start it, watch it, and await it (any number of tasks may read `events`).
 /// let download = try Downloader().start("https://example.test/big.iso", to: .file("big.iso"))
 /// for await event in download.events { ... }
 /// let result = try await download.value
 /// ```
+///
+/// Cancelling the task that awaits a download cancels the download: its `.part` file and
+/// resume records stay (as after `Download.cancel()`), so that starting it again resumes it,
+/// and the await throws `DownloadError` with the `.cancelled` code.
 ///
 /// Rate limits: `configuration.bytesPerSecondLimit` holds each download to its own limit;
 /// a `RateLimiter` in `configuration.sharedRateLimiter` is shared by every download this
@@ -28,11 +37,29 @@ public final class Downloader: Sendable {
         self.configuration = configuration
     }
 
-    /// Starts downloading `url` to `destination`. Throws at once, before any request, for a
-    /// URL that is not http/https or a destination that cannot work; everything later is
-    /// reported through the download's events and `value`.
+    /// Starts downloading `url` to `destination`. Throws at once only for a URL that is not
+    /// http/https; everything else, a destination that cannot work included, is reported
+    /// through the download's events and `value`. Does no disk work on the calling thread.
     public func start(_ url: String, to destination: DownloadDestination) throws(DownloadError) -> Download {
         try start(url, to: destination, permits: nil)
+    }
+
+    /// Starts downloading `url` (see `start(_:to:)`).
+    public func start(_ url: URL, to destination: DownloadDestination) throws(DownloadError) -> Download {
+        try start(url.absoluteString, to: destination, permits: nil)
+    }
+
+    /// Downloads `url` to `destination` and returns the result once every byte is on disk
+    /// under the final name; throws the `DownloadError` that stopped it otherwise. Cancelling
+    /// the awaiting task cancels the download (its files kept, to be resumed) and throws
+    /// `.cancelled`.
+    public func download(from url: String, to destination: DownloadDestination) async throws(DownloadError) -> DownloadResult {
+        try await start(url, to: destination).value
+    }
+
+    /// Downloads `url` to `destination` (see `download(from:to:)` taking a `String`).
+    public func download(from url: URL, to destination: DownloadDestination) async throws(DownloadError) -> DownloadResult {
+        try await download(from: url.absoluteString, to: destination)
     }
 
     /// `start`, with the download's connections counted against `permits` (whose first

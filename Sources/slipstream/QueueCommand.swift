@@ -74,7 +74,7 @@ enum QueueCommand {
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        await queue.waitUntilIdle()
+        try? await queue.waitUntilIdle()
         drawer.cancel()
         await drawer.value
         reader.cancel()

@@ -58,7 +58,7 @@ import TestSupport
         while server.requests.count < 6 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(queue.limiter.connections(to: HostConnectionLimiter.host(of: server.url("/"))) == 6)
         gate.open()
-        await queue.waitUntilIdle()
+        try await queue.waitUntilIdle()
         #expect(server.maxResponsesInProgress == 6)
         #expect(queue.downloads.isEmpty)
         for (path, content) in files {
@@ -86,7 +86,7 @@ import TestSupport
         #expect(queue.downloads.map(\.phase) == [.paused])
         #expect(queue.limiter.connections(to: HostConnectionLimiter.host(of: server.url("/"))) == 0)
         #expect(FileManager.default.fileExists(atPath: folder + "/p.bin.part.slipstream"))
-        await queue.waitUntilIdle()  // a paused download leaves the queue idle
+        try await queue.waitUntilIdle()  // a paused download leaves the queue idle
         gate.open()
         let requestsBefore = server.requests.count
         queue.resume(id)
@@ -159,11 +159,11 @@ import TestSupport
         queue.pause(ids["c"]!)
         #expect(queue.downloads.map(\.id) == [ids["d"]!, ids["a"]!, ids["b"]!, ids["c"]!])
         gate.open()
-        await queue.waitUntilIdle()
+        try await queue.waitUntilIdle()
         #expect(server.requests.map(\.path) == ["/a.bin", "/d.bin", "/b.bin"])
         #expect(queue.downloads.map(\.phase) == [.paused])
         queue.resume(ids["c"]!)
-        await queue.waitUntilIdle()
+        try await queue.waitUntilIdle()
         #expect(server.requests.map(\.path).last == "/c.bin")
         for name in names {
             let exact = TestFiles.contents(of: folder + "/\(name).bin", equal: content)
@@ -199,7 +199,7 @@ import TestSupport
         #expect(saved.entries[1].checksum != nil)
         queue.cancel(b)
         gate.open()
-        await queue.waitUntilIdle()
+        try await queue.waitUntilIdle()
         try await queue.saveSession()
         #expect(try SessionFile.read(folder + "/session.txt").entries.map(\.urls) == [[server.url("/c.bin")]])
     }
