@@ -68,6 +68,11 @@ let package = Package(
         .testTarget(name: "SlipstreamDownloadTests", dependencies: ["SlipstreamDownload", "TestSupport"]),
         .testTarget(name: "SlipstreamAudioTests", dependencies: ["SlipstreamAudio", "TestSupport", "CAllocationCounter"]),
         .testTarget(name: "SlipstreamCLITests", dependencies: ["slipstream", "TestSupport"]),
+        // Downloads and playback on one engine at once.
+        .testTarget(
+            name: "SlipstreamIntegrationTests",
+            dependencies: ["SlipstreamDownload", "SlipstreamAudio", "TestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
