@@ -1,29 +1,29 @@
 /// A set of byte offsets kept as sorted, disjoint, non-adjacent half-open ranges.
-public struct ByteRanges: Sendable, Equatable, Sequence {
+package struct ByteRanges: Sendable, Equatable, Sequence {
     /// The ranges, sorted by start; no two overlap or touch.
-    public private(set) var ranges: [Range<Int64>] = []
+    package private(set) var ranges: [Range<Int64>] = []
 
     /// An empty set.
-    public init() {}
+    package init() {}
 
     /// The union of the given ranges.
-    public init(_ ranges: some Sequence<Range<Int64>>) {
+    package init(_ ranges: some Sequence<Range<Int64>>) {
         for range in ranges { insert(range) }
     }
 
     /// The number of bytes in the set.
-    public var byteCount: Int64 { ranges.reduce(0) { $0 + Int64($1.count) } }
+    package var byteCount: Int64 { ranges.reduce(0) { $0 + Int64($1.count) } }
 
     /// Whether the set holds no byte.
-    public var isEmpty: Bool { ranges.isEmpty }
+    package var isEmpty: Bool { ranges.isEmpty }
 
     /// The longest range (the first of equal ones), or nil when empty.
-    public var largest: Range<Int64>? {
+    package var largest: Range<Int64>? {
         ranges.max { $0.count < $1.count }
     }
 
     /// Adds a range, merging it with any it overlaps or touches.
-    public mutating func insert(_ range: Range<Int64>) {
+    package mutating func insert(_ range: Range<Int64>) {
         guard !range.isEmpty else { return }
         var lower = range.lowerBound
         var upper = range.upperBound
@@ -44,7 +44,7 @@ public struct ByteRanges: Sendable, Equatable, Sequence {
     }
 
     /// Removes a range, splitting any range that straddles it.
-    public mutating func remove(_ range: Range<Int64>) {
+    package mutating func remove(_ range: Range<Int64>) {
         guard !range.isEmpty else { return }
         let first = ranges.partitioningIndex { $0.upperBound > range.lowerBound }
         var last = first
@@ -59,14 +59,14 @@ public struct ByteRanges: Sendable, Equatable, Sequence {
     }
 
     /// Whether any byte of `range` is in the set.
-    public func overlaps(_ range: Range<Int64>) -> Bool {
+    package func overlaps(_ range: Range<Int64>) -> Bool {
         guard !range.isEmpty else { return false }
         let index = ranges.partitioningIndex { $0.upperBound > range.lowerBound }
         return index < ranges.count && ranges[index].lowerBound < range.upperBound
     }
 
     /// Iterates the ranges in order.
-    public func makeIterator() -> IndexingIterator<[Range<Int64>]> { ranges.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Range<Int64>]> { ranges.makeIterator() }
 }
 
 extension Array {

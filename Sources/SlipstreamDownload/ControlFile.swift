@@ -9,35 +9,35 @@
 ///     size Int64 | piece size UInt32 | URL, ETag, Last-Modified: each UInt16 length + UTF-8
 ///     piece bitmap: ceil(size / piece size) bits, first piece in the top bit of the first byte
 ///     CRC-32 (IEEE) of everything before it
-public struct ControlFile: Sendable, Equatable {
+package struct ControlFile: Sendable, Equatable {
     /// Why a record cannot be used.
-    public struct DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
         /// What is wrong, for a person.
-        public var description: String
+        package var description: String
     }
 
     /// The version this code writes and reads.
-    public static let version: UInt16 = 1
+    package static let version: UInt16 = 1
     private static let magic = Array("SLIPCTRL".utf8)
 
     /// The URL the download was started with.
-    public var url: String
+    package var url: String
     /// The remote file's size in bytes.
-    public var size: Int64
+    package var size: Int64
     /// The strong entity tag the server gave, if any.
-    public var etag: String?
+    package var etag: String?
     /// The `Last-Modified` the server gave, if any.
-    public var lastModified: String?
+    package var lastModified: String?
     /// The piece size in bytes.
-    public var pieceSize: Int64
+    package var pieceSize: Int64
     /// One bit per piece: set when every byte of the piece is written.
-    public private(set) var bitmap: [UInt8]
+    package private(set) var bitmap: [UInt8]
     /// For a record written without fsync: the boot it is valid in (`/proc/sys/kernel/random/boot_id`
     /// as 16 bytes); all zero for a durable record, valid across reboots.
-    public var bootID: [UInt8]
+    package var bootID: [UInt8]
 
     /// A record with no piece written.
-    public init(url: String, size: Int64, etag: String?, lastModified: String?, pieceSize: Int64 = 0,
+    package init(url: String, size: Int64, etag: String?, lastModified: String?, pieceSize: Int64 = 0,
                 bootID: [UInt8] = [UInt8](repeating: 0, count: 16)) {
         self.url = url
         self.size = size
@@ -49,7 +49,7 @@ public struct ControlFile: Sendable, Equatable {
     }
 
     /// 64 KiB, or larger for huge files so that the bitmap stays under 1 MiB.
-    public static func pieceSize(for size: Int64) -> Int64 {
+    package static func pieceSize(for size: Int64) -> Int64 {
         var piece: Int64 = 64 << 10
         while size / piece > 8 << 20 { piece *= 2 }
         return piece
@@ -60,10 +60,10 @@ public struct ControlFile: Sendable, Equatable {
     }
 
     /// The number of pieces.
-    public var pieceCount: Int64 { Self.pieceCount(size: size, pieceSize: pieceSize) }
+    package var pieceCount: Int64 { Self.pieceCount(size: size, pieceSize: pieceSize) }
 
     /// Marks as written every piece that lies wholly inside `written` (and clears the others).
-    public mutating func record(_ written: ByteRanges) {
+    package mutating func record(_ written: ByteRanges) {
         bitmap = [UInt8](repeating: 0, count: bitmap.count)
         for range in written {
             var piece = (range.lowerBound + pieceSize - 1) / pieceSize
@@ -77,7 +77,7 @@ public struct ControlFile: Sendable, Equatable {
     }
 
     /// The bytes of the written pieces.
-    public var writtenRanges: ByteRanges {
+    package var writtenRanges: ByteRanges {
         var ranges = ByteRanges()
         for piece in 0..<pieceCount where bitmap[Int(piece / 8)] & (0x80 >> UInt8(piece % 8)) != 0 {
             ranges.insert((piece * pieceSize)..<min((piece + 1) * pieceSize, size))
@@ -86,7 +86,7 @@ public struct ControlFile: Sendable, Equatable {
     }
 
     /// The record as bytes.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes = Self.magic
         bytes.reserveCapacity(64 + url.utf8.count + bitmap.count)
         bytes.appendBigEndian(Self.version)
@@ -104,7 +104,7 @@ public struct ControlFile: Sendable, Equatable {
     }
 
     /// Reads a record; throws for anything that is not exactly a valid record of this version.
-    public init(decoding bytes: [UInt8]) throws(DecodingError) {
+    package init(decoding bytes: [UInt8]) throws(DecodingError) {
         var reader = ByteReader(bytes: bytes)
         guard bytes.count >= 12, Array(bytes[0..<8]) == Self.magic else {
             throw DecodingError(description: "not a Slipstream control file")

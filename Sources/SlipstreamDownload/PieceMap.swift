@@ -7,36 +7,36 @@
 /// `assign()`, which hands out the largest free run, or else steals the back half of the
 /// largest in-flight remainder when both halves are at least `minimumSplitSize` (aria2 and
 /// axel style work stealing): a slow connection never holds up the end of a download.
-public struct PieceMap: Sendable, Equatable {
+package struct PieceMap: Sendable, Equatable {
     /// Work for one connection: bytes `next..<end` still to be written.
-    public struct Assignment: Sendable, Equatable {
+    package struct Assignment: Sendable, Equatable {
         /// Identifies the assignment in `commit`, `release` and `assignment(_:)`.
-        public let id: Int
+        package let id: Int
         /// The first byte of the assignment as handed out (where its request starts).
-        public let start: Int64
+        package let start: Int64
         /// The next byte to write.
-        public fileprivate(set) var next: Int64
+        package fileprivate(set) var next: Int64
         /// One past the last byte to write. Shrinks when another connection steals the tail.
-        public fileprivate(set) var end: Int64
+        package fileprivate(set) var end: Int64
 
         /// Bytes still to write.
-        public var remaining: Int64 { end - next }
+        package var remaining: Int64 { end - next }
     }
 
     /// The file size in bytes.
-    public let size: Int64
+    package let size: Int64
     /// The smallest part that `assign()` splits off a running assignment, in bytes.
-    public let minimumSplitSize: Int64
+    package let minimumSplitSize: Int64
     /// Bytes written.
-    public private(set) var done: ByteRanges
+    package private(set) var done: ByteRanges
     /// Bytes neither written nor assigned.
-    public private(set) var free: ByteRanges
+    package private(set) var free: ByteRanges
     /// Assignments by id.
-    public private(set) var assignments: [Int: Assignment] = [:]
+    package private(set) var assignments: [Int: Assignment] = [:]
     private var nextID = 1
 
     /// A map of a file of `size` bytes of which `done` are already written (e.g. on resume).
-    public init(size: Int64, minimumSplitSize: Int64 = 1 << 20, done: ByteRanges = ByteRanges()) {
+    package init(size: Int64, minimumSplitSize: Int64 = 1 << 20, done: ByteRanges = ByteRanges()) {
         precondition(size >= 0 && minimumSplitSize > 0)
         self.size = size
         self.minimumSplitSize = minimumSplitSize
@@ -49,18 +49,18 @@ public struct PieceMap: Sendable, Equatable {
     }
 
     /// Whether every byte is written.
-    public var isComplete: Bool { done.byteCount == size }
+    package var isComplete: Bool { done.byteCount == size }
 
     /// Bytes written.
-    public var completedBytes: Int64 { done.byteCount }
+    package var completedBytes: Int64 { done.byteCount }
 
     /// The assignment with this id, while it runs.
-    public func assignment(_ id: Int) -> Assignment? { assignments[id] }
+    package func assignment(_ id: Int) -> Assignment? { assignments[id] }
 
     /// New work for an idle connection: the largest free run, else the back half of the
     /// largest in-flight remainder when each half is at least `minimumSplitSize`; nil when
     /// there is nothing worth fetching on another connection.
-    public mutating func assign() -> Assignment? {
+    package mutating func assign() -> Assignment? {
         if let run = free.largest {
             free.remove(run)
             return add(run)
@@ -74,7 +74,7 @@ public struct PieceMap: Sendable, Equatable {
     /// Splits the unwritten part of assignment `id` in two and hands out the back half, when
     /// each half is at least `minimumPart` bytes: the end game, where a slow connection's tail is
     /// worth taking even below `minimumSplitSize`. Nil otherwise.
-    public mutating func split(_ id: Int, minimumPart: Int64) -> Assignment? {
+    package mutating func split(_ id: Int, minimumPart: Int64) -> Assignment? {
         guard let victim = assignments[id], victim.remaining / 2 >= max(minimumPart, 1) else { return nil }
         let middle = victim.next + victim.remaining / 2
         let tail = middle..<victim.end
@@ -84,7 +84,7 @@ public struct PieceMap: Sendable, Equatable {
 
     /// The free run that starts exactly at `offset`, as an assignment (a resumed download's
     /// first request asks for the first byte it is missing); nil when no run starts there.
-    public mutating func assign(from offset: Int64) -> Assignment? {
+    package mutating func assign(from offset: Int64) -> Assignment? {
         guard let run = free.ranges.first(where: { $0.lowerBound == offset }) else { return nil }
         free.remove(run)
         return add(run)
@@ -100,7 +100,7 @@ public struct PieceMap: Sendable, Equatable {
     /// Records that `count` bytes were written at the assignment's `next` offset. `count` must
     /// not exceed `remaining`. Returns true when the assignment is finished (and removed).
     @discardableResult
-    public mutating func commit(_ id: Int, count: Int64) -> Bool {
+    package mutating func commit(_ id: Int, count: Int64) -> Bool {
         guard var assignment = assignments[id] else {
             preconditionFailure("commit to unknown assignment \(id)")
         }
@@ -117,7 +117,7 @@ public struct PieceMap: Sendable, Equatable {
 
     /// Ends an assignment early (its connection failed or stopped): what it did not write goes
     /// back to the free pool. Does nothing for an unknown id.
-    public mutating func release(_ id: Int) {
+    package mutating func release(_ id: Int) {
         guard let assignment = assignments.removeValue(forKey: id) else { return }
         free.insert(assignment.next..<assignment.end)
     }
@@ -126,7 +126,7 @@ public struct PieceMap: Sendable, Equatable {
     /// `limit` (exclusive): a connection whose request still covers those bytes takes them
     /// back instead of a new request. Returns the new end.
     @discardableResult
-    public mutating func extend(_ id: Int, upTo limit: Int64) -> Int64 {
+    package mutating func extend(_ id: Int, upTo limit: Int64) -> Int64 {
         guard var assignment = assignments[id] else { return 0 }
         guard let run = free.ranges.first(where: { $0.lowerBound == assignment.end }), limit > assignment.end else {
             return assignment.end
@@ -139,7 +139,7 @@ public struct PieceMap: Sendable, Equatable {
     }
 
     /// Checks that every byte is in exactly one place; for tests and debugging.
-    public func isConsistent() -> Bool {
+    package func isConsistent() -> Bool {
         var covered = done
         var total = done.byteCount + free.byteCount
         for range in free {
