@@ -72,11 +72,19 @@ once() {
 }
 
 # measure CASE SHA: runs every client of the case (the array `clients`, "label|command") once
-# per round, `runs` rounds, so that noise spreads over all of them alike.
+# per round, `runs` rounds, so that noise spreads over all of them alike. With
+# SLIPSTREAM_BASELINE set to another slipstream binary (say, the last release's), each
+# slipstream client also runs with it, as "before: LABEL", in the same rounds.
 measure() {
     local case="$1" sha="$2" round entry
-    for round in $(seq 1 "$runs"); do
+    local all=("${clients[@]}")
+    if [[ -n "${SLIPSTREAM_BASELINE:-}" ]]; then
         for entry in "${clients[@]}"; do
+            [[ "$entry" == slipstream* ]] && all+=("before: ${entry%%|*}|${entry#*|}") && all[-1]="${all[-1]//$bin/$SLIPSTREAM_BASELINE}"
+        done
+    fi
+    for round in $(seq 1 "$runs"); do
+        for entry in "${all[@]}"; do
             # shellcheck disable=SC2086
             once "$case" "${entry%%|*}" "$sha" ${entry#*|}
         done

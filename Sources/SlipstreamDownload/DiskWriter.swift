@@ -34,7 +34,8 @@ final class DiskWriter: Sendable {
     struct Hooks: Sendable {
         /// A queued write, a checkpoint or opening the file failed (on the writer's thread).
         var onError: @Sendable (DownloadError) -> Void
-        /// A slot is free again after `take` refused a slice (on the writer's thread).
+        /// Half the slots are free again (or none is in use) after `take` refused a slice (on
+        /// the writer's thread).
         var onRoom: @Sendable () -> Void = {}
         /// Called before each write with its offset and size (tests make the disk slow with it).
         var beforeWrite: (@Sendable (Int64, Int) -> Void)?
@@ -117,7 +118,7 @@ final class DiskWriter: Sendable {
     var hasWrittenRecords: Bool { state.withLock { $0.recorded } }
 
     /// Takes `bytes` for `offset`: held, or copied into free slots and queued for the writer
-    /// thread. False when no slot is free (nothing was taken; `onRoom` tells when one is).
+    /// thread. False when no slot is free (nothing was taken; `onRoom` tells when there is room).
     /// Throws when the file cannot be written (a failed queued write included). Called by one
     /// thread at a time (the download's connections all run on one engine thread).
     func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> Bool {
@@ -264,8 +265,13 @@ final class DiskWriter: Sendable {
             if error == nil, state.failure == nil {
                 state.written.insert(offset..<(offset + Int64(count)))
             }
-            defer { state.refused = false }
-            return state.refused
+            // Room is told once half the slots are free again (or the queue is empty), not at
+            // the first: each pause and resume costs a wake-up of the network thread, and a
+            // transfer resumed for one slot would pause again at once.
+            let free = state.free.count + maxSlots - state.allocated
+            guard state.refused, free * 2 >= maxSlots || state.queue.isEmpty else { return false }
+            state.refused = false
+            return true
         }
         if let error { fail(error) }
         if room { hooks.onRoom() }

@@ -24,6 +24,9 @@ struct DownloadFiles: Sendable {
     var writer: DiskWriter?
     /// The file, once the writer has finished with it (or, held in memory, from the start).
     var file: PartFile?
+    /// Signalled once the file of a stream that restarted is closed: the next one waits for
+    /// it, as it holds the `.part` file's lock until then.
+    var restartedFileClosed: DispatchSemaphore?
 
     /// Files up to this size (bytes) get no resume records at their start (see `open`).
     static let smallFileSize: Int64 = 4 << 20
@@ -127,8 +130,12 @@ struct DownloadFiles: Sendable {
         // network thread (no writer thread, no resume records: a crash costs at most that size
         // again), and not reserved first (a full disk is found as soon by that write).
         if opening.held, let size = opening.size {
-            // Unnamed, it stays so until it is complete.
-            let file = if let reusable { reusable } else { try PartFile(creating: store.partPath) }
+            // Unnamed, it stays so until it is complete (and needs no lock meanwhile).
+            let file = if let reusable = reusable ?? PartFile.unnamed(for: store.partPath) {
+                reusable
+            } else {
+                try PartFile(creating: store.partPath)
+            }
             if reusable == nil, recordsOnDisk || store.partPath != expectedPath + ".part" { store.remove() }
             recordsOnDisk = false
             self.file = file
@@ -142,7 +149,10 @@ struct DownloadFiles: Sendable {
         let (size, allocate, resuming) = (opening.size, configuration.preallocate, opening.resuming)
         let fresh = reusable
         reusable = nil
+        let previousClosed = restartedFileClosed
+        restartedFileClosed = nil
         let openFile: @Sendable () throws(DownloadError) -> PartFile = { () throws(DownloadError) in
+            previousClosed?.wait()
             let file: PartFile
             if resuming {
                 file = try PartFile(resuming: store.partPath)
@@ -189,8 +199,14 @@ struct DownloadFiles: Sendable {
     /// A stream that failed restarts from zero: its file is closed after the writer's last
     /// queued write.
     mutating func closeForRestart() {
-        writer?.finish(keepRecord: false) { $0?.close() }
-        writer = nil
+        guard let writer else { return }
+        let closed = DispatchSemaphore(value: 0)
+        writer.finish(keepRecord: false) { file in
+            file?.close()
+            closed.signal()
+        }
+        restartedFileClosed = closed
+        self.writer = nil
         file = nil
     }
 

@@ -163,6 +163,25 @@ import SlipstreamHTTP
         #expect(!FileManager.default.fileExists(atPath: folder + "/file.bin"))
     }
 
+    /// A stream that restarts opens its `.part` file again only once the old writer has closed
+    /// it (and let go of its lock), however slow the disk is.
+    @Test func aStreamRestartsOnASlowDiskIntoTheSameFile() async throws {
+        let count = Mutex(0)
+        let server = try TestHTTPServer { _ in
+            var response = TestHTTPServer.Response(status: 200, body: Self.content)
+            if count.withLock({ $0 += 1; return $0 }) == 1 { response.closeAfter = 700_000 }
+            return response
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server) {
+            $0.retryDelay = 0.001
+            $0.beforeWrite = { _, _ in usleep(20_000) }
+        }
+        let done = try result.get()
+        #expect(done.path == folder + "/file.bin")
+        #expect(TestFiles.contents(of: done.path, equal: Self.content))
+    }
+
     @Test func redirectToAnotherPath() async throws {
         let server = try TestHTTPServer { request in
             request.path == "/file.bin" ? .init(status: 302, headers: [("Location", "/real/data.bin")])
