@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+// Examples of the Slipstream libraries as a separate package uses them (by path), built in CI
+// (scripts/examples.sh) so that they, and the README's "Using the library", cannot rot.
+import PackageDescription
+
+let package = Package(
+    name: "SlipstreamExamples",
+    dependencies: [.package(name: "Slipstream", path: "..")],
+    targets: [
+        .executableTarget(
+            name: "DownloadFile",
+            dependencies: [.product(name: "SlipstreamDownload", package: "Slipstream")]
+        ),
+        .executableTarget(
+            name: "DownloadMany",
+            dependencies: [.product(name: "SlipstreamDownload", package: "Slipstream")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
