@@ -2,40 +2,58 @@
 public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure. A struct rather than an enum so that new kinds don't break callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// A stable name for the kind, e.g. `connect`.
-        public let name: String
-        private init(_ name: String) { self.name = name }
+        private enum Kind: String, Sendable {
+            case malformedURL = "malformed URL"
+            case unsupportedScheme = "unsupported scheme"
+            case resolve, connect, proxy
+            case tls = "TLS"
+            case timeout
+            case tooManyRedirects = "too many redirects"
+            case connectionLost = "connection lost"
+            case httpStatus = "HTTP status"
+            case rangeNotHonoured = "range not honoured"
+            case invalidResponse = "invalid response"
+            case writeFailed = "write failed"
+            case cancelled
+            case other = "transfer failed"
+        }
+
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
 
         /// The URL could not be parsed.
-        public static let malformedURL = Code("malformed URL")
+        public static let malformedURL = Code(.malformedURL)
         /// The URL's scheme is not `http` or `https`.
-        public static let unsupportedScheme = Code("unsupported scheme")
+        public static let unsupportedScheme = Code(.unsupportedScheme)
         /// The host name (or the proxy's) did not resolve.
-        public static let resolve = Code("resolve")
+        public static let resolve = Code(.resolve)
         /// No TCP connection could be made.
-        public static let connect = Code("connect")
+        public static let connect = Code(.connect)
         /// The proxy refused or failed.
-        public static let proxy = Code("proxy")
+        public static let proxy = Code(.proxy)
         /// TLS handshake or certificate verification failed.
-        public static let tls = Code("TLS")
+        public static let tls = Code(.tls)
         /// The connect timeout passed, or the transfer stayed below the low-speed limit too long.
-        public static let timeout = Code("timeout")
+        public static let timeout = Code(.timeout)
         /// More redirects than the request allows.
-        public static let tooManyRedirects = Code("too many redirects")
+        public static let tooManyRedirects = Code(.tooManyRedirects)
         /// The connection closed, or failed, before the whole body arrived.
-        public static let connectionLost = Code("connection lost")
+        public static let connectionLost = Code(.connectionLost)
         /// The server answered with a status the caller cannot use (see `status`).
-        public static let httpStatus = Code("HTTP status")
+        public static let httpStatus = Code(.httpStatus)
         /// A range request got an answer that is not the asked-for range.
-        public static let rangeNotHonoured = Code("range not honoured")
+        public static let rangeNotHonoured = Code(.rangeNotHonoured)
         /// The response is malformed in a way that makes it unusable.
-        public static let invalidResponse = Code("invalid response")
+        public static let invalidResponse = Code(.invalidResponse)
         /// The sink could not take the body (e.g. a disk write failed).
-        public static let writeFailed = Code("write failed")
+        public static let writeFailed = Code(.writeFailed)
         /// The transfer was cancelled.
-        public static let cancelled = Code("cancelled")
+        public static let cancelled = Code(.cancelled)
         /// Any other libcurl failure.
-        public static let other = Code("transfer failed")
+        public static let other = Code(.other)
+
+        /// A stable name for the kind, e.g. `connect`.
+        public var name: String { kind.rawValue }
 
         /// The name.
         public var description: String { name }
