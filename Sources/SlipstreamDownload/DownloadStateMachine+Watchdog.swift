@@ -34,8 +34,11 @@ extension DownloadStateMachine {
     }
 
     /// The connection to drop as a straggler, if any: at least a second old, with work left,
-    /// under a third of the median of at least two other speeds for two looks.
+    /// under a third of the median of at least two other speeds for two looks. None while a
+    /// connection waits for the disk: the disk is the bottleneck then, and speeds say nothing
+    /// about the network.
     private mutating func slowestStraggler(at time: Double) -> Int? {
+        guard !connections.values.contains(where: { $0.pausedFor == .disk }) else { return nil }
         let judged = connections.filter { _, connection in
             connection.dropped == nil && time - connection.started >= 1 && connection.speed != nil
         }

@@ -161,6 +161,22 @@ import Testing
         driver.checkEnd()
     }
 
+    @Test func noStragglerIsDroppedWhileTheDiskIsBehind() {
+        var driver = MachineDriver(server: .init(size: 4_000_000), settings: { $0.connections = 4 })
+        driver.transfers.keys.sorted().forEach { driver.answer($0) }
+        driver.transfers.keys.sorted().forEach { driver.answer($0) }
+        for _ in 0..<6 {
+            for number in [1, 2, 3] { driver.deliver(number, count: 50_000) }
+            driver.deliver(4, count: 100)
+            driver.deliver(1, count: 100, writerFull: true)
+            driver.tick()
+            driver.apply(driver.machine.diskHasRoom(at: driver.now))
+        }
+        #expect(driver.transfers.allSatisfy { !$0.value.cancelled })
+        driver.runToEnd()
+        driver.checkEnd()
+    }
+
     @Test func answersAndBodiesAfterAFailureAreRefused() {
         var driver = MachineDriver(server: .init(size: MachineDriver.size), settings: { $0.heldFileSize = 0 })
         driver.answer(1)
