@@ -10,6 +10,8 @@
 #  (c) peak RSS while streaming the 60 minutes with default buffering.
 #
 #   Benchmarks/play.sh [--runs N]       (default 3; medians)
+# With SLIPSTREAM_BASELINE set to another slipstream binary, each slipstream row is also
+# measured with it ("before: ..."), in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/lib.sh
@@ -38,6 +40,17 @@ timed() {
     /usr/bin/time -o "$work/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || echo "  (exit $?)" >&2
     awk '{ printf "%s %.2f %d\n", $1, $2 + $3, $4 }' "$work/time.txt"
 }
+# with_baseline ENTRY...: the entries ("label|command"), and for each slipstream one the same
+# with $SLIPSTREAM_BASELINE, if set, as "before: label".
+with_baseline() {
+    local entry
+    for entry in "$@"; do
+        echo "$entry"
+        if [[ -n "${SLIPSTREAM_BASELINE:-}" && "$entry" == slipstream* ]]; then
+            echo "before: ${entry%%|*}|$(sed "s#$bin#$SLIPSTREAM_BASELINE#g" <<< "${entry#*|}")"
+        fi
+    done
+}
 # median_of N COMMAND...: the run with the median first field of N runs of COMMAND.
 median_of() {
     local n="$1"; shift
@@ -53,10 +66,11 @@ if [[ -z "$only" || "$only" == a ]]; then
     printf '| %-44s | %8s | %8s | %9s | %12s |\n' client "wall s" "CPU s" "x realtime" "vs mpg123 -t"
     printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" ---------- ---------- ----------- --------------
     read -r m_wall m_cpu _ < <(median_of "$runs" timed mpg123 -q -t "$hour")
-    for entry in "mpg123 -t FILE|mpg123 -q -t $hour" \
-                 "ffmpeg -f null FILE|ffmpeg -v error -i $hour -f null -" \
-                 "slipstream play FILE --output null|$bin play $hour --output null -q" \
-                 "slipstream play URL --output null|$bin play $base/files/hour.mp3 --output null -q"; do
+    mapfile -t entries < <(with_baseline "mpg123 -t FILE|mpg123 -q -t $hour" \
+        "ffmpeg -f null FILE|ffmpeg -v error -i $hour -f null -" \
+        "slipstream play FILE --output null|$bin play $hour --output null -q" \
+        "slipstream play URL --output null|$bin play $base/files/hour.mp3 --output null -q")
+    for entry in "${entries[@]}"; do
         # shellcheck disable=SC2086
         read -r wall cpu _ < <(median_of "$runs" timed ${entry#*|})
         awk -v c="${entry%%|*}" -v w="$wall" -v u="$cpu" -v s="$seconds" -v m="$m_wall" 'BEGIN {
@@ -76,6 +90,11 @@ if [[ -z "$only" || "$only" == b ]]; then
         awk -v l="${link%%|*}" -v m="$m" -v s="$s" 'BEGIN {
             printf "| %-12s | %-28s | %10.1f | %14s |\n", l, "mpg123 -w -", m * 1000, "1.00x"
             printf "| %-12s | %-28s | %10.1f | %13.2fx |\n", l, "slipstream play --output wav:-", s * 1000, s / m }'
+        if [[ -n "${SLIPSTREAM_BASELINE:-}" ]]; then
+            b=$(median_of "$runs" python3 Benchmarks/firstbyte.py "$SLIPSTREAM_BASELINE" play "$url" --output wav:- -q)
+            awk -v l="${link%%|*}" -v m="$m" -v s="$b" 'BEGIN {
+                printf "| %-12s | %-28s | %10.1f | %13.2fx |\n", l, "before: slipstream play", s * 1000, s / m }'
+        fi
     done
 fi
 if [[ -z "$only" || "$only" == c ]]; then
@@ -84,9 +103,10 @@ if [[ -z "$only" || "$only" == c ]]; then
     echo
     printf '| %-44s | %12s |\n' client "peak RSS MiB"
     printf '|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" --------------
-    for entry in "slipstream play URL --output null|$bin play $base/files/hour.mp3 --output null -q" \
-                 "mpg123 -t URL|mpg123 -q -t $base/files/hour.mp3" \
-                 "ffmpeg -i URL -f null|ffmpeg -v error -i $base/files/hour.mp3 -f null -"; do
+    mapfile -t entries < <(with_baseline "slipstream play URL --output null|$bin play $base/files/hour.mp3 --output null -q" \
+        "mpg123 -t URL|mpg123 -q -t $base/files/hour.mp3" \
+        "ffmpeg -i URL -f null|ffmpeg -v error -i $base/files/hour.mp3 -f null -")
+    for entry in "${entries[@]}"; do
         # shellcheck disable=SC2086
         read -r _ _ rss < <(median_of "$runs" timed ${entry#*|})
         awk -v c="${entry%%|*}" -v r="$rss" 'BEGIN { printf "| %-44s | %12.1f |\n", c, r / 1024 }'
