@@ -3,8 +3,8 @@ import SlipstreamHTTP
 import Synchronization
 
 /// Writes a download's bytes to its `.part` file, never on the network thread: each slice
-/// libcurl hands over is copied once into a slot of a bounded pool and written by the writer's
-/// own thread. When every slot is taken the disk is the bottleneck: `take` refuses the slice,
+/// libcurl hands over is copied once into a slot of a bounded pool (slices that continue each
+/// other share a slot) and written by the writer's own thread. When every slot is taken the disk is the bottleneck: `take` refuses the slice,
 /// the caller pauses the transfer (libcurl stops reading the socket, so TCP slows the server
 /// down), and `onRoom` says when a slot is free again. Memory stays bounded by the pool, and a
 /// slow disk never holds up the network thread, nor the other transfers it serves.
@@ -62,8 +62,17 @@ final class DiskWriter: Sendable {
         case finish(keepRecord: Bool, then: @Sendable (PartFile?) -> Void)
     }
 
+    /// A slot being filled: slices that continue it are added until it is full, the next
+    /// slice of its connection does not fit, or the writer thread comes for it.
+    private struct OpenSlot {
+        var slot: Slot
+        var offset: Int64
+        var count: Int
+    }
+
     private struct State {
         var free: [Slot] = []
+        var open: [OpenSlot] = []
         var allocated = 0
         var queue: [Item] = []
         var written = ByteRanges()
@@ -140,9 +149,13 @@ final class DiskWriter: Sendable {
         return true
     }
 
-    /// Takes at most a slot's worth of bytes (or holds them).
+    /// Takes at most a slot's worth of bytes (or holds them): added to the open slot it
+    /// continues, if it fits, else copied into a new one. Contiguous slices so make one write
+    /// of up to a slot (libcurl's slices are often an eighth of one).
     private func takeSlot(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> Bool {
-        let slot: Slot? = try state.withLock { state throws(DownloadError) in
+        var queued = 0
+        defer { for _ in 0..<queued { wake.signal() } }
+        return try state.withLock { state throws(DownloadError) in
             if let failure = state.failure { throw failure }
             if let held {
                 guard offset >= 0, offset + Int64(bytes.count) <= Int64(held.size) else {
@@ -150,21 +163,57 @@ final class DiskWriter: Sendable {
                 }
                 (held.memory + Int(offset)).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
                 state.written.insert(offset..<(offset + Int64(bytes.count)))
-                return nil
+                return true
             }
-            if let slot = state.free.popLast() { return slot }
-            guard state.allocated < maxSlots else {
+            if let index = state.open.firstIndex(where: { $0.offset + Int64($0.count) == offset }) {
+                let open = state.open[index]
+                if open.count + bytes.count <= slotSize {
+                    (open.slot.memory + open.count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                    state.open[index].count += bytes.count
+                    if state.open[index].count == slotSize {
+                        queue(openSlot: index, &state)
+                        queued += 1
+                    }
+                    return true
+                }
+                // Its connection has moved on past it: written as it is.
+                queue(openSlot: index, &state)
+                queued += 1
+            }
+            let slot: Slot
+            if let free = state.free.popLast() {
+                slot = free
+            } else if state.allocated < maxSlots {
+                state.allocated += 1
+                slot = Slot(memory: .allocate(byteCount: slotSize, alignment: 64))
+            } else {
+                // Every slot is taken: those still open are written as they are, for room.
+                queued += queueOpenSlots(&state)
                 state.refused = true
-                return nil
+                return false
             }
-            state.allocated += 1
-            return Slot(memory: .allocate(byteCount: slotSize, alignment: 64))
+            slot.memory.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            state.open.append(OpenSlot(slot: slot, offset: offset, count: bytes.count))
+            // At most half the slots are open at once: the oldest goes first.
+            if state.open.count > max(1, maxSlots / 2) {
+                queue(openSlot: 0, &state)
+                queued += 1
+            }
+            return true
         }
-        guard let slot else { return held != nil }
-        slot.memory.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        state.withLock { $0.queue.append(.write(slot, count: bytes.count, offset: offset)) }
-        wake.signal()
-        return true
+    }
+
+    /// Moves open slot `index` to the writer thread's queue (lock held).
+    private func queue(openSlot index: Int, _ state: inout State) {
+        let open = state.open.remove(at: index)
+        state.queue.append(.write(open.slot, count: open.count, offset: open.offset))
+    }
+
+    /// Moves every open slot to the queue (lock held); how many.
+    private func queueOpenSlots(_ state: inout State) -> Int {
+        defer { state.open.removeAll(keepingCapacity: true) }
+        for open in state.open { state.queue.append(.write(open.slot, count: open.count, offset: open.offset)) }
+        return state.open.count
     }
 
     /// Runs `then` with the file (nil when it never opened) on the writer thread once
@@ -179,8 +228,11 @@ final class DiskWriter: Sendable {
             }
             return
         }
-        state.withLock { $0.queue.append(.finish(keepRecord: keepRecord, then: then)) }
-        wake.signal()
+        let queued = state.withLock { state in
+            defer { state.queue.append(.finish(keepRecord: keepRecord, then: then)) }
+            return queueOpenSlots(&state) + 1
+        }
+        for _ in 0..<queued { wake.signal() }
     }
 
     private func run(opening open: @Sendable () throws(DownloadError) -> PartFile) {
@@ -195,6 +247,11 @@ final class DiskWriter: Sendable {
         }
         while true {
             let timedOut = wake.wait(timeout: .now() + .milliseconds(100)) == .timedOut
+            if timedOut {
+                // Slots left open for a tenth of a second are written as they are.
+                let queued = state.withLock { queueOpenSlots(&$0) }
+                for _ in 0..<queued { wake.signal() }
+            }
             let item = timedOut ? nil : state.withLock { $0.queue.isEmpty ? nil : $0.queue.removeFirst() }
             switch item {
             case nil:

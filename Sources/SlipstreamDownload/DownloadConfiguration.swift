@@ -58,8 +58,9 @@ public struct DownloadConfiguration: Sendable {
     public var maxRetryDelay: Double = 30
     /// Memory for bytes received but not yet written, per connection, in bytes (the pool is
     /// shared, so a fast connection may use more while others idle). When it is full, the disk
-    /// is behind, and slices are written straight from libcurl's buffer instead. Default 512 KiB.
-    public var writeBufferPerConnection = 512 << 10
+    /// is behind: the transfers pause until the writer has room again. Default 256 KiB (slices
+    /// that continue each other share its 128 KiB slots and make one write).
+    public var writeBufferPerConnection = 256 << 10
     /// The most bytes per second this download receives, over all its connections together;
     /// nil (default) for no limit of its own. Held with a `RateLimiter` of its own.
     public var bytesPerSecondLimit: Int64?

@@ -180,6 +180,33 @@ import TestSupport
         file.close()
     }
 
+    /// Slices that continue each other share a slot and make one write; others (another
+    /// connection's) make writes of their own, in any order.
+    @Test func contiguousSlicesMakeOneWrite() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = try PartFile(creating: folder + "/joined")
+        let writes = Mutex<[Range<Int64>]>([])
+        let writer = DiskWriter(opening: { file }, slotSize: 100, maxSlots: 8,
+                                hooks: .init(onError: { _ in Issue.record("no error expected") },
+                                             beforeWrite: { offset, count in
+                                                 writes.withLock { $0.append(offset..<(offset + Int64(count))) }
+                                             }))
+        let bytes = (0..<250).map { UInt8($0) }
+        let taken = try bytes.withUnsafeBytes { all in
+            // Two connections, interleaved: 0..<100 in four slices, 100..<250 in three.
+            try [(0, 30), (150, 200), (30, 60), (200, 250), (60, 100), (100, 150)].map { start, end in
+                try writer.take(UnsafeRawBufferPointer(rebasing: all[start..<end]), at: Int64(start))
+            }
+        }
+        #expect(taken.allSatisfy { $0 })
+        await withCheckedContinuation { done in writer.finish(keepRecord: false) { _ in done.resume() } }
+        #expect(Set(writes.withLock { $0 }) == [0..<100, 150..<250, 100..<150])
+        #expect(writer.written.ranges == [0..<250])
+        #expect(TestFiles.contents(of: folder + "/joined", equal: bytes))
+        file.close()
+    }
+
     /// The network thread never writes: a full writer refuses the slice (the transfer pauses)
     /// and says when a slot is free again.
     @Test func aFullWriterRefusesAndTellsWhenItHasRoom() async throws {
