@@ -1,14 +1,14 @@
-// The libFuzzer entry point for the audio stream parser. `scripts/fuzz.sh` compiles this file
-// together with every file of Sources/SlipstreamAudio as one module (so it can check internal
-// state such as the bytes the parser holds) with `-sanitize=fuzzer,address`; it is not part of
-// the package or its tests. Every broken invariant is a `require`, which crashes and makes
-// libFuzzer save the input.
+// The libFuzzer entry point for the audio stream parser. `scripts/fuzz.sh` builds it with
+// SwiftPM (the package declares it when SLIPSTREAM_FUZZ=1), with `-sanitize=fuzzer,address` and
+// `-enable-testing`, so that it can check internal state such as the bytes the parser holds.
+// Every broken invariant is a `require`, which crashes and makes libFuzzer save the input.
+
+import FuzzSupport
+@testable import SlipstreamAudio
 
 /// Called by libFuzzer with each input: the input is one whole stream.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzAudioStreamParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let stream = size > 0 ? Array(UnsafeBufferPointer(start: data, count: size)) : []
-    var fuzzCase = AudioParserFuzzCase(stream)
+func fuzzAudioStreamParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    var fuzzCase = AudioParserFuzzCase(fuzzInput(data, size))
     fuzzCase.run()
     return 0
 }
@@ -209,31 +209,5 @@ struct CheckingSink: AudioStreamSink {
                      "packet \(packet) has impossible frames")
         end = packet.offset + Int64(packet.size)
         events.append(.packet(packet))
-    }
-}
-
-/// A small seeded generator, so a saved input replays the same splits.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Crashes with `message` unless `condition` holds; unlike `precondition`, the message is
-/// printed in an optimised build too.
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-    if !condition { fatalError(message()) }
-}
-
-extension Result {
-    /// The error, if this is a failure.
-    var failure: Failure? {
-        if case .failure(let error) = self { error } else { nil }
     }
 }
