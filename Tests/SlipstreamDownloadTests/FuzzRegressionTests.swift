@@ -1,0 +1,26 @@
+import Testing
+@testable import SlipstreamDownload
+
+/// What `scripts/fuzz.sh` found in the download side's parsers, kept as tests.
+@Suite struct FuzzRegressionTests {
+    /// A record with a valid checksum that claims a file of `size` bytes in pieces of
+    /// `pieceSize`, with an empty piece map.
+    static func record(size: Int64, pieceSize: UInt32) -> [UInt8] {
+        var bytes = Array("SLIPCTRL".utf8) + [0, 1] + [UInt8](repeating: 0, count: 16)
+        bytes.appendBigEndian(UInt64(bitPattern: size))
+        bytes.appendBigEndian(pieceSize)
+        bytes += [0, 0, 0, 0, 0, 0]
+        bytes.appendBigEndian(CRC32.checksum(bytes))
+        return bytes
+    }
+
+    /// Used to allocate the piece map the record claims (128 GiB for the first one) before
+    /// finding that the record does not hold it, and to overflow for a size near Int64.max.
+    @Test(arguments: [(Int64(1) << 40, UInt32(1)), (.max, 2), (.max, .max)])
+    func aRecordClaimingAHugeFileIsRefusedWithoutAllocatingIt(size: Int64, pieceSize: UInt32) {
+        #expect(throws: ControlFile.DecodingError(description: "the control file's piece map has the wrong length")) {
+            try ControlFile(decoding: Self.record(size: size, pieceSize: pieceSize))
+        }
+        #expect(throws: Never.self) { try ControlFile(decoding: Self.record(size: 0, pieceSize: 1)) }
+    }
+}
