@@ -23,4 +23,17 @@ import Testing
         }
         #expect(throws: Never.self) { try ControlFile(decoding: Self.record(size: 0, pieceSize: 1)) }
     }
+
+    /// A control character inside a URL or a value used to be taken (a NUL cut the URL short for
+    /// libcurl; a carriage return at the end of a value was lost when the list was written out
+    /// and read back).
+    @Test(arguments: ["http://a.test/x\u{0}y\n", "http://a.test/x\n  out=name\r\r\n", "http://a.test/x\n  dir=a\u{1B}b\n"])
+    func controlCharactersAreRefused(text: String) {
+        #expect(throws: DownloadList.ParseError.self) { try DownloadList.parse(text) }
+    }
+
+    /// "/" followed by a combining mark is one Character, and was not seen as a separator.
+    @Test func outIsAFileNameWhateverFollowsTheSlash() {
+        #expect(throws: DownloadList.ParseError.self) { try DownloadList.parse("http://a.test/x\n  out=sub/\u{35A}name\n") }
+    }
 }
