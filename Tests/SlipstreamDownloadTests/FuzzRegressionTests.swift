@@ -36,4 +36,15 @@ import Testing
     @Test func outIsAFileNameWhateverFollowsTheSlash() {
         #expect(throws: DownloadList.ParseError.self) { try DownloadList.parse("http://a.test/x\n  out=sub/\u{35A}name\n") }
     }
+
+    /// A server's name: separators are found among Unicode scalars (a "/" with a combining mark
+    /// after it came through whole), and dots and spaces are stripped in any order (" .x" came
+    /// out as the hidden ".x", " .. " as "..").
+    @Test(arguments: [
+        ("a/\u{35A}b", "\u{35A}b"), ("..\\\u{301}x", "\u{301}x"), (" .iso", "iso"), (". .x", "x"), (" .. ", nil),
+        (". \u{301}", "\u{301}"),
+    ] as [(String, String?)])
+    func sanitizedNamesHaveNoSeparatorAndNoLeadingDot(raw: String, expected: String?) {
+        #expect(OutputName.sanitize(raw) == expected)
+    }
 }
