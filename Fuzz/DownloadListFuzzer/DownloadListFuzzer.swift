@@ -24,8 +24,9 @@ func fuzzDownloadList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     } catch {
         fatalError("the list as written does not read back: \(error)\n\(rendered)")
     }
-    require(again.withoutLineNumbers == list.withoutLineNumbers,
-            "the list read back differs:\n\(list.withoutLineNumbers)\n\(again.withoutLineNumbers)")
+    require(
+        again.withoutLineNumbers == list.withoutLineNumbers,
+        "the list read back differs:\n\(list.withoutLineNumbers)\n\(again.withoutLineNumbers)")
     require(again.render() == rendered, "writing the list twice gives two texts")
     return 0
 }
@@ -37,7 +38,8 @@ func check(_ list: DownloadList, lineCount: Int) {
         require(!entry.urls.isEmpty, "an entry without a URL on line \(entry.line)")
         for url in entry.urls {
             let start = url.prefix(8).lowercased()
-            require((start.hasPrefix("http://") || start.hasPrefix("https://"))
+            require(
+                (start.hasPrefix("http://") || start.hasPrefix("https://"))
                     && !url.utf8.contains { $0 <= 0x20 || $0 == 0x7F }, "not an http(s) URL: \(url.debugDescription)")
         }
         require(entry.line > previousLine && entry.line <= lineCount, "entry line \(entry.line) after \(previousLine)")

@@ -74,8 +74,10 @@ func expectedFields(_ lines: [[UInt8]]) -> [HTTPHeaderField] {
             var value = text[(colon + 1)...]
             while let first = value.first, first == 32 || first == 9 { value.removeFirst() }
             while let last = value.last, last == 32 || last == 9 { value.removeLast() }
-            fields.append(HTTPHeaderField(name: String(decoding: text[..<colon], as: UTF8.self),
-                                          value: String(decoding: value, as: UTF8.self)))
+            fields.append(
+                HTTPHeaderField(
+                    name: String(decoding: text[..<colon], as: UTF8.self),
+                    value: String(decoding: value, as: UTF8.self)))
         }
     }
     return fields
@@ -99,7 +101,8 @@ func checkFields(_ head: HTTPResponseHead) {
         for total in totals {
             switch RangeAnswer(head, start: start, expectedTotal: total) {
             case .partial(let range):
-                require(head.status == 206 && range == head.contentRange && range.range?.lowerBound == start
+                require(
+                    head.status == 206 && range == head.contentRange && range.range?.lowerBound == start
                         && (total == nil || range.total == total), "a wrong partial answer: \(range) for \(start), \(total as Any)")
             case .whole:
                 require(head.status == 200, "a whole answer from status \(head.status)")

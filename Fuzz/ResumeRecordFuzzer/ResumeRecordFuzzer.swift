@@ -62,8 +62,9 @@ func checkDecoding(_ bytes: [UInt8]) {
     require(Int64(record.bitmap.count) == (record.pieceCount + 7) / 8, "the bitmap does not fit \(record.pieceCount) pieces")
     let written = record.writtenRanges
     for range in written.ranges {
-        require(range.lowerBound >= 0 && range.upperBound <= record.size && range.lowerBound % record.pieceSize == 0,
-                "written range \(range) of a \(record.size)-byte file in \(record.pieceSize)-byte pieces")
+        require(
+            range.lowerBound >= 0 && range.upperBound <= record.size && range.lowerBound % record.pieceSize == 0,
+            "written range \(range) of a \(record.size)-byte file in \(record.pieceSize)-byte pieces")
     }
     var again = record
     again.record(written)
@@ -86,15 +87,17 @@ func checkChoice(durable: [UInt8]?, live: [UInt8]?) {
         require(durable == nil && live == nil, "nothing found beside existing records")
     case .damaged(let reason):
         require(!reason.isEmpty, "damaged without a reason")
-        require(durable != nil && durableRecord == nil || durable == nil && live != nil,
-                "a usable durable record was called damaged: \(reason)")
+        require(
+            durable != nil && durableRecord == nil || durable == nil && live != nil,
+            "a usable durable record was called damaged: \(reason)")
     case .record(let record):
         if let liveRecord, record == liveRecord, liveRecord.bootID == ResumeStore.bootID {
             // (A live record of this boot stands on its own beside a damaged durable one.)
             if let durableRecord {
-                require(durableRecord.size == record.size && durableRecord.etag == record.etag
+                require(
+                    durableRecord.size == record.size && durableRecord.etag == record.etag
                         && durableRecord.lastModified == record.lastModified && durableRecord.pieceSize == record.pieceSize,
-                        "a live record was trusted over a durable one of another file")
+                    "a live record was trusted over a durable one of another file")
             }
         } else {
             require(record == durableRecord, "the record found is neither the durable one nor a trusted live one")
@@ -129,8 +132,9 @@ func resumeRecordSeeds() -> [[UInt8]] {
         let first = durable.encoded()
         return [flags, UInt8(first.count >> 8), UInt8(first.count & 0xFF)] + first + (live?.encoded() ?? [])
     }
-    var partial = ControlFile(url: "http://example.test/file.iso", size: 1_000_000, etag: "\"abc\"",
-                              lastModified: "Sun, 29 Nov 2026 15:23:04 GMT", pieceSize: 65_536)
+    var partial = ControlFile(
+        url: "http://example.test/file.iso", size: 1_000_000, etag: "\"abc\"",
+        lastModified: "Sun, 29 Nov 2026 15:23:04 GMT", pieceSize: 65_536)
     partial.record(ByteRanges([0..<200_000, 500_000..<1_000_000]))
     var further = partial
     further.record(ByteRanges([0..<1_000_000]))

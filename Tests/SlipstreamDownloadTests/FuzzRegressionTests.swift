@@ -40,10 +40,11 @@ import Testing
     /// A server's name: separators are found among Unicode scalars (a "/" with a combining mark
     /// after it came through whole), and dots and spaces are stripped in any order (" .x" came
     /// out as the hidden ".x", " .. " as "..").
-    @Test(arguments: [
-        ("a/\u{35A}b", "\u{35A}b"), ("..\\\u{301}x", "\u{301}x"), (" .iso", "iso"), (". .x", "x"), (" .. ", nil),
-        (". \u{301}", "\u{301}"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("a/\u{35A}b", "\u{35A}b"), ("..\\\u{301}x", "\u{301}x"), (" .iso", "iso"), (". .x", "x"), (" .. ", nil),
+            (". \u{301}", "\u{301}"),
+        ] as [(String, String?)])
     func sanitizedNamesHaveNoSeparatorAndNoLeadingDot(raw: String, expected: String?) {
         #expect(OutputName.sanitize(raw) == expected)
     }

@@ -55,7 +55,8 @@ public enum TestServices {
                 values = started
                 announce("started nginx on port \(values["SLIPSTREAM_TEST_NGINX_PORT"] ?? "?") for this test process")
             case .failure(let reason):
-                announce("""
+                announce(
+                    """
                     nginx could not be started (\(reason)): every test that downloads from it FAILS.
                     scripts/setup.sh installs it; scripts/test.sh runs every test with everything started.
                     """)
@@ -63,10 +64,12 @@ public enum TestServices {
             }
         }
         guard let port = values["SLIPSTREAM_TEST_NGINX_PORT"].flatMap({ Int($0) }),
-              let proxyPort = values["SLIPSTREAM_TEST_PROXY_PORT"].flatMap({ Int($0) }),
-              let files = values["SLIPSTREAM_TEST_WWW"], let work = values["SLIPSTREAM_TEST_WORK"]
+            let proxyPort = values["SLIPSTREAM_TEST_PROXY_PORT"].flatMap({ Int($0) }),
+            let files = values["SLIPSTREAM_TEST_WWW"], let work = values["SLIPSTREAM_TEST_WORK"]
         else {
-            return .failure(Unavailable(description: "SLIPSTREAM_TEST_NGINX_PORT is set, but not PROXY_PORT, WWW and WORK as scripts/test.sh sets them"))
+            return .failure(
+                Unavailable(description: "SLIPSTREAM_TEST_NGINX_PORT is set, but not PROXY_PORT, WWW and WORK as scripts/test.sh sets them")
+            )
         }
         return .success(Nginx(port: port, proxyPort: proxyPort, filesFolder: files, workFolder: work))
     }()
@@ -79,7 +82,8 @@ public enum TestServices {
             announce("audio fixtures in \(directory)")
             return values["SLIPSTREAM_TEST_AUDIO"]
         case .failure(let reason):
-            announce("""
+            announce(
+                """
                 the audio fixtures could not be made (\(reason)): the tests that need them are SKIPPED.
                 scripts/setup.sh installs the encoders (sox, lame, ffmpeg, mpg123); scripts/test.sh runs every test.
                 """)
@@ -94,7 +98,8 @@ public enum TestServices {
             announce("started a headless PulseAudio server for this test process")
             return values["SLIPSTREAM_TEST_PULSE_SERVER"]
         case .failure(let reason):
-            announce("""
+            announce(
+                """
                 no headless PulseAudio server could be started (\(reason)): the tests that play through one are SKIPPED.
                 scripts/setup.sh installs pulseaudio; scripts/test.sh runs every test.
                 """)
@@ -134,7 +139,10 @@ public enum TestServices {
         }
         guard text.hasSuffix("ready\n") else {
             process.waitUntilExit()
-            return .failure(Unavailable(description: "scripts/test-service.sh \(arguments[0]) exited with status \(process.terminationStatus); its messages are above"))
+            return .failure(
+                Unavailable(
+                    description:
+                        "scripts/test-service.sh \(arguments[0]) exited with status \(process.terminationStatus); its messages are above"))
         }
         var values: [String: String] = [:]
         for line in text.split(separator: "\n") {
