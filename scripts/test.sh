@@ -8,6 +8,8 @@
 #   fuzz smoke  each fuzz target for SLIPSTREAM_FUZZ_SMOKE seconds (default 7; 0 skips it)
 #   lint        scripts/lint.sh, as SLIPSTREAM_LINT says: strict fails on any finding, warn
 #               lists the findings by rule without failing, off skips it (default: lint_default)
+#   docs        scripts/docs.sh: each library's DocC catalog, warnings as errors
+#               (SLIPSTREAM_DOCS=0 skips it)
 set -euo pipefail
 
 # The lint stays a warning until the tree is formatted once (scripts/lint.sh --format, after
@@ -63,6 +65,9 @@ if (($# == 0)); then
     off) ;;
     *) echo "SLIPSTREAM_LINT must be strict, warn or off" >&2; exit 2 ;;
     esac
+    if [[ "${SLIPSTREAM_DOCS:-1}" != 0 ]]; then
+        step docs scripts/docs.sh
+    fi
 fi
 
 echo "==> summary"
