@@ -149,11 +149,14 @@ public struct DownloadList: Sendable, Equatable {
     }
 
     private static func apply(option: Substring, line number: Int, to entry: inout Entry) throws(ParseError) {
-        guard let equals = option.firstIndex(of: "=") else {
+        // The "=" is looked for among the bytes: followed by a combining mark it is another
+        // Character, so `out= <U+0650>x` (the mark on the space) would be written out as an
+        // option line that no longer reads back.
+        guard let equals = option.utf8.firstIndex(of: UInt8(ascii: "=")) else {
             throw ParseError(line: number, message: "'\(option)' is not key=value (an indented line sets an option of the URL above)")
         }
         let key = option[..<equals].lowercased()
-        let value = String(option[option.index(after: equals)...].trimmingSpaces())
+        let value = String(option[option.utf8.index(after: equals)...].trimmingSpaces())
         guard !value.isEmpty else { throw ParseError(line: number, message: "\(key)= needs a value") }
         try rejectControlCharacters(value, line: number)
         switch key {

@@ -37,6 +37,14 @@ import Testing
         #expect(throws: DownloadList.ParseError.self) { try DownloadList.parse("http://a.test/x\n  out=sub/\u{35A}name\n") }
     }
 
+    /// A value starting with a combining mark (after a space it sits on) read, but was written
+    /// out as `out=<U+0650>name`, where "=" and the mark are one Character: not key=value.
+    @Test func aValueStartingWithACombiningMarkReadsBackAsWritten() throws {
+        let list = try DownloadList.parse("http://a.test/x\n  out= \u{650}name\n")
+        #expect(list.entries.first?.out == "\u{650}name")
+        #expect(try DownloadList.parse(list.render()).entries.first?.out == "\u{650}name")
+    }
+
     /// A server's name: separators are found among Unicode scalars (a "/" with a combining mark
     /// after it came through whole), and dots and spaces are stripped in any order (" .x" came
     /// out as the hidden ".x", " .. " as "..").
