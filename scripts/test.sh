@@ -5,7 +5,8 @@
 #   scripts/test.sh [extra swift test arguments, e.g. --filter PieceMap]
 # With swift test arguments only the tests run. Without, the steps after them run too, each on
 # by default (CI runs them all):
-#   fuzz smoke  each fuzz target for SLIPSTREAM_FUZZ_SMOKE seconds (default 7; 0 skips it)
+#   fuzz smoke  each fuzz target for SLIPSTREAM_FUZZ_SMOKE seconds (default 7; 0 skips it), with
+#               its corpus and any failing input in .build/fuzz-smoke (kept after the run)
 #   lint        scripts/lint.sh, as SLIPSTREAM_LINT says: strict fails on any finding, warn
 #               lists the findings by rule without failing, off skips it (default: lint_default)
 #   docs        scripts/docs.sh: each library's DocC catalog, warnings as errors
@@ -57,7 +58,7 @@ lint_warn() {
 }
 if (($# == 0)); then
     if [[ "${SLIPSTREAM_FUZZ_SMOKE:-7}" != 0 ]]; then
-        step "fuzz smoke" env FUZZ_DIR="$work/fuzz" scripts/fuzz.sh "${SLIPSTREAM_FUZZ_SMOKE:-7}"
+        step "fuzz smoke" env FUZZ_DIR="$PWD/.build/fuzz-smoke" scripts/fuzz.sh "${SLIPSTREAM_FUZZ_SMOKE:-7}"
     fi
     case "${SLIPSTREAM_LINT:-$lint_default}" in
     strict) step lint scripts/lint.sh ;;
