@@ -76,3 +76,22 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The fuzz targets (scripts/fuzz.sh): one libFuzzer executable per parser of untrusted bytes.
+// They live in this package so that they build against its real module graph and see its
+// `package` declarations (and, built with -enable-testing, its internal ones). Declared only
+// when SLIPSTREAM_FUZZ=1: they link only with -sanitize=fuzzer, so a normal build never sees them.
+if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
+    package.targets += [
+        .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport"),
+        .executableTarget(name: "AudioParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/AudioParserFuzzer"),
+        .executableTarget(name: "ResumeRecordFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/ResumeRecordFuzzer"),
+        .executableTarget(name: "DownloadListFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/DownloadListFuzzer"),
+        .executableTarget(
+            name: "ResponseHeadFuzzer",
+            dependencies: ["SlipstreamHTTP", "SlipstreamDownload", "FuzzSupport"],
+            path: "Fuzz/ResponseHeadFuzzer"
+        ),
+    ]
+}

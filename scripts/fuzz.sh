@@ -1,38 +1,79 @@
 #!/usr/bin/env bash
-# Fuzzes the audio stream parser with libFuzzer for SECONDS (default 600), in one process.
-#   scripts/fuzz.sh [SECONDS]
-# Builds Fuzz/AudioParserFuzzer.swift together with Sources/SlipstreamAudio as one module with
-# -sanitize=fuzzer,address, seeds a corpus with the first 64 KiB of each audio fixture
-# (scripts/make-audio-fixtures.sh), and runs with a per-input timeout and a memory limit, so
-# crashes, broken invariants, hangs and memory blow-ups all stop the run with a saved input.
-# Everything it writes stays in FUZZ_DIR (default /tmp/slipstream-fuzz, outside the repository):
-# audio-parser-fuzzer the binary, seeds/ the fixture heads,
-# corpus/ the inputs worth keeping (reused by the next run), crashes/ the failing inputs,
-# fixtures/ the generated fixtures. Replay a saved input with: FUZZ_DIR/audio-parser-fuzzer FILE
+# Fuzzes the parsers of untrusted bytes with libFuzzer: each target in turn, for SECONDS each
+# (default 600), in one process each.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]          (default: every target)
+# Targets (Fuzz/TARGET/, declared by Package.swift only when SLIPSTREAM_FUZZ=1):
+#   AudioParserFuzzer   the audio stream parser, seeded with the first 64 KiB of each audio
+#                       fixture (scripts/make-audio-fixtures.sh)
+#   ResumeRecordFuzzer  the resume records beside a .part file (ControlFile, ResumeStore)
+#   DownloadListFuzzer  download lists and session files (DownloadList)
+#   ResponseHeadFuzzer  response heads: header lines, Content-Range, Content-Disposition file
+#                       names, Retry-After and HTTP dates
+# Each target checks invariants (round trips, bounds, agreement between ways of parsing), not
+# only that nothing crashes; the non-audio ones write their own seeds from real values
+# (SLIPSTREAM_FUZZ_SEEDS). They are built by SwiftPM itself, so they follow the package's real
+# module graph: release mode with -sanitize=fuzzer,address, and -enable-testing (they check
+# internal state), in a build folder of their own (.build/fuzz) so the normal build is untouched.
+# A crash, a broken invariant, a hang (-timeout) or a memory blow-up ends that target's run with
+# the input saved; the others still run, and the script exits 1 if any failed.
+# Everything a run writes stays in FUZZ_DIR (default /tmp/slipstream-fuzz, outside the
+# repository): TARGET/seeds, TARGET/corpus (the inputs worth keeping, reused by the next run),
+# TARGET/crashes, and fixtures/ (or the fixtures in SLIPSTREAM_TEST_AUDIO, when set).
+# Replay a saved input with: .build/fuzz/release/TARGET FILE
 set -euo pipefail
 
 seconds="${1:-600}"
+shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-swiftc="${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}"
-mkdir -p "$dir/corpus" "$dir/crashes" "$dir/seeds"
-
-# One module from the fuzzer and the parser's sources; -O, with the sanitizers' checks on top.
-mapfile -t sources < <(find "$repo/Sources/SlipstreamAudio" -name '*.swift' | sort)
-"$swiftc" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -module-name SlipstreamAudio -warnings-as-errors -use-ld=lld \
-    "$repo/Fuzz/AudioParserFuzzer.swift" "${sources[@]}" -o "$dir/audio-parser-fuzzer"
-
-# Seeds: the first 64 KiB of every fixture (the head holds the tags, headers and first frames).
-"$repo/scripts/make-audio-fixtures.sh" "$dir/fixtures"
-for file in "$dir"/fixtures/*.{mp3,mp2,aac,wav}; do
-    head -c 65536 "$file" > "$dir/seeds/$(basename "$file")"
+all=(AudioParserFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer)
+targets=("$@")
+((${#targets[@]})) || targets=("${all[@]}")
+for target in "${targets[@]}"; do
+    [[ " ${all[*]} " == *" $target "* ]] || { echo "fuzz: no target $target (${all[*]})" >&2; exit 2; }
 done
 
-# -timeout: seconds per input before it counts as a hang; -rss_limit_mb / -malloc_limit_mb:
-# memory before it counts as a blow-up. Crash inputs go to crashes/ (artifact_prefix). Swift's
-# own backtracer is off: it fights ASan over a crashing process, and libFuzzer reports anyway.
-SWIFT_BACKTRACE=enable=no \
-"$dir/audio-parser-fuzzer" "$dir/corpus" "$dir/seeds" \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 \
-    -max_len=65536 -print_final_stats=1 -artifact_prefix="$dir/crashes/"
+build="$repo/.build/fuzz"
+for target in "${targets[@]}"; do
+    SLIPSTREAM_FUZZ=1 swift build --package-path "$repo" --scratch-path "$build" -c release --product "$target" \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xswiftc -g -Xswiftc -use-ld=lld
+done
+
+failed=()
+for target in "${targets[@]}"; do
+    work="$dir/$target"
+    mkdir -p "$work/corpus" "$work/crashes" "$work/seeds"
+    flags=()
+    if [[ "$target" == AudioParserFuzzer ]]; then
+        # The first 64 KiB of every fixture: the head holds the tags, headers and first frames.
+        fixtures="${SLIPSTREAM_TEST_AUDIO:-$dir/fixtures}"
+        "$repo/scripts/make-audio-fixtures.sh" "$fixtures"
+        for file in "$fixtures"/*.{mp3,mp2,aac,wav}; do
+            head -c 65536 "$file" > "$work/seeds/$(basename "$file")"
+        done
+        flags+=(-max_len=65536)
+    else
+        SLIPSTREAM_FUZZ_SEEDS="$work/seeds" "$build/release/$target"
+    fi
+    echo "fuzz: $target for $seconds s"
+    # -timeout: seconds per input before it counts as a hang; -rss_limit_mb / -malloc_limit_mb:
+    # memory before it counts as a blow-up. Swift's own backtracer is off: it fights ASan over a
+    # crashing process, and libFuzzer reports anyway.
+    status=0
+    # TMPDIR: where a target keeps files of its own (ResumeRecordFuzzer's records), also after a crash.
+    TMPDIR="$work" SWIFT_BACKTRACE=enable=no "$build/release/$target" "$work/corpus" "$work/seeds" \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 \
+        -print_final_stats=1 -artifact_prefix="$work/crashes/" "${flags[@]}" \
+        > "$work/log" 2>&1 || status=$?
+    grep -E '^(Done [0-9]+ runs|#[0-9]+ +DONE)' "$work/log" || true
+    if ((status != 0)); then
+        failed+=("$target")
+        tail -n 40 "$work/log" >&2
+        echo "fuzz: $target failed (status $status); the input is in $work/crashes/;" \
+            "replay it with $build/release/$target FILE" >&2
+    fi
+done
+if ((${#failed[@]})); then
+    echo "fuzz: failed: ${failed[*]}" >&2
+    exit 1
+fi

@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
-# Sets up the machine, starts nginx on a free loopback port, runs every test, stops nginx
-# (also on failure) and exits with the tests' status.
+# Sets up the machine, starts nginx and a headless PulseAudio server, makes the audio fixtures,
+# runs every test and then the other checks, stops what it started (also on failure), prints how
+# long each step took, and exits 1 if any step failed.
 #   scripts/test.sh [extra swift test arguments, e.g. --filter PieceMap]
+# With swift test arguments only the tests run. Without, the steps after them run too, each on
+# by default (CI runs them all):
+#   fuzz smoke  each fuzz target for SLIPSTREAM_FUZZ_SMOKE seconds (default 7; 0 skips it), with
+#               its corpus and any failing input in .build/fuzz-smoke (kept after the run)
+#   lint        scripts/lint.sh, as SLIPSTREAM_LINT says: strict fails on any finding, warn
+#               lists the findings by rule without failing, off skips it (default: lint_default)
+#   docs        scripts/docs.sh: each library's DocC catalog, warnings as errors
+#               (SLIPSTREAM_DOCS=0 skips it)
 set -euo pipefail
+
+# The lint stays a warning until the tree is formatted once (scripts/lint.sh --format, after
+# the branches in flight have landed); then this becomes strict.
+lint_default=warn
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
@@ -22,12 +35,42 @@ export SLIPSTREAM_TEST_WORK="$work"
 pulse_start "$work"
 export SLIPSTREAM_TEST_PULSE_SERVER="$PULSE_TEST_SERVER"
 # Audio fixtures, generated from Debian's encoders (never committed).
-if [[ -x scripts/make-audio-fixtures.sh ]]; then
-    scripts/make-audio-fixtures.sh "$work/audio"
-    export SLIPSTREAM_TEST_AUDIO="$work/audio"
+scripts/make-audio-fixtures.sh "$work/audio"
+export SLIPSTREAM_TEST_AUDIO="$work/audio"
+
+# step NAME COMMAND...: runs a step, timing it; a failing step fails the run, after the others.
+summary=()
+failed=0
+step() {
+    local name="$1" start status=0
+    shift
+    echo "==> $name"
+    start=$SECONDS
+    "$@" || status=$?
+    summary+=("$(printf '%-12s %-6s %4d s' "$name" "$( ((status == 0)) && echo ok || echo FAILED)" $((SECONDS - start)))")
+    ((status == 0)) || failed=1
+}
+
+step build swift build
+step tests swift test "$@"
+lint_warn() {
+    scripts/lint.sh --summary || echo "lint: not failing the run (SLIPSTREAM_LINT=warn); scripts/lint.sh lists them"
+}
+if (($# == 0)); then
+    if [[ "${SLIPSTREAM_FUZZ_SMOKE:-7}" != 0 ]]; then
+        step "fuzz smoke" env FUZZ_DIR="$PWD/.build/fuzz-smoke" scripts/fuzz.sh "${SLIPSTREAM_FUZZ_SMOKE:-7}"
+    fi
+    case "${SLIPSTREAM_LINT:-$lint_default}" in
+    strict) step lint scripts/lint.sh ;;
+    warn) step "lint (warn)" lint_warn ;;
+    off) ;;
+    *) echo "SLIPSTREAM_LINT must be strict, warn or off" >&2; exit 2 ;;
+    esac
+    if [[ "${SLIPSTREAM_DOCS:-1}" != 0 ]]; then
+        step docs scripts/docs.sh
+    fi
 fi
 
-swift build
-status=0
-swift test "$@" || status=$?
-exit "$status"
+echo "==> summary"
+printf '%s\n' "${summary[@]}"
+exit "$failed"

@@ -45,7 +45,7 @@ package struct ControlFile: Sendable, Equatable {
         self.lastModified = lastModified
         self.pieceSize = pieceSize > 0 ? pieceSize : Self.pieceSize(for: size)
         self.bootID = bootID
-        bitmap = [UInt8](repeating: 0, count: Int((Self.pieceCount(size: size, pieceSize: self.pieceSize) + 7) / 8))
+        bitmap = [UInt8](repeating: 0, count: Int(Self.bitmapByteCount(size: size, pieceSize: self.pieceSize)))
     }
 
     /// 64 KiB, or larger for huge files so that the bitmap stays under 1 MiB.
@@ -55,8 +55,16 @@ package struct ControlFile: Sendable, Equatable {
         return piece
     }
 
+    /// Whole pieces plus one for a remainder (no `size + pieceSize - 1`, which overflows for a
+    /// size near `Int64.max`).
     private static func pieceCount(size: Int64, pieceSize: Int64) -> Int64 {
-        (size + pieceSize - 1) / pieceSize
+        size / pieceSize + (size % pieceSize == 0 ? 0 : 1)
+    }
+
+    /// The bytes of the bitmap of `size` bytes in pieces of `pieceSize`.
+    private static func bitmapByteCount(size: Int64, pieceSize: Int64) -> Int64 {
+        let pieces = pieceCount(size: size, pieceSize: pieceSize)
+        return pieces / 8 + (pieces % 8 == 0 ? 0 : 1)
     }
 
     /// The number of pieces.
@@ -120,6 +128,11 @@ package struct ControlFile: Sendable, Equatable {
               let url = reader.text(), let etag = reader.text(), let lastModified = reader.text(),
               Int64(bitPattern: size) >= 0, pieceSize > 0
         else { throw DecodingError(description: "the control file is truncated") }
+        // The bitmap's length follows from the size and the piece size: checked before one is
+        // made, so a record that claims a huge file in small pieces allocates nothing.
+        guard Int64(reader.remaining - 4) == Self.bitmapByteCount(size: Int64(bitPattern: size), pieceSize: Int64(pieceSize)) else {
+            throw DecodingError(description: "the control file's piece map has the wrong length")
+        }
         self.init(url: url, size: Int64(bitPattern: size), etag: etag.isEmpty ? nil : etag,
                   lastModified: lastModified.isEmpty ? nil : lastModified, pieceSize: Int64(pieceSize), bootID: boot)
         guard let bitmap = reader.bytes(self.bitmap.count), reader.remaining == 4 else {

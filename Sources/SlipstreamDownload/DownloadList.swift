@@ -134,20 +134,36 @@ public struct DownloadList: Sendable, Equatable {
             guard HTTPURL.isAccepted(url), !url.utf8.contains(UInt8(ascii: " ")) else {
                 throw ParseError(line: number, message: "'\(url)' is not an http:// or https:// URL")
             }
+            try rejectControlCharacters(url, line: number)
         }
         return Entry(urls: urls, line: number)
     }
 
+    /// A URL or a value with a control character (other than TAB) is refused: a carriage return
+    /// or a NUL inside a line is damage, not part of a name, and one at the end of a value
+    /// would not survive the list being written out and read back.
+    private static func rejectControlCharacters(_ text: String, line number: Int) throws(ParseError) {
+        guard text.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else { return }
+        // Shown escaped (as "\r", "\0"), without the quotes debugDescription adds.
+        throw ParseError(line: number, message: "'\(text.debugDescription.dropFirst().dropLast())' has a control character")
+    }
+
     private static func apply(option: Substring, line number: Int, to entry: inout Entry) throws(ParseError) {
-        guard let equals = option.firstIndex(of: "=") else {
+        // The "=" is looked for among the bytes: followed by a combining mark it is another
+        // Character, so `out= <U+0650>x` (the mark on the space) would be written out as an
+        // option line that no longer reads back.
+        guard let equals = option.utf8.firstIndex(of: UInt8(ascii: "=")) else {
             throw ParseError(line: number, message: "'\(option)' is not key=value (an indented line sets an option of the URL above)")
         }
         let key = option[..<equals].lowercased()
-        let value = String(option[option.index(after: equals)...].trimmingSpaces())
+        let value = String(option[option.utf8.index(after: equals)...].trimmingSpaces())
         guard !value.isEmpty else { throw ParseError(line: number, message: "\(key)= needs a value") }
+        try rejectControlCharacters(value, line: number)
         switch key {
         case "out":
-            guard !value.contains("/") else {
+            // As bytes: `contains("/")` compares Characters, and "/" with a combining mark after
+            // it is another Character.
+            guard !value.utf8.contains(UInt8(ascii: "/")) else {
                 throw ParseError(line: number, message: "out= is a file name ('\(value)' has a /); use dir= for the folder")
             }
             entry.out = value

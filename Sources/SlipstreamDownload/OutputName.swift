@@ -58,12 +58,15 @@ enum OutputName {
 
     static func sanitize(_ raw: String) -> String? {
         if isPlain(raw) { return raw }
-        // Only the last component of anything path-like, with either separator.
-        let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        var name = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
-        while name.hasPrefix(".") { name.removeFirst() }
-        while name.first == " " { name.removeFirst() }
-        while name.last == " " { name.removeLast() }
+        // Only the last component of anything path-like, with either separator. Cut as Unicode
+        // scalars, never as Characters: a "/" followed by a combining mark is one Character,
+        // which a Character-based split would keep whole, "/" and all.
+        let last = raw.unicodeScalars.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last ?? Substring().unicodeScalars
+        var scalars = String.UnicodeScalarView(last.filter { $0.value >= 0x20 && $0.value != 0x7F })
+        // Dots and spaces in any order: " .x" must not become ".x" (hidden) nor " .. " "..".
+        while scalars.first == "." || scalars.first == " " { scalars.removeFirst() }
+        while scalars.last == " " { scalars.removeLast() }
+        let name = String(scalars)
         guard !name.isEmpty, name.utf8.count <= 255 else { return nil }
         return name
     }

@@ -10,7 +10,8 @@ enum HTTPDate {
     /// Seconds since 1970 for an IMF-fixdate, or nil.
     static func secondsSince1970(_ text: String) -> Double? {
         let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]),
+        // The year is four digits: a larger one would not fit `tm_year` (Int32), and trapped.
+        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]), (0...9999).contains(year),
               let month = months.firstIndex(of: String(parts[2]))
         else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }

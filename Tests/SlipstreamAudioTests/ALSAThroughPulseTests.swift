@@ -12,7 +12,7 @@ import TestSupport
     static let inChild = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_ALSA_CHILD"] != nil
 
     @Test(.enabled(if: testPulseServer != nil,
-                   "no headless PulseAudio server (SLIPSTREAM_TEST_PULSE_SERVER is unset; scripts/test.sh starts one)"))
+                   "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
     func pulsePluginDeviceInAChildProcess() async throws {
         let server = try #require(testPulseServer)
         let (status, output) = try await offPool {

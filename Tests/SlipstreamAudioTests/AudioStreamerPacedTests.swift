@@ -29,7 +29,7 @@ struct AudioStreamerPacedTests {
         if realTime { #expect(Date().timeIntervalSince(started) >= duration + 0.4) }
     }
 
-    @Test(.enabled(if: testPulseServer != nil, "no headless PulseAudio server"))
+    @Test(.enabled(if: testPulseServer != nil, "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
     func playsAtRealTimeThroughPulseAudio() async throws {
         let server = try #require(testPulseServer)
         try await playWithAPause { PulseAudioOutput(server: server) }

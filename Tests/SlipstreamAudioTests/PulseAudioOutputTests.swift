@@ -3,8 +3,8 @@ import Testing
 import TestSupport
 @testable import SlipstreamAudio
 
-/// The headless server scripts/test.sh starts, from `SLIPSTREAM_TEST_PULSE_SERVER`.
-let testPulseServer = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PULSE_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+/// The headless server scripts/test.sh starts, or one started for a plain `swift test`.
+let testPulseServer = TestServices.pulseServer
 
 @Suite struct PulseAudioOutputTests {
     static let format = PCMFormat(sampleRate: 44100, channels: 2)
@@ -12,7 +12,7 @@ let testPulseServer = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PULSE
     /// Writes are paced by the server, the clock rises and stays behind the frames written by a
     /// sane latency, pausing (no writes) stops it, flush and drain work.
     @Test(.enabled(if: testPulseServer != nil,
-                   "no headless PulseAudio server (SLIPSTREAM_TEST_PULSE_SERVER is unset; scripts/test.sh starts one)"))
+                   "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
     func playsAtTheServersPace() async throws {
         let server = try #require(testPulseServer)
         try await offPool {
@@ -62,7 +62,7 @@ let testPulseServer = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PULSE
 
     /// Float samples and more than two channels (mapped in WAVE order) play too.
     @Test(.enabled(if: testPulseServer != nil,
-                   "no headless PulseAudio server (SLIPSTREAM_TEST_PULSE_SERVER is unset; scripts/test.sh starts one)"))
+                   "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
     func playsFloatSurround() async throws {
         let server = try #require(testPulseServer)
         try await offPool {
@@ -77,7 +77,7 @@ let testPulseServer = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PULSE
     }
 
     @Test(.enabled(if: testPulseServer != nil,
-                   "no headless PulseAudio server (SLIPSTREAM_TEST_PULSE_SERVER is unset; scripts/test.sh starts one)"))
+                   "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
     func probeFindsTheServer() async throws {
         let server = try #require(testPulseServer)
         #expect(try await offPool { PulseServerProbe.answers(server: server, within: PulseServerProbe.namedServerTimeoutSeconds) })

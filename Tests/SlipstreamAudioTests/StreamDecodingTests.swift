@@ -33,7 +33,8 @@ struct StreamDecodingTests {
     /// possible, output dropped) and `mpg123 -t` (decode, no output) on it, and prints both as x
     /// real time. Run it in release: `SLIPSTREAM_DECODE_BENCH=FILE swift test -c release
     /// -Xswiftc -enable-testing --filter decodeSpeed`.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["SLIPSTREAM_DECODE_BENCH"] != nil))
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SLIPSTREAM_DECODE_BENCH"] != nil,
+                   "a benchmark: SLIPSTREAM_DECODE_BENCH=FILE runs it (see its comment)"))
     func decodeSpeed() throws {
         let path = try #require(ProcessInfo.processInfo.environment["SLIPSTREAM_DECODE_BENCH"])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))

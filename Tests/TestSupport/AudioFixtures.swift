@@ -1,7 +1,8 @@
 import Foundation
 
 /// The audio fixtures `scripts/make-audio-fixtures.sh` generates, and the reference figures it
-/// recorded from mpg123/ffprobe/soxi. The directory comes from `SLIPSTREAM_TEST_AUDIO`.
+/// recorded from mpg123/ffprobe/soxi. The directory comes from `SLIPSTREAM_TEST_AUDIO`, or is
+/// made on first use under a plain `swift test` (see `TestServices`).
 public enum AudioFixtures {
     /// One line of `reference.tsv`.
     public struct Reference: Sendable, CustomStringConvertible {
@@ -26,9 +27,9 @@ public enum AudioFixtures {
         public var description: String { name }
     }
 
-    /// The fixture directory, or `nil` when `SLIPSTREAM_TEST_AUDIO` is not set.
+    /// The fixture directory, or `nil` when there are no fixtures and they cannot be made.
     public static var directory: URL? {
-        ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_AUDIO"].map { URL(fileURLWithPath: $0) }
+        TestServices.audioFixtures.map { URL(fileURLWithPath: $0) }
     }
 
     /// Every fixture's reference line; empty when there are no fixtures.

@@ -1,10 +1,9 @@
 import Foundation
 
 extension TestNginx {
-    /// nginx's access log (combined format), `$SLIPSTREAM_TEST_WORK/access.log`.
+    /// nginx's access log (combined format), `access.log` in the folder it runs in.
     public static func accessLogPath() throws -> String {
-        guard let work = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_WORK"] else { throw NotRunning() }
-        return work + "/access.log"
+        try TestServices.nginx().workFolder + "/access.log"
     }
 
     /// The body bytes nginx has sent so far for requests of `path` (e.g. `/rate/a.bin`, with any

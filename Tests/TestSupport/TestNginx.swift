@@ -1,29 +1,21 @@
 import Foundation
 
-/// The nginx that `scripts/test.sh` starts on a loopback port, and the files it serves.
+/// The nginx the tests download from: the one `scripts/test.sh` starts, or, under a plain
+/// `swift test`, one started for the test process (see `TestServices`).
 public enum TestNginx {
-    /// Why a test that needs nginx cannot run.
-    public struct NotRunning: Error, CustomStringConvertible {
-        public var description: String { "nginx is not running: run the tests with scripts/test.sh" }
-    }
-
-    /// The port, from `SLIPSTREAM_TEST_NGINX_PORT`.
+    /// The port.
     public static func port() throws -> Int {
-        guard let text = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_NGINX_PORT"], let port = Int(text)
-        else { throw NotRunning() }
-        return port
+        try TestServices.nginx().port
     }
 
-    /// The forward HTTP proxy's URL (`http://127.0.0.1:PORT`), from `SLIPSTREAM_TEST_PROXY_PORT`.
+    /// The forward HTTP proxy's URL (`http://127.0.0.1:PORT`).
     public static func proxyURL() throws -> String {
-        guard let port = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_PROXY_PORT"] else { throw NotRunning() }
-        return "http://127.0.0.1:\(port)"
+        "http://127.0.0.1:\(try TestServices.nginx().proxyPort)"
     }
 
     /// The folder nginx serves under `/files/`, `/rate/`, `/gzip/` and `/moved/`.
     public static func filesFolder() throws -> String {
-        guard let path = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_WWW"] else { throw NotRunning() }
-        return path
+        try TestServices.nginx().filesFolder
     }
 
     /// `http://127.0.0.1:PORT/LOCATION/NAME`, e.g. `url("a.bin", location: "rate")`.

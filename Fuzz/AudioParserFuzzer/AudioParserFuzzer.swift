@@ -1,14 +1,14 @@
-// The libFuzzer entry point for the audio stream parser. `scripts/fuzz.sh` compiles this file
-// together with every file of Sources/SlipstreamAudio as one module (so it can check internal
-// state such as the bytes the parser holds) with `-sanitize=fuzzer,address`; it is not part of
-// the package or its tests. Every broken invariant is a `require`, which crashes and makes
-// libFuzzer save the input.
+// The libFuzzer entry point for the audio stream parser. `scripts/fuzz.sh` builds it with
+// SwiftPM (the package declares it when SLIPSTREAM_FUZZ=1), with `-sanitize=fuzzer,address` and
+// `-enable-testing`, so that it can check internal state such as the bytes the parser holds.
+// Every broken invariant is a `require`, which crashes and makes libFuzzer save the input.
+
+import FuzzSupport
+@testable import SlipstreamAudio
 
 /// Called by libFuzzer with each input: the input is one whole stream.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzAudioStreamParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let stream = size > 0 ? Array(UnsafeBufferPointer(start: data, count: size)) : []
-    var fuzzCase = AudioParserFuzzCase(stream)
+func fuzzAudioStreamParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    var fuzzCase = AudioParserFuzzCase(fuzzInput(data, size))
     fuzzCase.run()
     return 0
 }
@@ -40,8 +40,9 @@ struct AudioParserFuzzCase {
         let split = parse(chunkSizes: { Int.random(in: 1...largest, using: &$0) })
         require(split == whole, "a split changed the output: \(split.firstDifference(from: whole))")
         let unread = parse(chunkSizes: { Int.random(in: 1...4096, using: &$0) }, skippingUnread: true)
-        require(unread.events == whole.events && unread.error == whole.error,
-                     "leaving skipped bytes unread changed the output: \(unread.firstDifference(from: whole))")
+        require(
+            unread.events == whole.events && unread.error == whole.error,
+            "leaving skipped bytes unread changed the output: \(unread.firstDifference(from: whole))")
         checkSeekTable(whole)
         parseAcrossDiscontinuity()
         summarise()
@@ -65,15 +66,17 @@ struct AudioParserFuzzCase {
                         parser.skipUnread()
                         start = Int(min(parser.nextByteOffset, Int64(raw.count)))
                     }
-                    require(parser.nextByteOffset == Int64(start) || parser.nextByteOffset > Int64(raw.count),
-                                 "the parser expects byte \(parser.nextByteOffset), fed up to \(start)")
+                    require(
+                        parser.nextByteOffset == Int64(start) || parser.nextByteOffset > Int64(raw.count),
+                        "the parser expects byte \(parser.nextByteOffset), fed up to \(start)")
                 }
                 try parser.finish(into: &sink)
             }
         }
         Self.check(parser.properties, streamLength: stream.count)
-        return Outcome(events: sink.events, error: result.failure, final: parser.properties,
-                       seekTable: parser.seekTable)
+        return Outcome(
+            events: sink.events, error: result.failure, final: parser.properties,
+            seekTable: parser.seekTable)
     }
 
     /// Feeds the stream up to a random point, jumps to another random offset, and feeds from
@@ -120,8 +123,9 @@ struct AudioParserFuzzCase {
         let offsets: [Int64] = [.min, -1, 0, 1, Int64(stream.count / 2), Int64(stream.count), 1 << 40, .max]
         let points = times.map { table.offset(forTime: $0) } + offsets.map { table.time(forOffset: $0) }
         for case let point? in points {
-            require(point.time.isFinite && point.time >= 0 && point.frame >= 0 && point.offset >= 0,
-                         "seek point out of range: \(point)")
+            require(
+                point.time.isFinite && point.time >= 0 && point.frame >= 0 && point.offset >= 0,
+                "seek point out of range: \(point)")
             if point.method == .frameIndex, !packets.isEmpty {
                 require(packets[point.offset] == point.frame, "frame index point \(point) names no packet")
             }
@@ -143,8 +147,9 @@ struct AudioParserFuzzCase {
 
     /// The bytes held, and those a step asks for, stay within one packet or tag field.
     func checkHeld(_ parser: AudioStreamParser) {
-        require(parser.heldCount <= Self.maximumHeld && parser.needed <= Self.maximumHeld,
-                     "the parser holds \(parser.heldCount) bytes and asks for \(parser.needed)")
+        require(
+            parser.heldCount <= Self.maximumHeld && parser.needed <= Self.maximumHeld,
+            "the parser holds \(parser.heldCount) bytes and asks for \(parser.needed)")
     }
 
     /// Figures that must make sense whatever the bytes.
@@ -154,9 +159,10 @@ struct AudioParserFuzzCase {
         if let offset = properties.dataOffset {
             require(offset >= 0 && offset < Int64(streamLength), "data offset \(offset)")
         }
-        require((properties.packetCount ?? 0) >= 0 && (properties.audioDataByteCount ?? 0) >= 0
-                     && (properties.trimmedFrameCount ?? 0) >= 0 && properties.junkByteCount >= 0,
-                     "negative totals: \(properties)")
+        require(
+            (properties.packetCount ?? 0) >= 0 && (properties.audioDataByteCount ?? 0) >= 0
+                && (properties.trimmedFrameCount ?? 0) >= 0 && properties.junkByteCount >= 0,
+            "negative totals: \(properties)")
     }
 }
 
@@ -202,38 +208,14 @@ struct CheckingSink: AudioStreamSink {
     mutating func audioStream(packet: AudioPacket, bytes: UnsafeRawBufferPointer) {
         let start = Int(packet.offset)
         require(packet.offset >= end, "packet \(packet) starts before the end of the last one (\(end))")
-        require(packet.size > 0 && bytes.count == packet.size && start + packet.size <= stream.count,
-                     "packet \(packet) of \(bytes.count) bytes outside a \(stream.count)-byte stream")
+        require(
+            packet.size > 0 && bytes.count == packet.size && start + packet.size <= stream.count,
+            "packet \(packet) of \(bytes.count) bytes outside a \(stream.count)-byte stream")
         require(bytes.elementsEqual(stream[start..<start + packet.size]), "packet \(packet) bytes differ")
-        require(packet.frameCount > 0 && (packet.startFrame ?? 0) >= 0 && (packet.startTime ?? 0) >= 0,
-                     "packet \(packet) has impossible frames")
+        require(
+            packet.frameCount > 0 && (packet.startFrame ?? 0) >= 0 && (packet.startTime ?? 0) >= 0,
+            "packet \(packet) has impossible frames")
         end = packet.offset + Int64(packet.size)
         events.append(.packet(packet))
-    }
-}
-
-/// A small seeded generator, so a saved input replays the same splits.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Crashes with `message` unless `condition` holds; unlike `precondition`, the message is
-/// printed in an optimised build too.
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-    if !condition { fatalError(message()) }
-}
-
-extension Result {
-    /// The error, if this is a failure.
-    var failure: Failure? {
-        if case .failure(let error) = self { error } else { nil }
     }
 }
