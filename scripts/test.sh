@@ -69,6 +69,7 @@ if (($# == 0)); then
     if [[ "${SLIPSTREAM_DOCS:-1}" != 0 ]]; then
         step docs scripts/docs.sh
     fi
+    step examples scripts/examples.sh
 fi
 
 echo "==> summary"

@@ -48,6 +48,10 @@ package struct ControlFile: Sendable, Equatable {
         bitmap = [UInt8](repeating: 0, count: Int(Self.bitmapByteCount(size: size, pieceSize: self.pieceSize)))
     }
 
+    /// The largest file a record can describe: its piece size is stored in 32 bits, and at
+    /// most 8 Mi pieces of it are kept (about 32 PiB).
+    package static let maxSize = Int64(UInt32.max) * (8 << 20)
+
     /// 64 KiB, or larger for huge files so that the bitmap stays under 1 MiB.
     package static func pieceSize(for size: Int64) -> Int64 {
         var piece: Int64 = 64 << 10

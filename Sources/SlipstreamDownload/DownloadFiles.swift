@@ -174,7 +174,7 @@ struct DownloadFiles: Sendable {
     /// What the writer records for a resume: nothing unless ranges work.
     private func checkpoint(for opening: DownloadStateMachine.FileOpening, store: ResumeStore,
                             head: HTTPResponseHead) -> DiskWriter.Checkpoint? {
-        guard opening.segmented, let size = opening.size else { return nil }
+        guard opening.keepsRecords, let size = opening.size else { return nil }
         var record = (opening.resuming ? resumeRecord : nil)
             ?? ControlFile(url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
         record.record(opening.written)

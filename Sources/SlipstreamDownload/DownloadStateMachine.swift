@@ -95,6 +95,12 @@ struct DownloadStateMachine: Sendable {
         var written: ByteRanges
         /// The file is empty (a 416 for `bytes=0-`): nothing to read.
         var empty = false
+
+        /// Whether resume records are kept: ranges work, the file is not held in memory, and a
+        /// record can describe its size.
+        var keepsRecords: Bool {
+            segmented && !held && (size ?? 0) <= ControlFile.maxSize
+        }
     }
 
     enum Action: Sendable {
@@ -248,7 +254,7 @@ struct DownloadStateMachine: Sendable {
 
     /// Whether running the download again resumes it from what is on disk now (a small file
     /// held in memory keeps no records, nor does a stream: they start over).
-    var resumable: Bool { opening.map { $0.segmented && !$0.held } ?? (resume != nil) }
+    var resumable: Bool { opening.map(\.keepsRecords) ?? (resume != nil) }
 
     /// A snapshot of the progress at `time`.
     mutating func progress(at time: Double) -> DownloadProgress {

@@ -230,6 +230,23 @@ import Testing
         #expect(driver.machine.failureStreak == 0)
     }
 
+    /// A size no resume record can describe is downloaded without records (never a trap), and
+    /// its failure offers no file to resume from.
+    @Test func aFileTooLargeForARecordKeepsNone() {
+        var driver = MachineDriver(server: .init(size: Int64.max - 1))
+        driver.answer(1)
+        #expect(driver.machine.opening?.segmented == true)
+        #expect(driver.machine.opening?.keepsRecords == false)
+        driver.apply(driver.machine.cancel(removingFiles: false, at: 0))
+        driver.runToEnd()
+        driver.checkEnd()
+        guard case .failure(let error)? = driver.outcomes.first else {
+            Issue.record("it finished")
+            return
+        }
+        #expect(error.resumableFile == nil)
+    }
+
     @Test func anEmptyFileFinishesWithoutABody() {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Range", value: "bytes */0")
