@@ -28,7 +28,7 @@ struct AudioParserFuzzCase {
 
     init(_ stream: [UInt8]) {
         self.stream = stream
-        random = SplitMix64(state: UInt64(stream.first ?? 0) | UInt64(stream.count) << 8)
+        random = SplitMix64(seed: UInt64(stream.first ?? 0) | UInt64(stream.count) << 8)
     }
 
     mutating func run() {

@@ -38,26 +38,6 @@ public func require(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition { fatalError(message()) }
 }
 
-/// A small seeded generator (SplitMix64), so a saved input replays the same choices.
-public struct SplitMix64: RandomNumberGenerator {
-    /// The state; any value is a valid seed.
-    public var state: UInt64
-
-    /// A generator starting from `state`.
-    public init(state: UInt64) {
-        self.state = state
-    }
-
-    /// The next 64 bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The bytes libFuzzer hands to `LLVMFuzzerTestOneInput`, copied into an array.
 public func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
     guard let data, size > 0 else { return [] }

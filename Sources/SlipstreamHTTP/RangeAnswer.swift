@@ -3,7 +3,7 @@
 /// seeks. Only a 206 whose `Content-Range` starts exactly at `START` (and, where the caller
 /// knows the file's size, is of that size) carries the bytes asked for; a 200 carries the
 /// whole body from byte 0 (no ranges here, or, after `If-Range`, a changed file).
-package enum RangeAnswer: Sendable, Equatable {
+public enum RangeAnswer: Sendable, Equatable {
     /// A 206 from the byte asked for, of the expected total where one was given.
     case partial(ContentRange)
     /// A 200: the whole body, from byte 0.
@@ -18,7 +18,7 @@ package enum RangeAnswer: Sendable, Equatable {
 
     /// Checks `head` as the answer to a request for bytes from `start`, of a file of
     /// `expectedTotal` bytes when that is known.
-    package init(_ head: HTTPResponseHead, start: Int64, expectedTotal: Int64? = nil) {
+    public init(_ head: HTTPResponseHead, start: Int64, expectedTotal: Int64? = nil) {
         switch head.status {
         case 206:
             guard let contentRange = head.contentRange, contentRange.range?.lowerBound == start else {
