@@ -24,7 +24,7 @@ public final class AACDecoder: AudioDecoder {
     /// Creates a decoder for ADTS AAC of `format` that outputs `sampleType` PCM.
     public init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
         guard format.codec == .aac, (1...8).contains(format.channels), format.sampleRate > 0 else {
-            throw AudioDecoderError(.unsupportedFormat, "AACDecoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz is not ADTS AAC it decodes")
+            throw AudioDecoderError(.unsupportedFormat, "AACDecoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz is not ADTS AAC it decodes", codec: format.codecDescription)
         }
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
         codecDescription = format.codecDescription
@@ -84,18 +84,18 @@ public final class AACDecoder: AudioDecoder {
     /// the core rate.
     private func makeHandle() throws(AudioDecoderError) -> NeAACDecHandle {
         guard let handle = NeAACDecOpen() else {
-            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot create a decoder for \(codecDescription)")
+            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot create a decoder for \(codecDescription)", codec: codecDescription)
         }
         guard let configuration = NeAACDecGetCurrentConfiguration(handle) else {
             NeAACDecClose(handle)
-            throw AudioDecoderError(.initializationFailed, "libfaad2: no configuration for \(codecDescription)")
+            throw AudioDecoderError(.initializationFailed, "libfaad2: no configuration for \(codecDescription)", codec: codecDescription)
         }
         configuration.pointee.outputFormat = UInt8(outputFormat.sampleType == .signed16 ? FAAD_FMT_16BIT : FAAD_FMT_FLOAT)
         configuration.pointee.downMatrix = 0
         configuration.pointee.dontUpSampleImplicitSBR = 1
         guard NeAACDecSetConfiguration(handle, configuration) != 0 else {
             NeAACDecClose(handle)
-            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot set up \(outputFormat) output for \(codecDescription)")
+            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot set up \(outputFormat) output for \(codecDescription)", codec: codecDescription)
         }
         return handle
     }

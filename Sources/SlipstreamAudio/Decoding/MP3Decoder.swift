@@ -39,10 +39,10 @@ public final class MP3Decoder: AudioDecoder {
     /// `sampleType` PCM at the stream's own rate and channel count.
     public init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
         guard [.mp1, .mp2, .mp3].contains(format.codec) else {
-            throw AudioDecoderError(.unsupportedFormat, "MP3Decoder: \(format.codecDescription) is not MPEG audio")
+            throw AudioDecoderError(.unsupportedFormat, "MP3Decoder: \(format.codecDescription) is not MPEG audio", codec: format.codecDescription)
         }
         guard (1...2).contains(format.channels), format.sampleRate > 0 else {
-            throw AudioDecoderError(.unsupportedFormat, "MP3Decoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz")
+            throw AudioDecoderError(.unsupportedFormat, "MP3Decoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz", codec: format.codecDescription)
         }
         self.format = format
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
@@ -111,7 +111,8 @@ public final class MP3Decoder: AudioDecoder {
         _ = mpg123Initialisation
         var status: Int32 = 0
         guard let handle = mpg123_new(nil, &status) else {
-            throw AudioDecoderError(.initializationFailed, "libmpg123: cannot create a decoder: \(Self.message(status))")
+            throw AudioDecoderError(.initializationFailed, "libmpg123: cannot create a decoder: \(Self.message(status))",
+                                    codec: format.codecDescription, libraryStatus: Int(status))
         }
         let encoding = outputFormat.sampleType == .signed16 ? MPG123_ENC_SIGNED_16 : MPG123_ENC_FLOAT_32
         let removed = MPG123_GAPLESS.rawValue | MPG123_AUTO_RESAMPLE.rawValue
@@ -122,9 +123,11 @@ public final class MP3Decoder: AudioDecoder {
               mpg123_format_none(handle) == MPG123_OK.rawValue,
               mpg123_format(handle, format.sampleRate, Int32(format.channels), Int32(encoding.rawValue)) == MPG123_OK.rawValue
         else {
-            let reason = Self.message(mpg123_errcode(handle))
+            let status = mpg123_errcode(handle)
             mpg123_delete(handle)
-            throw AudioDecoderError(.initializationFailed, "libmpg123: cannot set up \(outputFormat) output for \(format.codecDescription): \(reason)")
+            throw AudioDecoderError(.initializationFailed,
+                                    "libmpg123: cannot set up \(outputFormat) output for \(format.codecDescription): \(Self.message(status))",
+                                    codec: format.codecDescription, libraryStatus: Int(status))
         }
         return handle
     }
@@ -150,9 +153,10 @@ public final class MP3Decoder: AudioDecoder {
         guard slipstream_mpg123_param(handle, MPG123_FREEFORMAT_SIZE, size) == MPG123_OK.rawValue,
               mpg123_open_feed(handle) == MPG123_OK.rawValue
         else {
-            let reason = Self.message(mpg123_errcode(handle))
+            let status = mpg123_errcode(handle)
             close()
-            throw AudioDecoderError(.decodingFailed, "libmpg123: cannot open a feed for \(format.codecDescription): \(reason)")
+            throw AudioDecoderError(.decodingFailed, "libmpg123: cannot open a feed for \(format.codecDescription): \(Self.message(status))",
+                                    codec: format.codecDescription, libraryStatus: Int(status))
         }
         isOpen = true
         packetsToSkip = 0

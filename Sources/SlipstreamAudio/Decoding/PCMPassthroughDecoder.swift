@@ -18,7 +18,8 @@ public final class PCMPassthroughDecoder: AudioDecoder {
               layout.bytesPerFrame == format.channels * layout.bitsPerSample / 8,
               layout.isFloat ? [32, 64].contains(layout.bitsPerSample) : [8, 16, 24, 32].contains(layout.bitsPerSample)
         else {
-            throw AudioDecoderError(.unsupportedFormat, "PCMPassthroughDecoder: \(format.codecDescription) is not a PCM layout it converts")
+            throw AudioDecoderError(.unsupportedFormat, "PCMPassthroughDecoder: \(format.codecDescription) is not a PCM layout it converts",
+                                    codec: format.codecDescription)
         }
         self.layout = layout
         sampleBytes = layout.bitsPerSample / 8

@@ -75,7 +75,8 @@ public enum AudioOutputChoice: Hashable, Sendable, CustomStringConvertible {
             return PulseServerProbe.answers(server: nil, within: PulseServerProbe.automaticTimeoutSeconds) ? PulseAudioOutput() : ALSAOutput()
         case .pulse(let server):
             guard PulseServerProbe.answers(server: server, within: PulseServerProbe.namedServerTimeoutSeconds) else {
-                throw AudioOutputError(.unavailable, "\(PulseAudioOutput.name(of: server)): no server answers")
+                throw AudioOutputError(.unavailable, "\(PulseAudioOutput.name(of: server)): no server answers",
+                                       output: PulseAudioOutput.name(of: server))
             }
             return PulseAudioOutput(server: server)
         case .alsa(let device):

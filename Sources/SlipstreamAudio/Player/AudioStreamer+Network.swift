@@ -92,7 +92,7 @@ extension AudioStreamer: StreamFeed {
             do throws(AudioParserError) {
                 try core.parser.parse(bytes, into: &sink)
             } catch {
-                sink.failure = AudioStreamerError(parserError: error, source: source)
+                sink.failure = AudioStreamerError(parserError: error, source: AudioLocation(source))
             }
             sink.store(into: &core)
             propertiesChanged = sink.changedProperties
@@ -128,7 +128,7 @@ extension AudioStreamer: StreamFeed {
             do throws(AudioParserError) {
                 try core.parser.finish(into: &sink)
             } catch {
-                sink.failure = AudioStreamerError(parserError: error, source: source)
+                sink.failure = AudioStreamerError(parserError: error, source: AudioLocation(source))
             }
             sink.store(into: &core)
             failure = sink.failure

@@ -150,7 +150,7 @@ final class PlaybackLoop {
         do throws(AudioDecoderError) {
             try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0 ..< entry.size]), packet: entry.packet, into: pcm)
         } catch {
-            fail(AudioStreamerError(.decoder, error.message))
+            fail(AudioStreamerError(decoderError: error))
             return
         }
         let rawStart = entry.startFrame ?? 0
@@ -192,7 +192,7 @@ final class PlaybackLoop {
             decoder = try AudioDecoders.make(for: format, sampleType: streamer.configuration.sampleType)
         } catch {
             hasFailed = true
-            fail(AudioStreamerError(.decoder, error.message))
+            fail(AudioStreamerError(decoderError: error))
             return
         }
         self.decoder = decoder
@@ -212,7 +212,7 @@ final class PlaybackLoop {
             do throws(AudioOutputError) {
                 output = try streamer.configuration.output()
             } catch {
-                fail(AudioStreamerError(.output, error.message))
+                fail(AudioStreamerError(outputError: error))
             }
         }
     }
@@ -227,7 +227,7 @@ final class PlaybackLoop {
             isOutputPaused = false
             return true
         } catch {
-            fail(AudioStreamerError(.output, error.message))
+            fail(AudioStreamerError(outputError: error))
             return false
         }
     }
@@ -238,7 +238,7 @@ final class PlaybackLoop {
         do throws(AudioOutputError) {
             try call(output)
         } catch {
-            fail(AudioStreamerError(.output, error.message))
+            fail(AudioStreamerError(outputError: error))
         }
     }
 
