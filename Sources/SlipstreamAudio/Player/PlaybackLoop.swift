@@ -21,7 +21,13 @@ final class PlaybackLoop {
     /// stream's life (its frames are the only ones it trims).
     private var trim: GaplessTrim?
     private var output: (any AudioOutput)?
+    /// The format the output is open for.
     private var openFormat: PCMFormat?
+    /// The stream's format changed since the output was opened: open it again before writing.
+    private var needsReopen = false
+    /// Converts the decoded PCM to the output's format, when the output could not take the
+    /// stream's new one (a WAV file holds one format).
+    private var converter: PCMConverter?
     private var isOutputPaused = false
     private let pcm: PCMBuffer
     /// Packet bytes copied out of the queue (so its lock is not held while decoding).
@@ -165,8 +171,9 @@ final class PlaybackLoop {
     }
 
     /// Writes decoded frames to the output, opening it (or reopening it for a new format).
-    private func write(_ buffer: PCMBuffer) {
-        guard openOutput(for: buffer.format) else { return }
+    private func write(_ decoded: PCMBuffer) {
+        guard openOutput(for: decoded.format) else { return }
+        let buffer = converter?.convert(decoded) ?? decoded
         if isOutputPaused {
             isOutputPaused = false
             perform { output throws(AudioOutputError) in try output.setPaused(false) }
@@ -211,7 +218,7 @@ extension PlaybackLoop {
             publishPosition(drained: true)
             basePosition = currentPosition(drained: true)
             framesWritten = 0
-            openFormat = nil
+            needsReopen = true
         }
         decoder = next
         formatIndex = index
@@ -230,14 +237,23 @@ extension PlaybackLoop {
         }
     }
 
-    /// Opens (or reopens) the output for `format`; false after reporting a failure.
+    /// Opens the output for `format`, or again for a new one; an output that refuses the new
+    /// format keeps its old one and gets the PCM converted to it. False after reporting a failure.
     private func openOutput(for format: PCMFormat) -> Bool {
-        if output != nil, openFormat == format { return true }
+        if output != nil, let open = openFormat, !needsReopen, (converter?.input ?? open) == format { return true }
+        needsReopen = false
+        isOutputPaused = false
         do throws(AudioOutputError) {
             if output == nil { output = try makeOutput() }
-            try output!.open(format)
-            openFormat = format
-            isOutputPaused = false
+            do {
+                try output!.open(format)
+                openFormat = format
+                converter = nil
+            } catch where error.code == .formatNotSupported && openFormat != nil {
+                let kept = openFormat!
+                try output!.open(kept)
+                converter = kept == format ? nil : PCMConverter(from: format, to: kept)
+            }
             return true
         } catch {
             fail(AudioStreamerError(outputError: error))
@@ -274,6 +290,7 @@ extension PlaybackLoop {
         output?.close()
         output = nil
         openFormat = nil
+        converter = nil
         streamer.send(.fatal(error))
     }
 }
