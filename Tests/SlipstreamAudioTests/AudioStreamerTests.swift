@@ -56,7 +56,7 @@ struct AudioStreamerTests {
     }
 
     @Test func reportsPropertiesAndEndsAtTheWholeDuration() async throws {
-        let player = AudioStreamer(url: try PlayerFiles.served("mp3-cbr128.mp3"))
+        let player = AudioStreamer(url: try PlayerFiles.served("mp3-cbr128.mp3"), configuration: .silent)
         let run = try await PlayerRun.collect(player)
         let properties = run.events.compactMap { if case .properties(let p) = $0 { p } else { nil } }.last
         #expect(properties?.format?.codec == .mp3)
@@ -178,7 +178,7 @@ struct AudioStreamerTests {
         let wav = try Self.temporaryWAV()
         let run = try await PlayerRun.play(server.url("/slow.mp3")) {
             $0.output = { WAVFileOutput(path: wav) }
-            $0.restartThreshold = 0.3
+            $0.restartThreshold = .milliseconds(300)
         }
         #expect(run.finalState == .done)
         #expect(run.bufferingStarts >= 2)
@@ -244,9 +244,9 @@ struct AudioStreamerTests {
         defer { server.stop() }
         let started = Date()
         let run = try await PlayerRun.play(server.url("/stall.mp3")) {
-            $0.inactivityTimeout = 0.5
+            $0.inactivityTimeout = .milliseconds(500)
             $0.reconnectAttempts = 2
-            $0.reconnectDelay = 0.1
+            $0.reconnectDelay = .milliseconds(100)
         }
         #expect(run.error?.code == .timedOut, "\(run.events)")
         // Two reconnects after the last byte of progress (a loaded machine can let the first

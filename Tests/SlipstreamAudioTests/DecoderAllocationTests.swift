@@ -59,7 +59,7 @@ struct PlaybackAllocationTests {
         // producer is never paused nor let go (telling the state machine of either allocates,
         // as a dispatch does).
         configuration.bufferLimit = .unlimited
-        configuration.startThreshold = 3600
+        configuration.startThreshold = .seconds(3600)
         let player = AudioStreamer(url: try AudioFixtures.path("mp3-vbr-v0.mp3"), configuration: configuration)
         let run = try await PlayerRun.collect(player)
         #expect(run.finalState == .done)

@@ -353,11 +353,14 @@ struct PlayerStateMachineTests {
         #expect(m.handle(.connectionFailed(timeout)).contains(.scheduleReconnect(after: 0.5)))
     }
 
-    @Test func seeksBeforePlayAreIgnored() {
+    @Test func aSeekBeforePlaySetsWherePlayingStarts() {
         var m = Machine()
         #expect(m.handle(.seek(.buffered)) == [])
         #expect(m.handle(.seekDeferred) == [])
         #expect(m.state == .initialized)
+        // As a start time: no readiness until the seek is made.
+        #expect(m.handle(.play) == [.emit(.stateChanged(.waitingForData)), .connect, .emit(.bufferingStarted)])
+        #expect(m.handle(.decoderReady(Self.facts)) == [.seekToStart])
     }
 
     /// Random step sequences: buffering started and ended alternate, starting with started, and

@@ -102,6 +102,8 @@ struct PlayCommandTests {
         let lines = output.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(output.stderr)")
         #expect(output.stderr.contains("nosuchdevice"))
+        // The library states the facts; the command adds what to do about them.
+        #expect(output.stderr.contains("--output chooses another"))
     }
 
     @Test func playsOnALSAsNullDevice() async throws {

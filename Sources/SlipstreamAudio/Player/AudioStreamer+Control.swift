@@ -109,7 +109,7 @@ extension AudioStreamer {
 
     private func startTimer() {
         let timer = DispatchSource.makeTimerSource(queue: controlQueue)
-        let interval = min(configuration.progressInterval, 0.25)
+        let interval = min(max(configuration.progressInterval.seconds, 0.01), 0.25)
         timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [self] in tick() }
         self.timer = timer
@@ -119,7 +119,7 @@ extension AudioStreamer {
     private func tick() {
         let now = MonotonicTime.now()
         let lastByte = queue.withLock { $0.lastByteTime }
-        let timeout = configuration.inactivityTimeout
+        let timeout = configuration.inactivityTimeout.seconds
         let (stalled, playing) = control.withLock { control -> (Bool, Bool) in
             guard control.machine.isExpectingData else {
                 control.expectingSince = now

@@ -5,17 +5,18 @@ extension AudioStreamer {
     /// Moves playback to `time` seconds from the start: within the buffered audio without
     /// touching the network, else with a new range request from the offset the seek table
     /// gives. Lands on the exact sample where the frame index covers the target, within the
-    /// table's estimate elsewhere. A seek made before the stream's decoder exists waits for it
-    /// (as a start time does). Throws `.seek` when the stream cannot seek (not started,
-    /// finished, or a live stream).
+    /// table's estimate elsewhere. Before `play()`, sets where playing starts (as
+    /// `configuration.startTime` does); a seek made before the stream's decoder exists waits
+    /// for it. Throws `.seek` when the stream cannot seek (finished, or a live stream for a
+    /// target not queued).
     public func seek(to time: Double) throws(AudioStreamerError) {
         let planned = try control.withLock { control throws(AudioStreamerError) -> (SeekPlanner.Target, SeekPlanner.Stream, NetworkSide?)? in
             let state = control.machine.state
-            guard state != .initialized, !state.isFinal else {
+            guard !state.isFinal else {
                 throw AudioStreamerError(.seek, "cannot seek: the stream is \(state)", url: location.url, path: location.path)
             }
             // Before the decoder exists the gapless trim is unknown: the seek waits for it.
-            guard let stream = control.seekStream else {
+            guard state != .initialized, let stream = control.seekStream else {
                 control.pendingStart = max(time, 0)
                 return nil
             }
@@ -25,7 +26,8 @@ extension AudioStreamer {
         send(.seek(try carryOut(target, stream: stream, network: network)))
     }
 
-    /// Moves playback to `duration` from the start (see `seek(to:)` for seconds).
+    /// Moves playback to `duration` from the start, e.g. `.seconds(90)` (see `seek(to:)` taking
+    /// seconds).
     public func seek(to duration: Duration) throws(AudioStreamerError) {
         try seek(to: duration.seconds)
     }

@@ -23,9 +23,11 @@ struct PlayerControlState {
 
     /// The state for a streamer with `configuration`.
     init(configuration: AudioStreamerConfiguration) {
-        let start = configuration.startTime.flatMap { $0 > 0 ? $0 : nil }
-        machine = PlayerStateMachine(reconnectAttempts: configuration.reconnectAttempts, reconnectDelay: configuration.reconnectDelay,
-                                     startThreshold: configuration.startThreshold, restartThreshold: configuration.restartThreshold,
+        let start = configuration.startTime.flatMap { $0 > .zero ? $0.seconds : nil }
+        machine = PlayerStateMachine(reconnectAttempts: configuration.reconnectAttempts,
+                                     reconnectDelay: configuration.reconnectDelay.seconds,
+                                     startThreshold: configuration.startThreshold.seconds,
+                                     restartThreshold: configuration.restartThreshold.seconds,
                                      startsWithSeek: start != nil)
         pendingStart = start
         volume = min(max(configuration.volume, 0), 1)

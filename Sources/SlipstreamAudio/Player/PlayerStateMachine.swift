@@ -29,7 +29,8 @@ struct PlayerStateMachine: Sendable {
         case pause
         case stop
         case seek(SeekPlan)
-        /// A seek asked for before the decoder existed: it waits for `decoderReady`.
+        /// A seek asked for before the decoder existed (or before `play`: where to start): it
+        /// waits for `decoderReady`.
         case seekDeferred
         /// The seek waiting for the decoder cannot be made (the stream cannot seek): play from
         /// where the stream starts.
@@ -248,11 +249,11 @@ extension PlayerStateMachine {
     }
 
     private mutating func deferSeek() -> [Action] {
-        guard state != .initialized else { return [] }
         isStartSeekPending = true
         isReady = false
         awaitedWatermark = nil
-        return decoder == nil ? [] : startSeek()
+        // Before `play` the seek sets where playing starts.
+        return state == .initialized || decoder == nil ? [] : startSeek()
     }
 
     private mutating func startSeekUnavailable() -> [Action] {

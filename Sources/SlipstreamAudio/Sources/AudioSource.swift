@@ -36,7 +36,7 @@ package func makeAudioSource(_ location: AudioLocation, configuration: AudioStre
         return FileAudioSource(path: path)
     case .url(let url):
         var request = HTTPRequest(url: url)
-        request.connectTimeout = configuration.connectTimeout
+        request.connectTimeout = configuration.connectTimeout.seconds
         request.lowSpeedLimit = 0
         request.proxy = configuration.proxy
         request.receiveBufferSize = 16 * 1024
