@@ -50,10 +50,12 @@ public struct AudioDecoderError: Error, Sendable, Hashable, CustomStringConverti
     /// The message.
     public var description: String { message }
 
+    /// Whether two errors state the same facts (the underlying errors are not compared).
     public static func == (a: AudioDecoderError, b: AudioDecoderError) -> Bool {
         a.code == b.code && a.message == b.message && a.codec == b.codec && a.libraryStatus == b.libraryStatus
     }
 
+    /// Hashes the facts `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(message)

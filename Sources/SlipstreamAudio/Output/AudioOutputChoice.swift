@@ -24,6 +24,7 @@ public enum AudioOutputChoice: Hashable, Sendable, CustomStringConvertible {
     public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A message for a person, naming the spelling and the ones that work.
         public var message: String
+        /// The message.
         public var description: String { message }
     }
 

@@ -58,11 +58,13 @@ public struct AudioOutputError: Error, Sendable, Hashable, CustomStringConvertib
     /// The message.
     public var description: String { message }
 
+    /// Whether two errors state the same facts (the underlying errors are not compared).
     public static func == (a: AudioOutputError, b: AudioOutputError) -> Bool {
         a.code == b.code && a.message == b.message && a.output == b.output && a.path == b.path
             && a.systemStatus == b.systemStatus
     }
 
+    /// Hashes the facts `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(message)

@@ -48,10 +48,12 @@ public struct AudioParserError: Error, Sendable, Hashable, CustomStringConvertib
         offset.map { "\(message) (at byte \($0))" } ?? message
     }
 
+    /// Whether two errors state the same facts (the underlying errors are not compared).
     public static func == (a: AudioParserError, b: AudioParserError) -> Bool {
         a.code == b.code && a.message == b.message && a.offset == b.offset
     }
 
+    /// Hashes the facts `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(message)

@@ -89,11 +89,13 @@ public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvert
     /// The message.
     public var description: String { message }
 
+    /// Whether two errors state the same facts (the underlying errors are not compared).
     public static func == (a: AudioStreamerError, b: AudioStreamerError) -> Bool {
         a.code == b.code && a.message == b.message && a.url == b.url && a.path == b.path && a.offset == b.offset
             && a.status == b.status && a.isRetryable == b.isRetryable
     }
 
+    /// Hashes the facts `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(message)
