@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import Testing
 import TestSupport
@@ -19,9 +20,12 @@ struct AudioStreamerAsyncTests {
         }
         player.play()
         let first = await readers[0].value, second = await readers[1].value
-        #expect(Self.states(first) == [.waitingForData, .waitingForOutput, .playing, .done])
+        // (A loaded machine may add underruns: buffering, playing.)
+        #expect(Self.states(first).prefix(3) == [.waitingForData, .waitingForOutput, .playing])
+        #expect(Self.states(first).last == .done)
         #expect(Self.states(second) == Self.states(first))
-        #expect(first.filter { $0 != .bufferingStarted && $0 != .bufferingEnded }.count > 4)
+        #expect(first.filter { if case .progress = $0 { false } else { true } }
+            == second.filter { if case .progress = $0 { false } else { true } })
     }
 
     /// A reader that is cancelled ends alone: the other reads on to the end, and the player
@@ -79,16 +83,21 @@ struct AudioStreamerAsyncTests {
     }
 
     /// Cancelling the task that awaits the end stops the player (here once it plays: the
-    /// delegate cancels the task, on the player's queue, not by a clock).
+    /// delegate cancels the task, on the player's queue; the output holds the second block
+    /// until the test is over, so the stream cannot end first however slow the machine).
     @Test func cancellingTheAwaitingTaskStopsThePlayer() async throws {
+        let output = HoldingOutput()
+        defer { output.release() }
         var configuration = AudioStreamerConfiguration.silent
-        configuration.output = { NullOutput(paced: true) }
+        configuration.output = { output }
         let player = AudioStreamer(url: try AudioFixtures.served("mp3-cbr128.mp3"), configuration: configuration)
         let canceller = CancelWhenPlaying()
         player.delegate = canceller
-        let waiting = Task { try await player.waitUntilFinished() }
+        let waiting = Task {
+            player.play()
+            return try await player.waitUntilFinished()
+        }
         canceller.task.withLock { $0 = waiting }
-        player.play()
         let result = await waiting.result
         #expect((result.failure as? AudioStreamerError)?.code == .cancelled, "\(result)")
         // Stopped as by `stop()`: the events end with it.
@@ -137,5 +146,35 @@ extension Result {
     /// The error, for a failure.
     var failure: Failure? {
         if case .failure(let error) = self { error } else { nil }
+    }
+}
+
+/// A null output that takes the first block, then holds every later write until released (or
+/// closed): a player writing to it cannot reach the end of its stream before the test allows.
+final class HoldingOutput: AudioOutput, @unchecked Sendable {
+    // @unchecked: `inner` is used by the playback thread alone; the gate is a semaphore.
+    private let inner = NullOutput(paced: false)
+    private let gate = DispatchSemaphore(value: 0)
+    private let writes = Mutex(0)
+
+    /// Lets held and later writes through.
+    func release() { gate.signal() }
+
+    func open(_ format: PCMFormat) throws(AudioOutputError) { try inner.open(format) }
+    func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError) {
+        let count = writes.withLock { $0 += 1; return $0 }
+        if count == 2 {
+            gate.wait()
+            gate.signal()
+        }
+        try inner.write(frames)
+    }
+    func framesPlayed() -> Int64 { inner.framesPlayed() }
+    func setPaused(_ paused: Bool) throws(AudioOutputError) { try inner.setPaused(paused) }
+    func flush() throws(AudioOutputError) { try inner.flush() }
+    func drain() throws(AudioOutputError) { try inner.drain() }
+    func close() {
+        release()
+        inner.close()
     }
 }

@@ -14,18 +14,21 @@ package struct AudioSourceAnswer: Sendable {
     package var isLive: Bool
     /// The content type, a hint for the parser (HTTP `Content-Type`).
     package var contentType: String?
+    /// The URL that answered, when redirects led elsewhere.
+    package var effectiveURL: String?
     /// The response headers, for a wrapper that reads its own (an ICY filter's `icy-metaint`);
     /// empty for a file.
     package var headers: HTTPHeaders
 
     /// An answer; see the properties.
     package init(offset: Int64, totalSize: Int64?, rangesSupported: Bool?, isLive: Bool, contentType: String? = nil,
-                 headers: HTTPHeaders = HTTPHeaders()) {
+                 effectiveURL: String? = nil, headers: HTTPHeaders = HTTPHeaders()) {
         self.offset = offset
         self.totalSize = totalSize
         self.rangesSupported = rangesSupported
         self.isLive = isLive
         self.contentType = contentType
+        self.effectiveURL = effectiveURL
         self.headers = headers
     }
 }

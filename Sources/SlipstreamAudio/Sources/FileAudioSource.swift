@@ -49,12 +49,20 @@ package final class FileAudioSource: AudioSource {
         func run(path: String, request: AudioSourceRequest, receiver: any AudioSourceReceiver) {
             let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                if !isCancelled { receiver.sourceEnded(Self.failure(path, "cannot open", errno)) }
+                let number = errno
+                if !isCancelled { receiver.sourceEnded(Self.failure(path, nil, number)) }
                 return
             }
             defer { close(fd) }
             var info = stat()
-            let size: Int64? = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
+            let isStated = fstat(fd, &info) == 0
+            if isStated, info.st_mode & S_IFMT == S_IFDIR {
+                if !isCancelled {
+                    receiver.sourceEnded(AudioStreamerError(.file, "\(path): is a folder, not a file", path: path))
+                }
+                return
+            }
+            let size: Int64? = isStated && info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : nil
             let answer = AudioSourceAnswer(offset: request.offset, totalSize: size, rangesSupported: true, isLive: false)
             guard !isCancelled, case .proceed = receiver.sourceOpened(answer) else { return }
             let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
@@ -97,9 +105,11 @@ package final class FileAudioSource: AudioSource {
             }
         }
 
-        /// A file error naming the path, what failed and the system's words for `number`.
-        private static func failure(_ path: String, _ action: String, _ number: Int32, offset: Int64? = nil) -> AudioStreamerError {
-            AudioStreamerError(.file, "\(path): \(action): \(String(cString: strerror(number)))", path: path, offset: offset)
+        /// A file error naming the path, what failed (nil: opening it) and the system's words
+        /// for `number`, e.g. `song.mp3: No such file or directory`.
+        private static func failure(_ path: String, _ action: String?, _ number: Int32, offset: Int64? = nil) -> AudioStreamerError {
+            AudioStreamerError(.file, "\(path): " + (action.map { "\($0): " } ?? "") + String(cString: strerror(number)),
+                               path: path, offset: offset)
         }
     }
 }
