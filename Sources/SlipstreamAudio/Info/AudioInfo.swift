@@ -30,12 +30,13 @@ public struct AudioInfo: Hashable, Sendable, Codable {
     public var audio: AudioStreamInfo
 
     /// Describes the audio of `location`, an `http(s)://` URL or a local file path, reading as
-    /// little of it as `options` allow, on `engine`. Throws an `AudioInfoError` naming the URL
-    /// or file: it cannot be read (`.file`, `.network`, `.httpStatus`, `.rangeNotHonoured`,
-    /// `.invalidURL`) or is not audio in a supported format (`.notAudio`). Cancelling the
-    /// calling task cancels the read and throws `.cancelled`.
+    /// little of it as `options` allow; a URL on `engine` (default: the shared one, which a file
+    /// does not start). Throws an `AudioInfoError` naming the URL or file: it cannot be read
+    /// (`.file`, `.network`, `.httpStatus`, `.rangeNotHonoured`, `.invalidURL`) or is not audio
+    /// in a supported format (`.notAudio`). Cancelling the calling task cancels the read and
+    /// throws `.cancelled`.
     public static func read(from location: String, options: Options = Options(),
-                            engine: HTTPEngine = .shared) async throws(AudioInfoError) -> AudioInfo {
+                            engine: HTTPEngine? = nil) async throws(AudioInfoError) -> AudioInfo {
         let place = AudioLocation(location)
         let source: any AudioSource
         switch place {
@@ -45,7 +46,7 @@ public struct AudioInfo: Hashable, Sendable, Codable {
             var template = HTTPRequest(url: url)
             template.proxy = options.proxy
             template.headers = options.headers
-            source = HTTPAudioSource(template: template, engine: engine)
+            source = HTTPAudioSource(template: template, engine: engine ?? .shared)
         }
         var reader = AudioInfoReader(source: source, name: location)
         let audio = try await reader.describe(exact: options.readsWholeStream)

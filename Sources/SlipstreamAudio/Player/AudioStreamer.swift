@@ -32,7 +32,8 @@ public final class AudioStreamer: Sendable {
 
     let eventChannel = EventChannel<AudioStreamerEvent>()
     let location: AudioLocation
-    let engine: HTTPEngine
+    /// The HTTP engine for a URL; nil: the shared one (not started for a file).
+    let engine: HTTPEngine?
     /// The control side: the state machine and what it knows.
     let control: Mutex<PlayerControlState>
     /// Runs the state machine and its actions, one input at a time.
@@ -44,10 +45,11 @@ public final class AudioStreamer: Sendable {
     // release (and in deinit, when nothing else can touch it).
     nonisolated(unsafe) var timer: (any DispatchSourceTimer)?
 
-    /// Creates a streamer for an `http(s)://` URL or a local file path; nothing happens until
+    /// Creates a streamer for an `http(s)://` URL or a local file path, fetching a URL on
+    /// `engine` (default: the shared one, which a file does not start); nothing happens until
     /// `play()`.
     public init(url: String, configuration: AudioStreamerConfiguration = AudioStreamerConfiguration(),
-                engine: HTTPEngine = .shared) {
+                engine: HTTPEngine? = nil) {
         source = url
         self.configuration = configuration
         self.engine = engine

@@ -28,9 +28,9 @@ package protocol AudioSourceConnection: AnyObject, Sendable {
 }
 
 /// Opens the source for `location`: a local file, or an `http(s)://` URL with `configuration`'s
-/// proxy, headers and timeouts on `engine`.
+/// proxy, headers and timeouts on `engine` (nil: the shared engine).
 package func makeAudioSource(_ location: AudioLocation, configuration: AudioStreamerConfiguration,
-                             engine: HTTPEngine) -> any AudioSource {
+                             engine: HTTPEngine?) -> any AudioSource {
     switch location {
     case .file(let path):
         return FileAudioSource(path: path)
@@ -41,6 +41,6 @@ package func makeAudioSource(_ location: AudioLocation, configuration: AudioStre
         request.proxy = configuration.proxy
         request.receiveBufferSize = 16 * 1024
         request.headers = configuration.headers
-        return HTTPAudioSource(template: request, engine: engine)
+        return HTTPAudioSource(template: request, engine: engine ?? .shared)
     }
 }

@@ -52,6 +52,8 @@ private final class ReadCollector: AudioSourceReceiver {
         self.request = request
         self.location = location
         self.fromStartIfNeeded = fromStartIfNeeded
+        // Room for the whole read at once (here, not on the source's thread, in its own heap).
+        state.withLock { $0.bytes.reserveCapacity(Int(min(request.length ?? 0, 1 << 26))) }
     }
 
     func start(_ continuation: CheckedContinuation<Result<AudioSourceRead, AudioStreamerError>, Never>) {
