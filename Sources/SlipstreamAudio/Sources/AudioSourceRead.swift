@@ -97,7 +97,8 @@ private final class ReadCollector: AudioSourceReceiver {
     func sourceReceived(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> AudioSourceDecision {
         let end = request.offset + (request.length ?? 0)
         let full = state.withLock { state -> Bool in
-            state.received += Int64(bytes.count)
+            // Counted as taken: up to the end asked for (a source that sends on past it is cut).
+            state.received += max(min(Int64(bytes.count), end - offset), 0)
             let from = Int(max(request.offset - offset, 0)), to = Int(max(min(end - offset, Int64(bytes.count)), 0))
             if from < to { state.bytes += bytes[from ..< to] }
             return offset + Int64(bytes.count) >= end
