@@ -20,6 +20,8 @@ struct AudioInfoReader {
     let name: String
     /// What the reads so far found.
     private(set) var summary: AudioInfo.Source
+    /// The last read's bytes, handed back to the next read to fill (no allocation per read).
+    private var spare: [UInt8] = []
 
     init(source: any AudioSource, name: String) {
         self.source = source
@@ -45,11 +47,17 @@ struct AudioInfoReader {
             hasWholeStream = bytes.count < count
             let canSeek = canSeek, size = summary.size
             try audio { () throws(AudioParserError) in
-                _ = try current.parse(bytes)
+                // The parser's findings are read from its properties: its sink keeps nothing.
+                var sink = DiscardingSink()
+                let parsed = bytes.withUnsafeBytes { raw in
+                    Result { () throws(AudioParserError) in try current.parse(raw, into: &sink) }
+                }
+                try parsed.get()
+                spare = bytes
                 if canSeek { current.skipUnread() }
                 offset = current.nextByteOffset
                 if let size, offset >= size { hasWholeStream = true }
-                if hasWholeStream { _ = try current.finish() }
+                if hasWholeStream { try current.finish(into: &sink) }
             }
             parser = current
             if hasWholeStream { break }
@@ -83,7 +91,9 @@ struct AudioInfoReader {
         do throws(AudioStreamerError) {
             // Once the server has answered ranges, a whole file instead is an error: no need to
             // read it.
-            read = try await source.read(request, fromStartIfNeeded: summary.acceptsRanges != true)
+            let buffer = spare
+            spare = []
+            read = try await source.read(request, fromStartIfNeeded: summary.acceptsRanges != true, reusing: consume buffer)
         } catch {
             throw AudioInfoError(error)
         }
@@ -129,4 +139,10 @@ struct AudioInfoReader {
         let ext = segment[segment.index(after: dot)...]
         return ext.isEmpty ? nil : String(ext)
     }
+}
+
+/// A parser sink that keeps nothing (what a summary needs is in the parser's properties).
+private struct DiscardingSink: AudioStreamSink {
+    mutating func audioStream(propertiesChanged properties: AudioStreamProperties) {}
+    mutating func audioStream(packet: AudioPacket, bytes: UnsafeRawBufferPointer) {}
 }

@@ -15,10 +15,13 @@ extension AudioSource {
     /// Reads `request.length` bytes (which must be given) from `request.offset` into memory, on
     /// one connection: when the source can only start at the beginning, the bytes before the
     /// offset are read and dropped (or, unless `fromStartIfNeeded`, none is read: the answer
-    /// comes back alone). Cancelling the calling task cancels the connection and throws
-    /// `.cancelled`.
-    package func read(_ request: AudioSourceRequest, fromStartIfNeeded: Bool = true) async throws(AudioStreamerError) -> AudioSourceRead {
-        let collector = ReadCollector(request: request, location: location, fromStartIfNeeded: fromStartIfNeeded)
+    /// comes back alone). The bytes go into `buffer`'s storage (emptied first) when it is
+    /// uniquely held and large enough: a caller that reads again and again hands back the last
+    /// read's bytes, and no memory is allocated per read. Cancelling the calling task cancels
+    /// the connection and throws `.cancelled`.
+    package func read(_ request: AudioSourceRequest, fromStartIfNeeded: Bool = true,
+                      reusing buffer: consuming [UInt8] = []) async throws(AudioStreamerError) -> AudioSourceRead {
+        let collector = ReadCollector(request: request, location: location, fromStartIfNeeded: fromStartIfNeeded, buffer: buffer)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 collector.start(continuation)
@@ -48,12 +51,15 @@ private final class ReadCollector: AudioSourceReceiver {
     private let fromStartIfNeeded: Bool
     private let state = Mutex(State())
 
-    init(request: AudioSourceRequest, location: AudioLocation, fromStartIfNeeded: Bool) {
+    init(request: AudioSourceRequest, location: AudioLocation, fromStartIfNeeded: Bool, buffer: consuming [UInt8]) {
         self.request = request
         self.location = location
         self.fromStartIfNeeded = fromStartIfNeeded
+        var bytes = consume buffer
+        bytes.removeAll(keepingCapacity: true)
         // Room for the whole read at once (here, not on the source's thread, in its own heap).
-        state.withLock { $0.bytes.reserveCapacity(Int(min(request.length ?? 0, 1 << 26))) }
+        bytes.reserveCapacity(Int(min(request.length ?? 0, 1 << 26)))
+        state.withLock { $0.bytes = bytes }
     }
 
     func start(_ continuation: CheckedContinuation<Result<AudioSourceRead, AudioStreamerError>, Never>) {
@@ -124,6 +130,8 @@ private final class ReadCollector: AudioSourceReceiver {
             guard let answer = state.answer else {
                 return (continuation, .failure(AudioStreamerError(.network, "\(location): no answer", url: location.url, path: location.path)))
             }
+            // Moved out, so that the caller holds the only reference and can hand it back.
+            defer { state.bytes = [] }
             return (continuation, .success(AudioSourceRead(answer: answer, bytes: state.bytes, bytesReceived: state.received)))
         }
         continuation?.resume(returning: result)

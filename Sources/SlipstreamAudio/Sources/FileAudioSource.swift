@@ -2,28 +2,35 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// A local file as an audio source: each connection reads from its offset on a thread of its
-/// own, in 16 KiB slices, honouring `.pause` like an HTTP transfer does. Ranges are always
-/// honoured; a file is never live.
+/// A local file as an audio source: its connections read from their offsets, one after the
+/// other, on a thread of the source's own (one thread, and one heap of glibc's, for all of a
+/// source's reads: a thread per read kept a heap each), in 16 KiB slices (a read of a known
+/// length in slices of up to 1 MiB), honouring `.pause` like an HTTP transfer does. Ranges are
+/// always honoured; a file is never live.
 package final class FileAudioSource: AudioSource {
     /// The file, as given.
     package let path: String
+    private let thread = SerialIOThread()
 
     /// A source reading `path`.
     package init(path: String) {
         self.path = path
     }
 
+    deinit { thread.finish() }
+
     package var location: AudioLocation { .file(path: path) }
 
+    /// Opens a connection: it reads once the connections opened before it are done (a
+    /// connection replaced by another is cancelled, and done at once).
     package func open(_ request: AudioSourceRequest, receiver: any AudioSourceReceiver) -> any AudioSourceConnection {
-        let reader = Reader()
+        let reader = Reader(sliceSize: request.length.map { Int(min(max($0, 16 * 1024), 1 << 20)) } ?? 16 * 1024)
         let path = path
-        IOThread.start { reader.run(path: path, request: request, receiver: receiver) }
+        thread.run { reader.run(path: path, request: request, receiver: receiver) }
         return reader
     }
 
-    /// One connection: the reading thread and its controls.
+    /// One connection: its reading loop and its controls.
     private final class Reader: AudioSourceConnection {
         private struct Control {
             /// Counts `resume()` calls: a pause waits for one made after the bytes were offered.
@@ -33,6 +40,18 @@ package final class FileAudioSource: AudioSource {
 
         private let control = Mutex(Control())
         private let wake = DispatchSemaphore(value: 0)
+        // Unchecked: made here, on the opening thread (so in its heap, not in a heap of the
+        // short-lived reading thread, which would keep the memory), then used by the reading
+        // thread alone.
+        /// Where each slice is read: 16 KiB for a stream (the player's backpressure works by
+        /// them), up to 1 MiB for a read of a known length (the info reader's: far fewer calls).
+        nonisolated(unsafe) private let chunk: UnsafeMutableRawBufferPointer
+
+        init(sliceSize: Int) {
+            chunk = .allocate(byteCount: sliceSize, alignment: 16)
+        }
+
+        deinit { chunk.deallocate() }
 
         func resume() {
             control.withLock { $0.resumes += 1 }
@@ -65,8 +84,6 @@ package final class FileAudioSource: AudioSource {
             let size: Int64? = isStated && info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : nil
             let answer = AudioSourceAnswer(offset: request.offset, totalSize: size, rangesSupported: true, isLive: false)
             guard !isCancelled, case .proceed = receiver.sourceOpened(answer) else { return }
-            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
-            defer { chunk.deallocate() }
             var position = request.offset
             let end = request.length.map { request.offset + $0 } ?? .max
             while position < end {
