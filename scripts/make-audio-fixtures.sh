@@ -3,7 +3,8 @@
 # (sox, lame, ffmpeg, mpg123; perl for the hand-built tags), and the reference figures the
 # decoders report for each of them. Binaries are never committed: this script is the fixture.
 #   scripts/make-audio-fixtures.sh OUTDIR
-# Writes OUTDIR/*.{mp3,mp2,aac,wav} and OUTDIR/reference.tsv with one line per fixture:
+# Writes OUTDIR/*.{mp3,mp2,aac,wav} and OUTDIR/reference.tsv with one line per fixture (but
+# mp3-format-change.mp3, whose tests need no reference line):
 #   name  kind  packets  samples  duration  sample_rate  channels  title  artist  album
 # packets: MPEG frames as mpg123 counts them (the Xing/Info frame excluded), ADTS frames as
 #   ffprobe -count_packets counts them, "-" for WAV (ffmpeg's packets are its own choice);
@@ -54,6 +55,10 @@ mp3 -b 48 -m m "$tmp/16000.wav" "$out/mp3-mpeg2-16000-mono.mp3"
 mp3 -b 16 "$tmp/8000.wav" "$out/mp3-mpeg25-8000.mp3"
 mp3 -V 6 "$tmp/11025.wav" "$out/mp3-mpeg25-11025-vbr.mp3"
 mp3 -t -b 24 --resample 12 "$tmp/12000.wav" "$out/mp3-mpeg25-12000-noxing.mp3"
+# A stream whose format changes in the middle: 3 s at 44.1 kHz stereo, then 3 s at 16 kHz mono
+# (two files one after the other, as a radio station or a careless join makes them). No
+# reference line: the player's tests check it themselves.
+cat "$out/mp3-cbr128.mp3" "$out/mp3-mpeg2-16000-mono.mp3" >"$out/mp3-format-change.mp3"
 # Tags written by lame itself.
 mp3 -b 128 --id3v1-only --tt "Lame One" --ta "Lame Artist" --tl "Lame Album" \
     "$tmp/44100.wav" "$out/mp3-id3v1.mp3"
@@ -140,6 +145,7 @@ tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
     for f in "$out"/*; do
         name="$(basename "$f")"
         case "$name" in
+        *-format-change.mp3) continue ;;
         *.mp3 | *.mp2)
             kind=mpeg
             packets="$(mpg123 -t -v "$f" 2>&1 | tr '\r' '\n' | sed -n 's/^> 0*\([0-9][0-9]*\)+0*0 .*/\1/p' | tail -1)"

@@ -3,6 +3,11 @@ import Synchronization
 /// The writer's end of an `EventStream`: `yield` from any thread, never blocking; `finish` ends
 /// the stream after the events already waiting. Each reader has a buffer of its own (see
 /// `EventBuffer`), so a slow reader never holds up another or the writer.
+///
+/// A waiting reader is resumed after the channel's lock is let go, never under it: resuming
+/// takes the reader task's own lock, which the runtime holds while it cancels that task and
+/// runs its cancellation handler, and that handler (ending the reader) takes the channel's
+/// lock (both under the lock, a writer and a canceller deadlocked for good).
 package final class EventChannel<Event: CoalescibleEvent>: Sendable {
     /// One reader's subscription; it ends the reader when released (a `for await` left early).
     package final class Reader: Sendable {
@@ -85,16 +90,23 @@ package final class EventChannel<Event: CoalescibleEvent>: Sendable {
 
     /// Ends the stream after the events already waiting.
     package func finish() {
-        state.withLock { state in
+        let waiters = state.withLock { state -> [CheckedContinuation<Event?, Never>] in
             state.finished = true
+            var waiters: [CheckedContinuation<Event?, Never>] = []
             for index in state.subscribers.indices {
-                state.subscribers[index].waiter?.resume(returning: nil)
+                if let waiter = state.subscribers[index].waiter { waiters.append(waiter) }
                 state.subscribers[index].waiter = nil
             }
+            return waiters
         }
+        for waiter in waiters { waiter.resume(returning: nil) }
     }
 
     private func deliver(_ event: Event, last: Bool) {
+        // The readers to resume, outside the lock: the first without an array (one waiting
+        // reader is the common case; nothing is allocated for it).
+        var first: CheckedContinuation<Event?, Never>?
+        var more: [CheckedContinuation<Event?, Never>] = []
         state.withLock { state in
             guard !state.finished else { return }
             if last { state.finished = true }
@@ -103,17 +115,17 @@ package final class EventChannel<Event: CoalescibleEvent>: Sendable {
                 return
             }
             state.history?.append(event)
-            // Resuming only schedules the reader's task, so it may happen under the lock (no
-            // array of continuations to build per event).
             for index in state.subscribers.indices where !state.subscribers[index].ended {
                 if let waiter = state.subscribers[index].waiter {
                     state.subscribers[index].waiter = nil
-                    waiter.resume(returning: event)
+                    if first == nil { first = waiter } else { more.append(waiter) }
                 } else {
                     state.subscribers[index].buffer.append(event)
                 }
             }
         }
+        first?.resume(returning: event)
+        for waiter in more { waiter.resume(returning: event) }
     }
 
     /// A new reader: the first one of a channel that does not replay takes the buffer kept
@@ -133,39 +145,37 @@ package final class EventChannel<Event: CoalescibleEvent>: Sendable {
     }
 
     private func unsubscribe(_ id: Int) {
-        state.withLock { state in
-            guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return }
-            state.subscribers[index].waiter?.resume(returning: nil)
-            state.subscribers.remove(at: index)
+        let waiter = state.withLock { state -> CheckedContinuation<Event?, Never>? in
+            guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.subscribers.remove(at: index).waiter
         }
+        waiter?.resume(returning: nil)
     }
 
     /// Ends reader `id` (its task was cancelled): it gets what is already waiting for it, then
     /// nil; nothing more is kept for it.
     private func end(_ id: Int) {
-        state.withLock { state in
-            guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return }
+        let waiter = state.withLock { state -> CheckedContinuation<Event?, Never>? in
+            guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return nil }
             state.subscribers[index].ended = true
-            state.subscribers[index].waiter?.resume(returning: nil)
-            state.subscribers[index].waiter = nil
+            defer { state.subscribers[index].waiter = nil }
+            return state.subscribers[index].waiter
         }
+        waiter?.resume(returning: nil)
     }
 
     private func next(for id: Int) async -> Event? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                state.withLock { state in
-                    guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else {
-                        return continuation.resume(returning: nil)
-                    }
-                    if let event = state.subscribers[index].buffer.removeFirst() {
-                        return continuation.resume(returning: event)
-                    }
-                    if state.finished || state.subscribers[index].ended || Task.isCancelled {
-                        return continuation.resume(returning: nil)
-                    }
+                // What to resume with at once (`.some`), or nothing: the reader waits.
+                let now = state.withLock { state -> Event?? in
+                    guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return .some(nil) }
+                    if let event = state.subscribers[index].buffer.removeFirst() { return .some(event) }
+                    if state.finished || state.subscribers[index].ended || Task.isCancelled { return .some(nil) }
                     state.subscribers[index].waiter = continuation
+                    return .none
                 }
+                if case .some(let event) = now { continuation.resume(returning: event) }
             }
         } onCancel: {
             end(id)

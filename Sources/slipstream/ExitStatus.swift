@@ -48,6 +48,18 @@ enum ExitStatus: Int32 {
         }
     }
 
+    /// The status for a failed `slipstream info`.
+    init(_ error: AudioInfoError) {
+        switch error.code {
+        case .invalidURL: self = .usage
+        case .httpStatus, .rangeNotHonoured: self = .http
+        case .network: self = (error.underlying as? HTTPError).map(ExitStatus.init) ?? .network
+        case .file: self = .disk
+        case .notAudio: self = .notAudio
+        default: self = .failure
+        }
+    }
+
     /// The status for playback that stopped with an error.
     init(_ error: AudioStreamerError) {
         switch error.code {

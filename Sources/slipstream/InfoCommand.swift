@@ -15,29 +15,22 @@ enum InfoCommand {
             print(InfoOptions.usage)
             return .success
         }
-        do {
-            let report = try await describe(options)
-            print(options.json ? try report.json() : report.text)
-            return .success
-        } catch let error as CommandError {
-            Terminal.error(error.message)
-            return error.status
+        do throws(AudioInfoError) {
+            var read = AudioInfo.Options()
+            read.readsWholeStream = options.exact
+            read.proxy = options.proxy
+            read.headers = options.headers
+            let report = InfoReport(info: try await AudioInfo.read(from: options.target!, options: read))
+            do {
+                print(options.json ? try report.json() : report.text)
+                return .success
+            } catch {
+                Terminal.error("cannot write the report: \(error)")
+                return .failure
+            }
         } catch {
-            Terminal.error("cannot write the report: \(error)")
-            return .failure
+            Terminal.error(error.message)
+            return ExitStatus(error)
         }
-    }
-
-    /// Reads the target of `options` and describes it.
-    private static func describe(_ options: InfoOptions) async throws(CommandError) -> InfoReport {
-        let target = options.target!
-        if options.isURL {
-            var source = HTTPInfoSource(url: target, proxy: options.proxy, headers: options.headers)
-            let audio = try await InfoReader.describe(&source, name: target, exact: options.exact)
-            return InfoReport(source: source.summary, audio: audio)
-        }
-        var source = try FileInfoSource(path: target)
-        let audio = try await InfoReader.describe(&source, name: target, exact: options.exact)
-        return InfoReport(source: source.summary, audio: audio)
     }
 }

@@ -70,7 +70,9 @@ enum PlayCommand {
             Terminal.statusLine(PlayStatus.line(state: finalState, progress: streamer.progress, volume: streamer.volume,
                                                 title: title.withLock { $0 }), final: true)
         }
-        if case .stopped(.error(let error)) = finalState, trap.caughtSignal == nil { Terminal.error(error.message) }
+        if case .stopped(.error(let error)) = finalState, trap.caughtSignal == nil {
+            Terminal.error(error.message + (advice(for: error).map { " (\($0))" } ?? ""))
+        }
         var exit = exitStatus(for: finalState, signal: trap.caughtSignal)
         if let saver {
             let (whole, bytes, error) = saver.summary
@@ -104,6 +106,15 @@ enum PlayCommand {
             player.setVolume(player.volume - 0.1)
         case .quit:
             player.stop()
+        }
+    }
+
+    /// What a person can do about `error`, where the command line offers something (the
+    /// library's errors state facts only).
+    static func advice(for error: AudioStreamerError) -> String? {
+        switch error.code {
+        case .output: "--output chooses another: pulse, alsa:DEVICE, wav:FILE or null"
+        default: nil
         }
     }
 

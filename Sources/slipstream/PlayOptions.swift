@@ -120,7 +120,7 @@ struct PlayOptions: TargetOptions {
         configuration.proxy = proxy
         configuration.headers = headers
         configuration.volume = Double(volume) / 100
-        configuration.startTime = start
+        configuration.startTime = start.map { .seconds($0) }
         let choice = output ?? .automatic
         configuration.output = { () throws(AudioOutputError) -> any AudioOutput in try choice.makeOutput() }
         return configuration

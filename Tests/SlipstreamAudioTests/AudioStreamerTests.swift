@@ -56,7 +56,7 @@ struct AudioStreamerTests {
     }
 
     @Test func reportsPropertiesAndEndsAtTheWholeDuration() async throws {
-        let player = AudioStreamer(url: try PlayerFiles.served("mp3-cbr128.mp3"))
+        let player = AudioStreamer(url: try PlayerFiles.served("mp3-cbr128.mp3"), configuration: .silent)
         let run = try await PlayerRun.collect(player)
         let properties = run.events.compactMap { if case .properties(let p) = $0 { p } else { nil } }.last
         #expect(properties?.format?.codec == .mp3)
@@ -164,6 +164,34 @@ struct AudioStreamerTests {
         #expect(server.requests.count >= 2)
     }
 
+    /// A server without ranges, seeks made as playing starts (by a delegate, on the player's
+    /// queue): the first asks for a range and gets the whole file (read from byte 0, dropping
+    /// up to the target); the second, further on, reads on along the same connection (or, on a
+    /// slow machine, finds its target queued): two requests in all, and the audio exact.
+    @Test func aSecondSeekForwardWithoutRangesReadsOn() async throws {
+        let file = try await PlayerFiles.long(30, ["-b", "128"])
+        let content = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        let server = try TestHTTPServer { _ in
+            var response = TestHTTPServer.Response(status: 200, headers: [("Content-Type", "audio/mpeg")], body: content)
+            response.bytesPerSecond = 160_000
+            return response
+        }
+        defer { server.stop() }
+        let recording = RecordingOutput(NullOutput(paced: false))
+        var configuration = AudioStreamerConfiguration.silent
+        configuration.output = { recording }
+        configuration.bufferLimit = .bytes(64 * 1024)
+        let player = AudioStreamer(url: server.url("/a.mp3"), configuration: configuration)
+        player.delegate = SeekWhenPlaying(to: [10, 20])
+        let run = try await PlayerRun.collect(player)
+        #expect(run.finalState == .done, "\(run.events.filter { if case .progress = $0 { false } else { true } })")
+        let reference = try await Reference.mpg123(file)
+        let after = recording.segments.last ?? []
+        #expect(after.count == reference.count - 20 * 44100 * 4)
+        #expect(after[...].elementsEqual(reference[(20 * 44100 * 4)...]))
+        #expect(server.requests.count == 2)
+    }
+
     // MARK: - Network trouble
 
     @Test func aStreamSlowerThanItsBitRateBuffersAndNeverPlaysGarbage() async throws {
@@ -178,7 +206,7 @@ struct AudioStreamerTests {
         let wav = try Self.temporaryWAV()
         let run = try await PlayerRun.play(server.url("/slow.mp3")) {
             $0.output = { WAVFileOutput(path: wav) }
-            $0.restartThreshold = 0.3
+            $0.restartThreshold = .milliseconds(300)
         }
         #expect(run.finalState == .done)
         #expect(run.bufferingStarts >= 2)
@@ -244,9 +272,9 @@ struct AudioStreamerTests {
         defer { server.stop() }
         let started = Date()
         let run = try await PlayerRun.play(server.url("/stall.mp3")) {
-            $0.inactivityTimeout = 0.5
+            $0.inactivityTimeout = .milliseconds(500)
             $0.reconnectAttempts = 2
-            $0.reconnectDelay = 0.1
+            $0.reconnectDelay = .milliseconds(100)
         }
         #expect(run.error?.code == .timedOut, "\(run.events)")
         // Two reconnects after the last byte of progress (a loaded machine can let the first
@@ -369,5 +397,15 @@ final class TapRecorder: Sendable {
 final class StopWhenPlaying: AudioStreamerDelegate {
     func audioStreamer(_ streamer: AudioStreamer, didEmit event: AudioStreamerEvent) {
         if event == .stateChanged(.playing) { streamer.stop() }
+    }
+}
+
+/// Seeks a streamer to the next of `times` each time it starts playing (on its own queue).
+final class SeekWhenPlaying: AudioStreamerDelegate {
+    private let times: Mutex<[Double]>
+    init(to times: [Double]) { self.times = Mutex(times) }
+    func audioStreamer(_ streamer: AudioStreamer, didEmit event: AudioStreamerEvent) {
+        guard event == .stateChanged(.playing), let time = times.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return }
+        do { try streamer.seek(to: time) } catch { Issue.record("seek to \(time): \(error)") }
     }
 }

@@ -44,3 +44,62 @@ struct DecoderAllocationTests {
         #expect(slipstream_thread_allocation_count() - before > 5, "mpg123_new after reset() allocates in C")
     }
 }
+
+/// The playback thread allocates nothing per packet either: between one write to the output and
+/// the next it takes the packet from the queue, decodes, trims, scales and publishes the clock.
+@Suite(.enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
+struct PlaybackAllocationTests {
+    @Test(arguments: [1.0, 0.5])
+    func playingAPacketAllocatesNothing(volume: Double) async throws {
+        let output = AllocationCountingOutput()
+        var configuration = AudioStreamerConfiguration()
+        configuration.output = { output }
+        configuration.volume = volume
+        // The whole stream is queued before playing starts: the queue never runs dry and the
+        // producer is never paused nor let go (telling the state machine of either allocates,
+        // as a dispatch does).
+        configuration.bufferLimit = .unlimited
+        configuration.startThreshold = .seconds(3600)
+        let player = AudioStreamer(url: try AudioFixtures.path("mp3-vbr-v0.mp3"), configuration: configuration)
+        let run = try await PlayerRun.collect(player)
+        #expect(run.finalState == .done)
+        let counts = output.allocationsBetweenWrites
+        #expect(counts.count > 100)
+        // The first writes open the output and tell the state machine the output started.
+        let steady = counts.dropFirst(5)
+        #expect(steady.allSatisfy { $0 == 0 }, "allocations between writes: \(Array(steady))")
+    }
+}
+
+/// A null output that notes, at each write, how many heap allocations the writing thread made
+/// since its last write returned (into room allocated up front, so that noting allocates nothing).
+final class AllocationCountingOutput: AudioOutput, @unchecked Sendable {
+    // @unchecked: the playback thread alone writes; the test reads after the player is done.
+    private let inner = NullOutput(paced: false)
+    private let counts = UnsafeMutableBufferPointer<UInt>.allocate(capacity: 4096)
+    private var written = 0
+    private var afterLastWrite: UInt?
+
+    deinit { counts.deallocate() }
+
+    /// Allocations between each write and the one before it.
+    var allocationsBetweenWrites: [UInt] { Array(counts[0 ..< written]) }
+
+    func open(_ format: PCMFormat) throws(AudioOutputError) { try inner.open(format) }
+
+    func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError) {
+        let now = slipstream_thread_allocation_count()
+        if let afterLastWrite, written < counts.count {
+            counts[written] = now - afterLastWrite
+            written += 1
+        }
+        try inner.write(frames)
+        afterLastWrite = slipstream_thread_allocation_count()
+    }
+
+    func framesPlayed() -> Int64 { inner.framesPlayed() }
+    func setPaused(_ paused: Bool) throws(AudioOutputError) { try inner.setPaused(paused) }
+    func flush() throws(AudioOutputError) { try inner.flush() }
+    func drain() throws(AudioOutputError) { try inner.drain() }
+    func close() { inner.close() }
+}

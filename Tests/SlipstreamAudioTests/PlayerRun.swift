@@ -68,9 +68,10 @@ struct PlayerRun {
         return await collecting.value
     }
 
-    /// Plays `source` with `configure`d settings to the end.
+    /// Plays `source` with `configure`d settings (from `.silent`: as fast as possible, no
+    /// sound) to the end.
     static func play(_ source: String, configure: (inout AudioStreamerConfiguration) -> Void = { _ in }) async throws -> PlayerRun {
-        var configuration = AudioStreamerConfiguration()
+        var configuration = AudioStreamerConfiguration.silent
         configure(&configuration)
         return try await collect(AudioStreamer(url: source, configuration: configuration))
     }
@@ -137,5 +138,14 @@ enum PlayerFiles {
             if reference[start] == probe[0], reference[start ..< start + probe.count].elementsEqual(probe) { return frame }
         }
         return nil
+    }
+}
+
+extension AudioStreamerConfiguration {
+    /// The default configuration with no sound: a null output that plays as fast as possible.
+    static var silent: AudioStreamerConfiguration {
+        var configuration = AudioStreamerConfiguration()
+        configuration.output = { NullOutput(paced: false) }
+        return configuration
     }
 }

@@ -8,28 +8,62 @@ struct PlayerStateMachineTests {
     static let networkError = AudioStreamerError(.network, "connection lost")
     static let forbidden = AudioStreamerError(.httpStatus, "403", status: 403, retryable: false)
     static let decoderError = AudioStreamerError(.decoder, "broken")
+    static let facts = Machine.DecoderFacts(trim: .none, primingPackets: 4)
 
-    static let inputs: [Machine.Input] = [
-        .play, .pause, .stop, .seek(.buffered), .seek(.network(offset: 1000)), .bufferReady, .outputStarted,
-        .underrun, .endOfStream, .dataArrived, .connectionCompleted, .connectionFailed(networkError),
-        .connectionFailed(forbidden), .reconnectDue, .fatal(decoderError),
+    /// One step of a test: an input as given, or "the armed watermark was reached" (whatever
+    /// its id is).
+    enum Step: Hashable, CustomStringConvertible {
+        case input(Machine.Input)
+        case ready
+
+        var description: String {
+            switch self {
+            case .input(let input): "\(input)"
+            case .ready: "ready"
+            }
+        }
+    }
+
+    static let steps: [Step] = [
+        .input(.play), .input(.pause), .input(.stop), .input(.seek(.buffered)), .input(.seek(.readOn)),
+        .input(.seek(.network(offset: 1000))), .input(.seekDeferred), .input(.startSeekUnavailable),
+        .input(.decoderReady(facts)), .ready, .input(.bufferReady(id: 999)), .input(.producerPaused(episode: 1)),
+        .input(.producerResumable(episode: 1)), .input(.outputStarted), .input(.underrun), .input(.endOfStream),
+        .input(.dataArrived), .input(.connectionCompleted), .input(.connectionFailed(networkError)),
+        .input(.connectionFailed(forbidden)), .input(.reconnectDue), .input(.fatal(decoderError)),
     ]
 
-    /// Inputs that drive a fresh machine into each state.
-    static let paths: [(AudioStreamerState, [Machine.Input])] = [
+    /// Steps that drive a fresh machine into each state.
+    static let paths: [(AudioStreamerState, [Step])] = [
         (.initialized, []),
-        (.waitingForData, [.play]),
-        (.waitingForOutput, [.play, .bufferReady]),
-        (.playing, [.play, .bufferReady, .outputStarted]),
-        (.paused, [.play, .bufferReady, .outputStarted, .pause]),
-        (.done, [.play, .bufferReady, .outputStarted, .connectionCompleted, .endOfStream]),
-        (.stopped(.user), [.play, .stop]),
-        (.stopped(.error(decoderError)), [.play, .fatal(decoderError)]),
+        (.waitingForData, [.input(.play)]),
+        (.waitingForOutput, [.input(.play), .ready]),
+        (.playing, [.input(.play), .ready, .input(.outputStarted)]),
+        (.paused, [.input(.play), .ready, .input(.outputStarted), .input(.pause)]),
+        (.done, [.input(.play), .ready, .input(.outputStarted), .input(.connectionCompleted), .input(.endOfStream)]),
+        (.stopped(.user), [.input(.play), .input(.stop)]),
+        (.stopped(.error(decoderError)), [.input(.play), .input(.fatal(decoderError))]),
     ]
 
-    static func machine(in state: AudioStreamerState) -> Machine {
-        var machine = Machine()
-        for input in paths.first(where: { $0.0 == state })!.1 { _ = machine.handle(input) }
+    @discardableResult
+    static func take(_ step: Step, _ machine: inout Machine) -> [Machine.Action] {
+        switch step {
+        case .input(let input): machine.handle(input)
+        case .ready: machine.handle(.bufferReady(id: machine.awaitedWatermark ?? -1))
+        }
+    }
+
+    /// A machine driven into `state`; one that starts with a seek gets its decoder and plays
+    /// from the start as soon as it has connected.
+    static func machine(in state: AudioStreamerState, _ make: () -> Machine = { Machine() }) -> Machine {
+        var machine = make()
+        for step in paths.first(where: { $0.0 == state })!.1 {
+            take(step, &machine)
+            if machine.isStartSeekPending, machine.state == .waitingForData {
+                _ = machine.handle(.decoderReady(facts))
+                _ = machine.handle(.startSeekUnavailable)
+            }
+        }
         #expect(machine.state == state)
         return machine
     }
@@ -38,58 +72,84 @@ struct PlayerStateMachineTests {
         actions.compactMap { if case .emit(let event) = $0 { event } else { nil } }
     }
 
+    static func armed(_ actions: [Machine.Action]) -> [Int] {
+        actions.compactMap { if case .awaitBuffer(_, let id) = $0 { id } else { nil } }
+    }
+
     @Test(arguments: paths.map(\.0))
     func everyInputInEveryStateKeepsTheInvariants(_ state: AudioStreamerState) {
-        for input in Self.inputs {
-            var machine = Self.machine(in: state)
-            let actions = machine.handle(input)
-            let events = Self.emitted(actions)
-            // A state change is announced exactly when it happens, with the new state.
-            let changes = events.compactMap { if case .stateChanged(let s) = $0 { s } else { nil } }
-            if machine.state != state {
-                #expect(changes == [machine.state], "\(state) + \(input)")
-            } else {
-                #expect(changes.isEmpty, "\(state) + \(input)")
+        for step in Self.steps {
+            for make in [{ Machine() }, { Machine(startsWithSeek: true) }] {
+                var machine = Self.machine(in: state, make)
+                let before = machine
+                let actions = Self.take(step, &machine)
+                let context = "\(state) + \(step)"
+                // A state change is announced exactly when it happens, with the new state.
+                let changes = Self.emitted(actions).compactMap { if case .stateChanged(let s) = $0 { s } else { nil } }
+                #expect(changes == (machine.state != state ? [machine.state] : []), "\(context)")
+                // Final states absorb everything.
+                if state.isFinal {
+                    #expect(actions.isEmpty, "\(context)")
+                    #expect(machine.state == state)
+                }
+                // Stop and fatal errors end everything, releasing it all.
+                if !state.isFinal, step == .input(.stop) { #expect(machine.state == .stopped(.user)) }
+                if !state.isFinal, step == .input(.fatal(Self.decoderError)) {
+                    #expect(machine.state == .stopped(.error(Self.decoderError)))
+                }
+                // Entering a final state releases; release happens only then.
+                #expect(actions.contains(.release) == (machine.state.isFinal && !state.isFinal), "\(context)")
+                // The output is started only on the way to "waiting for output".
+                if actions.contains(.startOutput) { #expect(machine.state == .waitingForOutput, "\(context)") }
+                // A watermark is armed at most once per input, with a new id that is the one awaited.
+                let ids = Self.armed(actions)
+                #expect(ids.count <= 1, "\(context)")
+                if let id = ids.first {
+                    #expect(id == machine.awaitedWatermark && id != before.awaitedWatermark, "\(context)")
+                }
+                // A report of a watermark not awaited changes nothing.
+                if step == .input(.bufferReady(id: 999)) {
+                    #expect(actions.isEmpty && machine.isReady == before.isReady, "\(context)")
+                }
+                // The producer is let go only when the queue says it may be.
+                #expect(actions.contains(.resumeProducer) == (step == .input(.producerResumable(episode: 1)) && !state.isFinal),
+                        "\(context)")
+                // Opening a connection means being connected, and not paused by backpressure.
+                if actions.contains(where: { [.connect, .reconnect].contains($0) || { if case .seekConnect = $0 { true } else { false } }($0) }) {
+                    #expect(machine.isConnected && !machine.isBackpressured, "\(context)")
+                }
+                // The start seek is planned only once the decoder's facts are known.
+                if actions.contains(.seekToStart) { #expect(machine.decoder != nil && !machine.isStartSeekPending, "\(context)") }
+                // Bytes are never expected while paused, backpressured or finished.
+                if machine.isExpectingData {
+                    #expect(machine.state != .paused && !machine.isBackpressured && !machine.state.isFinal, "\(context)")
+                }
             }
-            // Final states absorb everything.
-            if state.isFinal {
-                #expect(actions.isEmpty, "\(state) + \(input)")
-                #expect(machine.state == state)
-            }
-            // Stop and fatal errors end everything, releasing it all.
-            if !state.isFinal, input == .stop {
-                #expect(machine.state == .stopped(.user))
-                #expect(actions.contains(.release))
-            }
-            if !state.isFinal, input == .fatal(Self.decoderError) {
-                #expect(machine.state == .stopped(.error(Self.decoderError)))
-                #expect(actions.contains(.release))
-            }
-            // Entering a final state releases; release happens only then.
-            #expect(actions.contains(.release) == (machine.state.isFinal && !state.isFinal), "\(state) + \(input)")
-            // The output is started only on the way to "waiting for output".
-            if actions.contains(.startOutput) { #expect(machine.state == .waitingForOutput) }
         }
     }
 
     @Test func startsWaitsForDataThenTheOutputThenPlays() {
         var m = Machine()
-        #expect(m.handle(.play) == [.emit(.stateChanged(.waitingForData)), .connect, .emit(.bufferingStarted)])
+        #expect(m.handle(.play) == [.emit(.stateChanged(.waitingForData)), .connect, .emit(.bufferingStarted),
+                                    .awaitBuffer(seconds: 0.05, id: 1)])
+        #expect(m.isExpectingData)
         #expect(m.handle(.dataArrived) == [])
-        #expect(m.handle(.bufferReady) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
+        #expect(m.handle(.bufferReady(id: 1)) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
         #expect(m.handle(.outputStarted) == [.emit(.stateChanged(.playing)), .emit(.bufferingEnded)])
         #expect(m.handle(.play) == [])
     }
 
-    @Test func anUnderrunBuffersAndResumesTheSameOutput() {
-        var m = Self.machine(in: .playing)
-        #expect(m.handle(.underrun) == [.emit(.stateChanged(.waitingForData)), .pauseOutput, .emit(.bufferingStarted)])
-        #expect(m.handle(.bufferReady) == [.emit(.stateChanged(.playing)), .resumeOutput, .emit(.bufferingEnded)])
+    @Test func anUnderrunBuffersWithTheRestartThresholdAndResumesTheSameOutput() {
+        var m = Self.machine(in: .playing) { Machine(startThreshold: 0.1, restartThreshold: 2) }
+        #expect(m.handle(.underrun) == [.emit(.stateChanged(.waitingForData)), .pauseOutput, .emit(.bufferingStarted),
+                                        .awaitBuffer(seconds: 2, id: 2)])
+        #expect(m.handle(.bufferReady(id: 2)) == [.emit(.stateChanged(.playing)), .resumeOutput, .emit(.bufferingEnded)])
     }
 
     @Test func theQueueRunningDryAfterTheLastByteIsNotBuffering() {
         var m = Self.machine(in: .playing)
         _ = m.handle(.connectionCompleted)
+        #expect(!m.isExpectingData)
         #expect(m.handle(.underrun) == [])
         #expect(m.handle(.endOfStream) == [.emit(.stateChanged(.done)), .release])
     }
@@ -97,6 +157,7 @@ struct PlayerStateMachineTests {
     @Test func pauseAndPlay() {
         var m = Self.machine(in: .playing)
         #expect(m.handle(.pause) == [.emit(.stateChanged(.paused)), .pauseOutput])
+        #expect(!m.isExpectingData)
         #expect(m.handle(.pause) == [])
         #expect(m.handle(.play) == [.emit(.stateChanged(.playing)), .resumeOutput])
     }
@@ -104,46 +165,65 @@ struct PlayerStateMachineTests {
     @Test func pausedBeforeTheBufferFilledStartsTheOutputOnPlay() {
         var m = Self.machine(in: .waitingForData)
         #expect(m.handle(.pause) == [.emit(.stateChanged(.paused))])
-        #expect(m.handle(.bufferReady) == [])
+        #expect(m.handle(.bufferReady(id: 1)) == [])
         #expect(m.handle(.play) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
     }
 
     @Test func pausedWithoutEnoughDataWaitsForItOnPlay() {
         var m = Self.machine(in: .waitingForData)
         _ = m.handle(.pause)
-        #expect(m.handle(.play) == [.emit(.stateChanged(.waitingForData)), .emit(.bufferingStarted)])
-        #expect(m.handle(.bufferReady) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
+        // Still buffering: it was announced and never ended.
+        #expect(m.handle(.play) == [.emit(.stateChanged(.waitingForData))])
+        #expect(m.handle(.bufferReady(id: 1)) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
     }
 
     @Test func aSeekWhilePlayingBuffersFromTheTarget() {
         var m = Self.machine(in: .playing)
         #expect(m.handle(.seek(.network(offset: 5000))) ==
-            [.seekConnect(offset: 5000), .emit(.stateChanged(.waitingForData)), .emit(.bufferingStarted)])
+            [.seekConnect(offset: 5000), .emit(.stateChanged(.waitingForData)), .emit(.bufferingStarted),
+             .awaitBuffer(seconds: 0.05, id: 2)])
         // The output restarts: it was flushed by the seek.
-        #expect(m.handle(.bufferReady) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
+        #expect(m.handle(.bufferReady(id: 2)) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
         #expect(m.handle(.outputStarted) == [.emit(.stateChanged(.playing)), .emit(.bufferingEnded)])
+    }
+
+    @Test func aWatermarkArmedBeforeASeekIsNotReadiness() {
+        var m = Self.machine(in: .waitingForData)
+        _ = m.handle(.seek(.buffered))
+        #expect(m.handle(.bufferReady(id: 1)) == [])
+        #expect(!m.isReady)
+        #expect(m.handle(.bufferReady(id: 2)) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
     }
 
     @Test func aSeekWhileBufferingDoesNotAnnounceBufferingTwice() {
         var m = Self.machine(in: .playing)
         _ = m.handle(.underrun)
-        #expect(m.handle(.seek(.buffered)) == [.seekBuffered])
+        #expect(m.handle(.seek(.buffered)) == [.seekBuffered, .awaitBuffer(seconds: 0.05, id: 3)])
         #expect(m.state == .waitingForData)
     }
 
     @Test func aSeekWhilePausedStaysPaused() {
         var m = Self.machine(in: .paused)
-        #expect(m.handle(.seek(.buffered)) == [.seekBuffered])
+        #expect(m.handle(.seek(.buffered)) == [.seekBuffered, .awaitBuffer(seconds: 0.05, id: 2)])
         #expect(m.state == .paused)
-        _ = m.handle(.bufferReady)
+        _ = m.handle(.bufferReady(id: 2))
         #expect(m.handle(.play) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
+        // No buffering was announced, so none ends.
+        #expect(m.handle(.outputStarted) == [.emit(.stateChanged(.playing))])
+    }
+
+    /// A seek while the output is being started: back to waiting for data, and buffering (never
+    /// ended) is not announced again.
+    @Test func aSeekWhileStartingDoesNotAnnounceBufferingTwice() {
+        var m = Self.machine(in: .waitingForOutput)
+        #expect(m.handle(.seek(.buffered)) == [.seekBuffered, .emit(.stateChanged(.waitingForData)), .awaitBuffer(seconds: 0.05, id: 2)])
     }
 
     @Test func stopDuringASeek() {
         var m = Self.machine(in: .playing)
         _ = m.handle(.seek(.network(offset: 10)))
         #expect(m.handle(.stop) == [.emit(.stateChanged(.stopped(.user))), .release])
-        #expect(m.handle(.bufferReady) == [])
+        #expect(m.handle(.bufferReady(id: 2)) == [])
         #expect(m.handle(.connectionFailed(Self.networkError)) == [])
     }
 
@@ -152,7 +232,88 @@ struct PlayerStateMachineTests {
         _ = m.handle(.connectionFailed(Self.networkError))
         _ = m.handle(.seek(.network(offset: 99)))
         #expect(m.handle(.reconnectDue) == [])
+        #expect(m.isConnected)
     }
+
+    // MARK: - Start time and deferred seeks
+
+    @Test func aStartTimeIsSoughtOnceTheDecoderIsKnownAndOnlyThenBuffers() {
+        var m = Machine(startsWithSeek: true)
+        #expect(m.handle(.play) == [.emit(.stateChanged(.waitingForData)), .connect, .emit(.bufferingStarted)])
+        #expect(m.awaitedWatermark == nil)
+        #expect(m.handle(.decoderReady(Self.facts)) == [.seekToStart])
+        #expect(m.decoder == Self.facts)
+        #expect(m.handle(.seek(.network(offset: 500))) == [.seekConnect(offset: 500), .awaitBuffer(seconds: 0.05, id: 1)])
+        // A decoder for a new format later does not seek again.
+        #expect(m.handle(.decoderReady(Self.facts)) == [])
+        #expect(m.handle(.bufferReady(id: 1)) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
+    }
+
+    @Test func aStreamThatCannotSeekPlaysFromItsStart() {
+        var m = Machine(startsWithSeek: true)
+        _ = m.handle(.play)
+        _ = m.handle(.decoderReady(Self.facts))
+        #expect(m.handle(.startSeekUnavailable) == [.awaitBuffer(seconds: 0.05, id: 1)])
+        #expect(!m.isStartSeekPending)
+    }
+
+    @Test func aSeekBeforeTheDecoderWaitsForIt() {
+        var m = Self.machine(in: .waitingForData)
+        #expect(m.handle(.seekDeferred) == [])
+        #expect(m.awaitedWatermark == nil)
+        #expect(m.handle(.bufferReady(id: 1)) == [])
+        #expect(m.handle(.decoderReady(Self.facts)) == [.seekToStart])
+        // Once the decoder is known, a deferred seek (one that crossed its report) goes at once.
+        #expect(m.handle(.seekDeferred) == [.seekToStart])
+    }
+
+    // MARK: - Backpressure
+
+    @Test func backpressurePausesTheInactivityClockAndResumesTheProducer() {
+        var m = Self.machine(in: .playing)
+        #expect(m.isExpectingData)
+        #expect(m.handle(.producerPaused(episode: 1)) == [])
+        #expect(m.isBackpressured && !m.isExpectingData)
+        #expect(m.handle(.producerResumable(episode: 1)) == [.resumeProducer])
+        #expect(!m.isBackpressured && m.isExpectingData)
+    }
+
+    /// The queue's reports cross on the way (a pause told after its own resume): the episode
+    /// numbers keep them apart, and the producer is always let go.
+    @Test func reportsThatCrossKeepBackpressureRight() {
+        var m = Self.machine(in: .playing)
+        #expect(m.handle(.producerResumable(episode: 1)) == [.resumeProducer])
+        #expect(m.handle(.producerPaused(episode: 1)) == [])
+        #expect(!m.isBackpressured)
+        _ = m.handle(.producerPaused(episode: 2))
+        #expect(m.isBackpressured)
+    }
+
+    @Test(arguments: [Machine.SeekPlan.readOn, .network(offset: 10)])
+    func aSeekThatEmptiesTheQueueEndsBackpressure(_ plan: Machine.SeekPlan) {
+        var m = Self.machine(in: .playing)
+        _ = m.handle(.producerPaused(episode: 1))
+        _ = m.handle(.seek(plan))
+        #expect(!m.isBackpressured)
+    }
+
+    @Test func aSeekInTheBufferKeepsBackpressure() {
+        var m = Self.machine(in: .playing)
+        _ = m.handle(.producerPaused(episode: 1))
+        _ = m.handle(.seek(.buffered))
+        #expect(m.isBackpressured)
+    }
+
+    @Test func aNewConnectionIsNotBackpressured() {
+        var m = Self.machine(in: .playing)
+        _ = m.handle(.producerPaused(episode: 1))
+        _ = m.handle(.connectionFailed(Self.networkError))
+        #expect(!m.isBackpressured && !m.isConnected && !m.isExpectingData)
+        #expect(m.handle(.reconnectDue) == [.reconnect])
+        #expect(m.isConnected && m.isExpectingData)
+    }
+
+    // MARK: - Failures
 
     @Test func failuresReconnectWithBackoffThenStop() {
         var m = Machine(reconnectAttempts: 3, reconnectDelay: 0.5)
@@ -192,24 +353,34 @@ struct PlayerStateMachineTests {
         #expect(m.handle(.connectionFailed(timeout)).contains(.scheduleReconnect(after: 0.5)))
     }
 
-    @Test func seeksBeforePlayAreIgnored() {
+    @Test func aSeekBeforePlaySetsWherePlayingStarts() {
         var m = Machine()
         #expect(m.handle(.seek(.buffered)) == [])
+        #expect(m.handle(.seekDeferred) == [])
         #expect(m.state == .initialized)
+        // As a start time: no readiness until the seek is made.
+        #expect(m.handle(.play) == [.emit(.stateChanged(.waitingForData)), .connect, .emit(.bufferingStarted)])
+        #expect(m.handle(.decoderReady(Self.facts)) == [.seekToStart])
     }
 
-    /// Random input sequences: buffering started and ended alternate, starting with started.
-    @Test(arguments: 0 ..< 20)
-    func bufferingEventsAlternate(_ seed: Int) {
+    /// Random step sequences: buffering started and ended alternate, starting with started, and
+    /// the output is started only after the watermark awaited was reached.
+    @Test(arguments: 0 ..< 50)
+    func randomSequencesKeepBufferingEventsInTurn(_ seed: Int) {
         var generator = SeededGenerator(seed: UInt64(seed))
-        var m = Machine()
+        var m = seed % 2 == 0 ? Machine() : Machine(startsWithSeek: true)
         var buffering = false
-        for _ in 0 ..< 200 {
-            let input = Self.inputs[Int(generator.next() % UInt64(Self.inputs.count))]
-            if input == .stop || input == .fatal(Self.decoderError) { continue }
-            for event in Self.emitted(m.handle(input)) {
-                if event == .bufferingStarted { #expect(!buffering); buffering = true }
-                if event == .bufferingEnded { #expect(buffering); buffering = false }
+        var trace: [String] = []
+        for _ in 0 ..< 300 {
+            let step = Self.steps[Int(generator.next() % UInt64(Self.steps.count))]
+            if step == .input(.stop) || step == .input(.fatal(Self.decoderError)) { continue }
+            let awaited = m.awaitedWatermark
+            let actions = Self.take(step, &m)
+            trace.append("\(step) -> \(m.state) \(Self.emitted(actions))")
+            if actions.contains(.startOutput) { #expect(step == .ready && awaited != nil || step == .input(.play)) }
+            for event in Self.emitted(actions) {
+                if event == .bufferingStarted { #expect(!buffering, "\(trace.suffix(8).joined(separator: "\n"))"); buffering = true }
+                if event == .bufferingEnded { #expect(buffering, "\(trace.suffix(8).joined(separator: "\n"))"); buffering = false }
             }
         }
     }

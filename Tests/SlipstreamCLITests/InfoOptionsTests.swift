@@ -39,12 +39,4 @@ import Testing
             "\(error)".hasPrefix(message)
         }
     }
-
-    @Test(arguments: [
-        ("http://h/music/song.mp3?token=1#t", "mp3"), ("/tmp/a.b/track.AAC", "AAC"), ("http://h/stream", nil),
-        ("http://h/dir.d/", nil), (".hidden", nil), ("x.", nil),
-    ] as [(String, String?)])
-    func fileExtensions(name: String, expected: String?) {
-        #expect(InfoReader.fileExtension(of: name) == expected)
-    }
 }

@@ -42,6 +42,23 @@ struct PlayCommandTests {
         #expect(bytes[44...].elementsEqual(reference))
     }
 
+    /// Two files of different rates and channel counts one after the other: both play into
+    /// the WAV file (the second converted to the first's format), and nothing is printed (the
+    /// decoder of the first format printed an error for every frame of the second).
+    @Test func aStreamWhoseFormatChangesPlaysOnAndPrintsNothing() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        let output = try await CommandRunner.run(["play", Self.fixture("mp3-format-change.mp3"), "--output", "wav:out.wav"], in: folder)
+        #expect(output.status == 0)
+        #expect(output.stderr.isEmpty, "\(output.stderr)")
+        let first = try await Self.mpg123("mp3-cbr128.mp3")
+        let played = try ReferenceDecoder.wavData(folder + "/out.wav")
+        #expect(played.prefix(first.count).elementsEqual(first))
+        // About 3 s more at 44.1 kHz stereo, and loud.
+        #expect(abs(played.count - first.count - 3 * 44100 * 4) < 44100 * 4 / 5)
+        let loud = played[first.count...].withUnsafeBytes { $0.bindMemory(to: Int16.self).contains { abs(Int($0)) > 1000 } }
+        #expect(loud)
+    }
+
     @Test func startsAtTheTimeAsked() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         let output = try await CommandRunner.run(["play", Self.fixture("mp3-cbr128.mp3"), "--start", "1.5", "--output", "wav:out.wav", "-q"], in: folder)
@@ -85,6 +102,8 @@ struct PlayCommandTests {
         let lines = output.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(output.stderr)")
         #expect(output.stderr.contains("nosuchdevice"))
+        // The library states the facts; the command adds what to do about them.
+        #expect(output.stderr.contains("--output chooses another"))
     }
 
     @Test func playsOnALSAsNullDevice() async throws {

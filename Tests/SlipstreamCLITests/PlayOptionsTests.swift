@@ -21,7 +21,7 @@ struct PlayOptionsTests {
         #expect(options.quiet)
         let configuration = options.configuration
         #expect(configuration.volume == 0.4)
-        #expect(configuration.startTime == 90)
+        #expect(configuration.startTime == .seconds(90))
     }
 
     @Test(arguments: [("90", 90.0), ("12.5", 12.5), ("1:30", 90), ("1:02:03.5", 3723.5), ("0:00", 0)])
@@ -77,6 +77,8 @@ struct PlayOptionsTests {
         #expect(PlayCommand.exitStatus(for: .stopped(.user), signal: nil) == .success)
         #expect(PlayCommand.exitStatus(for: .stopped(.user), signal: SIGINT) == .interrupted)
         #expect(PlayCommand.exitStatus(for: .stopped(.user), signal: SIGTERM) == .terminated)
+        #expect(PlayCommand.advice(for: AudioStreamerError(.output, "no device"))?.contains("--output") == true)
+        #expect(PlayCommand.advice(for: AudioStreamerError(.network, "lost")) == nil)
         #expect(PlayCommand.exitStatus(for: .stopped(.error(AudioStreamerError(.output, "no device"))), signal: nil) == .audio)
         #expect(PlayCommand.exitStatus(for: .stopped(.error(AudioStreamerError(.unsupportedFormat, "html"))), signal: nil) == .notAudio)
     }

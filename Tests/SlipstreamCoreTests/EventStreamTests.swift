@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Synchronization
 @testable import SlipstreamCore
 import Testing
@@ -122,4 +123,53 @@ final class Counter: Sendable {
     private let count = Mutex(0)
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
+}
+
+/// Readers cancelled while the writer delivers to them: the channel never resumes a reader under
+/// its lock, which the runtime's cancellation of that reader (holding the task's own lock while
+/// it ends the reader) may be waiting for. Before, a queue of 200 downloads hung that way for
+/// good one run in several (seen with gdb: one thread in `deliver` resuming a reader, under the
+/// channel's lock; another cancelling that reader, in `end`, waiting for it).
+@Suite struct EventStreamCancellationTests {
+    @Test func cancellingReadersWhileEventsFlowNeverHangs() async {
+        let channel = EventChannel<TestEvent>(replay: false)
+        let stream = EventStream(channel)
+        let done = Mutex(false)
+        // The writer runs on a thread of its own, as the engine's does, until the readers are done.
+        DispatchQueue.global().async {
+            var step = 0
+            while !done.withLock({ $0 }) {
+                channel.yield(.step(step))
+                step += 1
+                if step % 4 == 0 { usleep(20) }
+            }
+            channel.finish()
+        }
+        for round in 0 ..< 200 {
+            let reading = DispatchSemaphore(value: 0)
+            let readers = (0 ..< 8).map { _ in
+                Task {
+                    var first = true
+                    for await _ in stream where first {
+                        first = false
+                        reading.signal()
+                    }
+                }
+            }
+            // Once every reader reads (waiting between events), each is cancelled from a thread
+            // of its own, a little apart, while events arrive.
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    for _ in readers { reading.wait() }
+                    DispatchQueue.concurrentPerform(iterations: readers.count) { index in
+                        for _ in 0 ..< (index * 37 + round) % 200 { _ = done.withLock { $0 } }
+                        readers[index].cancel()
+                    }
+                    continuation.resume()
+                }
+            }
+            for reader in readers { await reader.value }
+        }
+        done.withLock { $0 = true }
+    }
 }

@@ -37,7 +37,7 @@ struct SlowDiskTests {
         _ = try AudioFixtures.served("mp3-cbr128.mp3")
         var playback = AudioStreamerConfiguration()
         playback.output = { NullOutput(paced: true) }
-        playback.startThreshold = 1
+        playback.startThreshold = .seconds(1)
         // Twice real time (128 kbit/s is 16 000 bytes a second): what a live station's burst gives.
         let player = AudioStreamer(url: try TestNginx.url("audio-mp3-cbr128.mp3", location: "rate", query: "rate=32000"),
                                    configuration: playback)

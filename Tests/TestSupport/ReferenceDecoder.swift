@@ -2,12 +2,13 @@ import Foundation
 
 /// Reference decodes by other programs, run in the test's work folder.
 public enum ReferenceDecoder {
-    /// `mpg123 --gapless -w` of `file` (with `-e f32` for floats): the PCM bytes of its WAV.
-    public static func mpg123(_ file: String, float: Bool = false) throws -> [UInt8] {
+    /// `mpg123 --gapless -w` of `file` (with `-e f32` for floats; `--no-gapless` when not
+    /// `gapless`): the PCM bytes of its WAV.
+    public static func mpg123(_ file: String, float: Bool = false, gapless: Bool = true) throws -> [UInt8] {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let out = folder + "/out.wav"
-        try ExternalProgram.run(["mpg123", "-q", "--gapless"] + (float ? ["-e", "f32"] : []) + ["-w", out, file])
+        try ExternalProgram.run(["mpg123", "-q", gapless ? "--gapless" : "--no-gapless"] + (float ? ["-e", "f32"] : []) + ["-w", out, file])
         return try wavData(out)
     }
 

@@ -9,11 +9,11 @@ import CFAAD
 /// Implicit SBR (HE-AAC) is decoded at the core rate, so every packet gives its 1024 frames; a
 /// mono stream that turns out to carry parametric stereo is folded back to mono. ADTS states no
 /// encoder delay, so nothing is trimmed.
-public final class AACDecoder: AudioDecoder {
-    public let outputFormat: PCMFormat
+package final class AACDecoder: SelectableAudioDecoder {
+    package let outputFormat: PCMFormat
     /// One packet: the overlap of the frame before a seek point.
-    public let primingPacketCount = 1
-    public let decoderDelay = 0
+    package let primingPacketCount = 1
+    package let decoderDelay = 0
 
     private let codecDescription: String
     /// The libfaad2 decoder; `isInitialised` once it has read an ADTS header.
@@ -22,9 +22,9 @@ public final class AACDecoder: AudioDecoder {
     private var frameInfo = NeAACDecFrameInfo()
 
     /// Creates a decoder for ADTS AAC of `format` that outputs `sampleType` PCM.
-    public init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
+    package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
         guard format.codec == .aac, (1...8).contains(format.channels), format.sampleRate > 0 else {
-            throw AudioDecoderError(.unsupportedFormat, "AACDecoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz is not ADTS AAC it decodes")
+            throw AudioDecoderError(.unsupportedFormat, "AACDecoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz is not ADTS AAC it decodes", codec: format.codecDescription)
         }
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
         codecDescription = format.codecDescription
@@ -33,7 +33,10 @@ public final class AACDecoder: AudioDecoder {
 
     deinit { if let handle { NeAACDecClose(handle) } }
 
-    public func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
+    /// AAC in ADTS frames.
+    package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .aac }
+
+    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
         let wanted = packet.frameCount * outputFormat.bytesPerFrame
         // Room for two channels where the stream says one, in case of parametric stereo.
         let room = output.reserve(outputFormat.channels == 1 ? 2 * wanted : wanted)
@@ -43,7 +46,7 @@ public final class AACDecoder: AudioDecoder {
         output.commit(wanted)
     }
 
-    public func reset() {
+    package func reset() {
         if let handle { NeAACDecClose(handle) }
         handle = nil
         isInitialised = false
@@ -84,18 +87,18 @@ public final class AACDecoder: AudioDecoder {
     /// the core rate.
     private func makeHandle() throws(AudioDecoderError) -> NeAACDecHandle {
         guard let handle = NeAACDecOpen() else {
-            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot create a decoder for \(codecDescription)")
+            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot create a decoder for \(codecDescription)", codec: codecDescription)
         }
         guard let configuration = NeAACDecGetCurrentConfiguration(handle) else {
             NeAACDecClose(handle)
-            throw AudioDecoderError(.initializationFailed, "libfaad2: no configuration for \(codecDescription)")
+            throw AudioDecoderError(.initializationFailed, "libfaad2: no configuration for \(codecDescription)", codec: codecDescription)
         }
         configuration.pointee.outputFormat = UInt8(outputFormat.sampleType == .signed16 ? FAAD_FMT_16BIT : FAAD_FMT_FLOAT)
         configuration.pointee.downMatrix = 0
         configuration.pointee.dontUpSampleImplicitSBR = 1
         guard NeAACDecSetConfiguration(handle, configuration) != 0 else {
             NeAACDecClose(handle)
-            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot set up \(outputFormat) output for \(codecDescription)")
+            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot set up \(outputFormat) output for \(codecDescription)", codec: codecDescription)
         }
         return handle
     }

@@ -30,29 +30,3 @@ public protocol AudioDecoder: AnyObject {
     func reset()
 }
 
-/// Why a decoder could not be made or could not go on.
-public struct AudioDecoderError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public struct Code: Hashable, Sendable {
-        let raw: Int
-        /// No decoder here handles this format.
-        public static let unsupportedFormat = Code(raw: 1)
-        /// The C decoder could not be created or configured.
-        public static let initializationFailed = Code(raw: 2)
-        /// The C decoder reported an error it cannot recover from.
-        public static let decodingFailed = Code(raw: 3)
-    }
-
-    /// What went wrong.
-    public var code: Code
-    /// A message for a person, naming the codec and the library's own words.
-    public var message: String
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
-}

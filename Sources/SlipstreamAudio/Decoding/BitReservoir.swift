@@ -10,11 +10,12 @@ struct BitReservoir: Sendable {
     /// Forgets everything fed: the next frame follows a discontinuity.
     mutating func reset() { available = 0 }
 
-    /// Records the frame in `packet` (one whole MPEG frame) and tells whether all the main data
-    /// it uses was fed: always for Layers I and II and for frames too short to read; for Layer
-    /// III when its `main_data_begin` reaches no further back than the bytes fed since `reset()`.
-    mutating func feed(_ packet: UnsafeRawBufferPointer) -> Bool {
-        guard let header = MPEGFrameHeader(packet), header.layer == 3 else { return true }
+    /// Records the frame in `packet` (one whole MPEG frame, whose header is `header`) and tells
+    /// whether all the main data it uses was fed: always for Layers I and II and for frames too
+    /// short to read; for Layer III when its `main_data_begin` reaches no further back than the
+    /// bytes fed since `reset()`.
+    mutating func feed(_ packet: UnsafeRawBufferPointer, header: MPEGFrameHeader) -> Bool {
+        guard header.layer == 3 else { return true }
         let sideInfoStart = 4 + (header.hasCRC ? 2 : 0)
         let sideInfoSize = header.version == .mpeg1 ? (header.channels == 1 ? 17 : 32) : (header.channels == 1 ? 9 : 17)
         guard packet.count >= sideInfoStart + sideInfoSize else { return true }

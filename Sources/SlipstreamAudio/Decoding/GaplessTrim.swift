@@ -9,17 +9,17 @@
 /// frame past the stated ones is kept (audio appended to the file later). Without a stated
 /// count nothing is trimmed. Raw frame `n` is the `n`th frame the decoder outputs for the
 /// stream's audio packets (`AudioPacket.startFrame` counts them).
-public struct GaplessTrim: Hashable, Sendable {
+package struct GaplessTrim: Hashable, Sendable {
     /// The first raw frame kept.
-    public let firstKeptFrame: Int64
+    package let firstKeptFrame: Int64
     /// The raw frame where the trimmed tail of the stated frames starts (at most
     /// `statedFrameCount`, at least `firstKeptFrame`).
-    public let trimmedTailFrame: Int64
+    package let trimmedTailFrame: Int64
     /// Raw frames in the packets the header states; every frame from here on is kept.
-    public let statedFrameCount: Int64
+    package let statedFrameCount: Int64
 
     /// Keeps every frame: streams without a Xing/Info frame count.
-    public static let none = GaplessTrim(first: 0, tail: 0, stated: 0)
+    package static let none = GaplessTrim(first: 0, tail: 0, stated: 0)
 
     private init(first: Int64, tail: Int64, stated: Int64) {
         firstKeptFrame = first
@@ -30,7 +30,7 @@ public struct GaplessTrim: Hashable, Sendable {
     /// Trims `encoderDelay + decoderDelay` frames from the start and `encoderPadding -
     /// decoderDelay` from the end of the first `statedFrameCount` raw frames; nothing when
     /// `statedFrameCount` is not positive.
-    public init(encoderDelay: Int, decoderDelay: Int, encoderPadding: Int, statedFrameCount: Int64) {
+    package init(encoderDelay: Int, decoderDelay: Int, encoderPadding: Int, statedFrameCount: Int64) {
         guard statedFrameCount > 0 else {
             self = .none
             return
@@ -43,7 +43,7 @@ public struct GaplessTrim: Hashable, Sendable {
     /// The trim for a stream the parser described, decoded by a decoder with `decoderDelay`:
     /// from the Xing/Info packet count and the LAME tag's delay and padding; `.none` without a
     /// stated packet count (or before the format is known).
-    public init(properties: AudioStreamProperties, decoderDelay: Int) {
+    package init(properties: AudioStreamProperties, decoderDelay: Int) {
         guard let packets = properties.statedPacketCount, let format = properties.format else {
             self = .none
             return
@@ -56,7 +56,7 @@ public struct GaplessTrim: Hashable, Sendable {
     /// The frames to keep of a block of `frameCount` decoded frames whose first is raw frame
     /// `start`, as offsets into the block. The kept frames of one packet are always contiguous;
     /// a block spanning several packets must not cross `statedFrameCount` (split it there).
-    public func keptFrames(start: Int64, frameCount: Int) -> Range<Int> {
+    package func keptFrames(start: Int64, frameCount: Int) -> Range<Int> {
         let end = start + Int64(frameCount)
         let lower = start >= statedFrameCount ? start : max(start, firstKeptFrame)
         let upper = start >= statedFrameCount ? end : min(end, trimmedTailFrame)
@@ -66,13 +66,13 @@ public struct GaplessTrim: Hashable, Sendable {
 
     /// Frames kept before raw frame `rawFrame`: its presentation frame when it is kept, else the
     /// presentation frame of the next frame kept.
-    public func presentationFrame(ofRawFrame rawFrame: Int64) -> Int64 {
+    package func presentationFrame(ofRawFrame rawFrame: Int64) -> Int64 {
         let head = min(max(rawFrame, firstKeptFrame), trimmedTailFrame) - firstKeptFrame
         return head + max(rawFrame - statedFrameCount, 0)
     }
 
     /// The raw frame played as presentation frame `frame` (0 = the first frame kept).
-    public func rawFrame(ofPresentationFrame frame: Int64) -> Int64 {
+    package func rawFrame(ofPresentationFrame frame: Int64) -> Int64 {
         let head = trimmedTailFrame - firstKeptFrame
         return frame < head ? firstKeptFrame + max(frame, 0) : statedFrameCount + (frame - head)
     }

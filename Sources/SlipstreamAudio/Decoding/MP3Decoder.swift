@@ -17,10 +17,10 @@ private let mpg123Initialisation: Int32 = mpg123_init()
 /// since is decoded as silence (it would be noise). Feed the `primingPacketCount` packets before
 /// a seek point and drop their output, and the output from the seek point on equals a decode
 /// from the start of the stream sample for sample.
-public final class MP3Decoder: AudioDecoder {
-    public let outputFormat: PCMFormat
-    public let primingPacketCount: Int
-    public let decoderDelay: Int
+package final class MP3Decoder: SelectableAudioDecoder {
+    package let outputFormat: PCMFormat
+    package let primingPacketCount: Int
+    package let decoderDelay: Int
 
     private let format: AudioFormat
     /// The libmpg123 decoder: set up but unopened after `init`, open while decoding, and gone
@@ -37,12 +37,12 @@ public final class MP3Decoder: AudioDecoder {
 
     /// Creates a decoder for MPEG audio of `format` (codec `.mp1`, `.mp2` or `.mp3`) that outputs
     /// `sampleType` PCM at the stream's own rate and channel count.
-    public init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
+    package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
         guard [.mp1, .mp2, .mp3].contains(format.codec) else {
-            throw AudioDecoderError(.unsupportedFormat, "MP3Decoder: \(format.codecDescription) is not MPEG audio")
+            throw AudioDecoderError(.unsupportedFormat, "MP3Decoder: \(format.codecDescription) is not MPEG audio", codec: format.codecDescription)
         }
         guard (1...2).contains(format.channels), format.sampleRate > 0 else {
-            throw AudioDecoderError(.unsupportedFormat, "MP3Decoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz")
+            throw AudioDecoderError(.unsupportedFormat, "MP3Decoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz", codec: format.codecDescription)
         }
         self.format = format
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
@@ -55,22 +55,31 @@ public final class MP3Decoder: AudioDecoder {
 
     deinit { close() }
 
-    public func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
+    /// MPEG audio: Layers I, II and III.
+    package static func decodes(_ format: AudioFormat) -> Bool { [.mp1, .mp2, .mp3].contains(format.codec) }
+
+    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
         let wanted = packet.frameCount * outputFormat.bytesPerFrame
         let room = output.reserve(wanted)
-        if !isOpen { try open(for: bytes, startFrame: packet.startFrame) }
         var written = 0
-        if packetsToSkip > 0 {
-            packetsToSkip -= 1
-        } else {
-            let isComplete = reservoir.feed(bytes)
-            written = decodeFrames(of: bytes, into: isComplete ? room : UnsafeMutableRawBufferPointer(start: nil, count: 0))
+        // A frame of another format is silence here, never fed: libmpg123, set up for this
+        // format alone, would print an error for it (a player makes a new decoder when the
+        // stream's format changes).
+        if let header = MPEGFrameHeader(bytes), header.codec == format.codec, header.sampleRate == format.sampleRate,
+           header.channels == format.channels {
+            if !isOpen { try open(for: bytes, header: header, startFrame: packet.startFrame) }
+            if packetsToSkip > 0 {
+                packetsToSkip -= 1
+            } else {
+                let isComplete = reservoir.feed(bytes, header: header)
+                written = decodeFrames(of: bytes, into: isComplete ? room : UnsafeMutableRawBufferPointer(start: nil, count: 0))
+            }
         }
         if written < wanted { (room.baseAddress! + written).initializeMemory(as: UInt8.self, repeating: 0, count: wanted - written) }
         output.commit(wanted)
     }
 
-    public func reset() {
+    package func reset() {
         close()
         alignsOnOpen = true
     }
@@ -111,7 +120,8 @@ public final class MP3Decoder: AudioDecoder {
         _ = mpg123Initialisation
         var status: Int32 = 0
         guard let handle = mpg123_new(nil, &status) else {
-            throw AudioDecoderError(.initializationFailed, "libmpg123: cannot create a decoder: \(Self.message(status))")
+            throw AudioDecoderError(.initializationFailed, "libmpg123: cannot create a decoder: \(Self.message(status))",
+                                    codec: format.codecDescription, libraryStatus: Int(status))
         }
         let encoding = outputFormat.sampleType == .signed16 ? MPG123_ENC_SIGNED_16 : MPG123_ENC_FLOAT_32
         let removed = MPG123_GAPLESS.rawValue | MPG123_AUTO_RESAMPLE.rawValue
@@ -122,9 +132,11 @@ public final class MP3Decoder: AudioDecoder {
               mpg123_format_none(handle) == MPG123_OK.rawValue,
               mpg123_format(handle, format.sampleRate, Int32(format.channels), Int32(encoding.rawValue)) == MPG123_OK.rawValue
         else {
-            let reason = Self.message(mpg123_errcode(handle))
+            let status = mpg123_errcode(handle)
             mpg123_delete(handle)
-            throw AudioDecoderError(.initializationFailed, "libmpg123: cannot set up \(outputFormat) output for \(format.codecDescription): \(reason)")
+            throw AudioDecoderError(.initializationFailed,
+                                    "libmpg123: cannot set up \(outputFormat) output for \(format.codecDescription): \(Self.message(status))",
+                                    codec: format.codecDescription, libraryStatus: Int(status))
         }
         return handle
     }
@@ -139,20 +151,20 @@ public final class MP3Decoder: AudioDecoder {
     /// it. Decoding starts at the first packet whose index in the stream is a multiple of
     /// `alignment` (the packets before it give silence), so the output is bit-identical to a
     /// decode from the start of the stream once the bit reservoir is full.
-    private func open(for bytes: UnsafeRawBufferPointer, startFrame: Int64?) throws(AudioDecoderError) {
+    private func open(for bytes: UnsafeRawBufferPointer, header: MPEGFrameHeader, startFrame: Int64?) throws(AudioDecoderError) {
         if self.handle == nil { self.handle = try makeHandle() }
         guard let handle = self.handle else { return }
         var size = -1
-        let header = MPEGFrameHeader(bytes)
-        if let header, header.bitRate == 0 {
+        if header.bitRate == 0 {
             size = bytes.count - 4 - (header.isPadded ? (header.layer == 1 ? 4 : 1) : 0)
         }
         guard slipstream_mpg123_param(handle, MPG123_FREEFORMAT_SIZE, size) == MPG123_OK.rawValue,
               mpg123_open_feed(handle) == MPG123_OK.rawValue
         else {
-            let reason = Self.message(mpg123_errcode(handle))
+            let status = mpg123_errcode(handle)
             close()
-            throw AudioDecoderError(.decodingFailed, "libmpg123: cannot open a feed for \(format.codecDescription): \(reason)")
+            throw AudioDecoderError(.decodingFailed, "libmpg123: cannot open a feed for \(format.codecDescription): \(Self.message(status))",
+                                    codec: format.codecDescription, libraryStatus: Int(status))
         }
         isOpen = true
         packetsToSkip = 0

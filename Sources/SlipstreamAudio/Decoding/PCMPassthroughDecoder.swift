@@ -4,28 +4,29 @@
 /// To 16 bits, wider integers keep their top 16 bits and floats are scaled by 32768, rounded to
 /// nearest and clipped, as ffmpeg converts them (16-bit sources pass unchanged); to floats,
 /// integers are scaled by 2^(bits-1). No state: `primingPacketCount` and `decoderDelay` are 0.
-public final class PCMPassthroughDecoder: AudioDecoder {
-    public let outputFormat: PCMFormat
-    public let primingPacketCount = 0
-    public let decoderDelay = 0
+package final class PCMPassthroughDecoder: SelectableAudioDecoder {
+    package let outputFormat: PCMFormat
+    package let primingPacketCount = 0
+    package let decoderDelay = 0
 
     private let layout: AudioFormat.PCMLayout
     private let sampleBytes: Int
 
     /// Creates a converter for a `.pcm` stream of `format` (which must carry its `pcm` layout).
-    public init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
+    package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
         guard format.codec == .pcm, let layout = format.pcm, format.channels > 0,
               layout.bytesPerFrame == format.channels * layout.bitsPerSample / 8,
               layout.isFloat ? [32, 64].contains(layout.bitsPerSample) : [8, 16, 24, 32].contains(layout.bitsPerSample)
         else {
-            throw AudioDecoderError(.unsupportedFormat, "PCMPassthroughDecoder: \(format.codecDescription) is not a PCM layout it converts")
+            throw AudioDecoderError(.unsupportedFormat, "PCMPassthroughDecoder: \(format.codecDescription) is not a PCM layout it converts",
+                                    codec: format.codecDescription)
         }
         self.layout = layout
         sampleBytes = layout.bitsPerSample / 8
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
     }
 
-    public func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
+    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
         let samples = packet.frameCount * outputFormat.channels
         let room = output.reserve(samples * outputFormat.bytesPerSample)
         let available = min(samples, bytes.count / sampleBytes)
@@ -43,7 +44,10 @@ public final class PCMPassthroughDecoder: AudioDecoder {
         output.commit(samples * outputFormat.bytesPerSample)
     }
 
-    public func reset() {}
+    package func reset() {}
+
+    /// Uncompressed PCM (WAV).
+    package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .pcm }
 
     /// The `i`th sample of `source` as a 32-bit integer with the sample in its top bits (8-bit
     /// samples made signed), for integer layouts.

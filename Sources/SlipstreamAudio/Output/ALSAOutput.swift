@@ -70,7 +70,7 @@ public final class ALSAOutput: AudioOutput {
     private func configure(_ handle: OpaquePointer, for format: PCMFormat) throws(AudioOutputError) {
         var params: OpaquePointer?
         guard snd_pcm_hw_params_malloc(&params) >= 0, let params else {
-            throw AudioOutputError(.deviceFailed, "ALSA device \"\(device)\": out of memory")
+            throw AudioOutputError(.deviceFailed, "\(name): out of memory", output: name)
         }
         defer { snd_pcm_hw_params_free(params) }
         try check(snd_pcm_hw_params_any(handle, params), .formatNotSupported, "cannot read its parameters")
@@ -85,8 +85,7 @@ public final class ALSAOutput: AudioOutput {
         try check(snd_pcm_hw_params_set_rate_near(handle, params, &rate, nil),
                   .formatNotSupported, "cannot play \(format.sampleRate) Hz")
         guard rate == UInt32(format.sampleRate) else {
-            throw AudioOutputError(.formatNotSupported,
-                                   "ALSA device \"\(device)\": plays \(rate) Hz, not \(format.sampleRate) Hz")
+            throw AudioOutputError(.formatNotSupported, "\(name): plays \(rate) Hz, not \(format.sampleRate) Hz", output: name)
         }
         var period = Self.periodMicroseconds
         try check(snd_pcm_hw_params_set_period_time_near(handle, params, &period, nil),
@@ -186,7 +185,7 @@ public final class ALSAOutput: AudioOutput {
 
     /// The open device, or an error naming it.
     private func openDevice() throws(AudioOutputError) -> OpaquePointer {
-        guard let pcm else { throw AudioOutputError(.deviceFailed, "ALSA device \"\(device)\": not open") }
+        guard let pcm else { throw AudioOutputError(.deviceFailed, "\(name): not open", output: name) }
         return pcm
     }
 
@@ -199,8 +198,11 @@ public final class ALSAOutput: AudioOutput {
     /// first message it reported, e.g. `ALSA device "hw:9": cannot open: No such file or
     /// directory (Cannot get card index for 9)`.
     private func failure(_ code: AudioOutputError.Code, _ action: String, _ status: Int32) -> AudioOutputError {
-        var message = "ALSA device \"\(device)\": \(action): \(String(cString: snd_strerror(status)))"
+        var message = "\(name): \(action): \(String(cString: snd_strerror(status)))"
         if let detail = ALSAErrorLog.message() { message += " (\(detail))" }
-        return AudioOutputError(code, message)
+        return AudioOutputError(code, message, output: name, systemStatus: status)
     }
+
+    /// `ALSA device "default"`, for messages.
+    private var name: String { "ALSA device \"\(device)\"" }
 }

@@ -32,31 +32,3 @@ public protocol AudioOutput: AnyObject {
     func close()
 }
 
-/// Why an output could not be opened or could not go on.
-public struct AudioOutputError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public struct Code: Hashable, Sendable {
-        let raw: Int
-        /// No such device, no sound server answering, or the device is busy.
-        public static let unavailable = Code(raw: 1)
-        /// The device or server does not take this format.
-        public static let formatNotSupported = Code(raw: 2)
-        /// The device or server failed while playing.
-        public static let deviceFailed = Code(raw: 3)
-        /// The output file could not be created or written.
-        public static let fileFailed = Code(raw: 4)
-    }
-
-    /// What went wrong.
-    public var code: Code
-    /// A message for a person naming the output (device, server or file) and the cause.
-    public var message: String
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
-}

@@ -24,6 +24,7 @@ public enum AudioOutputChoice: Hashable, Sendable, CustomStringConvertible {
     public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A message for a person, naming the spelling and the ones that work.
         public var message: String
+        /// The message.
         public var description: String { message }
     }
 
@@ -75,7 +76,8 @@ public enum AudioOutputChoice: Hashable, Sendable, CustomStringConvertible {
             return PulseServerProbe.answers(server: nil, within: PulseServerProbe.automaticTimeoutSeconds) ? PulseAudioOutput() : ALSAOutput()
         case .pulse(let server):
             guard PulseServerProbe.answers(server: server, within: PulseServerProbe.namedServerTimeoutSeconds) else {
-                throw AudioOutputError(.unavailable, "\(PulseAudioOutput.name(of: server)): no server answers")
+                throw AudioOutputError(.unavailable, "\(PulseAudioOutput.name(of: server)): no server answers",
+                                       output: PulseAudioOutput.name(of: server))
             }
             return PulseAudioOutput(server: server)
         case .alsa(let device):

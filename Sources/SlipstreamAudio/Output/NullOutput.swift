@@ -33,7 +33,7 @@ public final class NullOutput: AudioOutput {
     }
 
     public func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError) {
-        guard let format else { throw AudioOutputError(.deviceFailed, "null output: not open") }
+        guard let format else { throw AudioOutputError(.deviceFailed, "null output: not open", output: "null output") }
         let count = Int64(frames.count / format.bytesPerFrame)
         guard paced else {
             framesWritten += count

@@ -120,13 +120,14 @@ public final class PulseAudioOutput: AudioOutput {
 
     /// The open stream, or an error naming the server.
     private func openStream() throws(AudioOutputError) -> OpaquePointer {
-        guard let stream else { throw AudioOutputError(.deviceFailed, "\(Self.name(of: server)): not open") }
+        guard let stream else { throw AudioOutputError(.deviceFailed, "\(Self.name(of: server)): not open", output: Self.name(of: server)) }
         return stream
     }
 
     /// One error naming the server, what was being done and PulseAudio's message for `error`.
     private func failure(_ code: AudioOutputError.Code, _ action: String, _ error: Int32) -> AudioOutputError {
-        AudioOutputError(code, "\(Self.name(of: server)): \(action): \(String(cString: slipstream_pa_strerror(error)))")
+        AudioOutputError(code, "\(Self.name(of: server)): \(action): \(String(cString: slipstream_pa_strerror(error)))",
+                         output: Self.name(of: server), systemStatus: error)
     }
 
     /// "PulseAudio server \"unix:/x\"", or "PulseAudio (default server)", for messages.

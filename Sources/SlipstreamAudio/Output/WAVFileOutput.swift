@@ -47,8 +47,8 @@ public final class WAVFileOutput: AudioOutput {
     public func open(_ format: PCMFormat) throws(AudioOutputError) {
         if let current = self.format {
             guard current == format else {
-                throw AudioOutputError(.formatNotSupported,
-                                       "WAV file \"\(path)\": holds \(current), cannot switch to \(format)")
+                throw AudioOutputError(.formatNotSupported, "\(name): holds \(current), cannot switch to \(format)",
+                                       output: name, path: path)
             }
             framesWritten = 0
             return
@@ -78,7 +78,7 @@ public final class WAVFileOutput: AudioOutput {
 
     public func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError) {
         guard let format, let source = frames.baseAddress else {
-            if format == nil { throw AudioOutputError(.fileFailed, "WAV file \"\(path)\": not open") }
+            if format == nil { throw AudioOutputError(.fileFailed, "\(name): not open", output: name, path: path) }
             return
         }
         var offset = 0
@@ -164,6 +164,11 @@ public final class WAVFileOutput: AudioOutput {
 
     /// An error naming the file, the action and `errno`'s message.
     private func fileError(_ action: String) -> AudioOutputError {
-        AudioOutputError(.fileFailed, "WAV file \"\(path)\": \(action): \(String(cString: strerror(errno)))")
+        let number = errno
+        return AudioOutputError(.fileFailed, "\(name): \(action): \(String(cString: strerror(number)))", output: name, path: path,
+                                systemStatus: number)
     }
+
+    /// `WAV file "out.wav"`, for messages.
+    private var name: String { "WAV file \"\(path)\"" }
 }

@@ -1,19 +1,29 @@
 /// A failure of the audio stream parser: a code to switch on, a message a person can act on, and
 /// the byte offset in the stream where it was found.
-public struct AudioParserError: Error, Hashable, Sendable, CustomStringConvertible {
+///
+/// Two errors are equal when their code, message and offset are; the underlying error is not
+/// compared.
+public struct AudioParserError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong. New codes may be added; switch with a `default`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let name: String
+        private enum Kind: String, Sendable {
+            case unrecognisedFormat
+            case unsupportedFormat
+            case malformed
+        }
+
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
 
         /// No supported format (MP3/MPEG audio, AAC in ADTS, WAV) was found in the bytes.
-        public static let unrecognisedFormat = Code(name: "unrecognisedFormat")
+        public static let unrecognisedFormat = Code(.unrecognisedFormat)
         /// The format was recognised but its variant is not supported (e.g. a compressed WAV).
-        public static let unsupportedFormat = Code(name: "unsupportedFormat")
+        public static let unsupportedFormat = Code(.unsupportedFormat)
         /// The container is malformed beyond recovery (e.g. a WAV `fmt ` chunk that is too short).
-        public static let malformed = Code(name: "malformed")
+        public static let malformed = Code(.malformed)
 
         /// The code's name, e.g. `unrecognisedFormat`.
-        public var description: String { name }
+        public var description: String { kind.rawValue }
     }
 
     /// What went wrong.
@@ -22,16 +32,31 @@ public struct AudioParserError: Error, Hashable, Sendable, CustomStringConvertib
     public var message: String
     /// Byte offset in the stream where the problem was found, if it is tied to one.
     public var offset: Int64?
+    /// The error underneath, where there is one (none yet: the parser's checks are its own).
+    public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
-    public init(code: Code, message: String, offset: Int64? = nil) {
+    public init(code: Code, message: String, offset: Int64? = nil, underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
         self.offset = offset
+        self.underlying = underlying
     }
 
     /// The message, with the offset when there is one.
     public var description: String {
         offset.map { "\(message) (at byte \($0))" } ?? message
+    }
+
+    /// Whether two errors state the same facts (the underlying errors are not compared).
+    public static func == (a: AudioParserError, b: AudioParserError) -> Bool {
+        a.code == b.code && a.message == b.message && a.offset == b.offset
+    }
+
+    /// Hashes the facts `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(offset)
     }
 }

@@ -1,66 +1,79 @@
-/// Seeking: where a time is, and whether the queue already holds it.
+/// Seeking: planned by `SeekPlanner` from what the control side knows, then carried out by the
+/// packet queue (a rewind) or the network side (read on, or a new connection), each under its
+/// own lock; the state machine does the rest.
 extension AudioStreamer {
-    /// The playback thread made the decoder: a start time can now be sought exactly.
-    func decoderBecameReady() {
-        let (plan, ready) = core.withLock { core -> (PlayerStateMachine.SeekPlan?, Bool) in
-            guard let start = core.pendingStart else { return (nil, false) }
-            core.pendingStart = nil
-            // A stream that cannot seek plays from its start.
-            let plan = try? planSeek(&core, to: start)
-            return (plan, checkReady(&core))
+    /// Moves playback to `time` seconds from the start: within the buffered audio without
+    /// touching the network, else with a new range request from the offset the seek table
+    /// gives. Lands on the exact sample where the frame index covers the target, within the
+    /// table's estimate elsewhere. Before `play()`, sets where playing starts (as
+    /// `configuration.startTime` does); a seek made before the stream's decoder exists waits
+    /// for it. Throws `.seek` when the stream cannot seek (finished, or a live stream for a
+    /// target not queued).
+    public func seek(to time: Double) throws(AudioStreamerError) {
+        let planned = try control.withLock { control throws(AudioStreamerError) -> (SeekPlanner.Target, SeekPlanner.Stream, NetworkSide?)? in
+            let state = control.machine.state
+            guard !state.isFinal else {
+                throw AudioStreamerError(.seek, "cannot seek: the stream is \(state)", url: location.url, path: location.path)
+            }
+            // Before the decoder exists the gapless trim is unknown: the seek waits for it.
+            guard state != .initialized, let stream = control.seekStream else {
+                control.pendingStart = max(time, 0)
+                return nil
+            }
+            return (try SeekPlanner.target(time: time, stream: stream), stream, control.network)
         }
-        if let plan { send(.seek(plan)) }
-        if ready { send(.bufferReady) }
-        playbackWake.signal()
+        guard let (target, stream, network) = planned else { return send(.seekDeferred) }
+        send(.seek(try carryOut(target, stream: stream, network: network)))
     }
 
-    /// Works out a seek to `time` seconds and moves the queue, the feed and the playback
-    /// thread's targets accordingly (under the lock); the state machine does the rest.
-    func planSeek(_ core: inout PlayerCore, to time: Double) throws(AudioStreamerError) -> PlayerStateMachine.SeekPlan {
-        let state = core.machine.state
-        guard state != .initialized, !state.isFinal else {
-            throw AudioStreamerError(.seek, "cannot seek: the stream is \(state)")
-        }
-        guard let rate = core.sampleRate, let format = core.properties.format, time.isFinite else {
-            throw AudioStreamerError(.seek, "cannot seek yet: the stream's format is not known")
-        }
-        var target = max(time, 0)
-        if let duration = core.properties.duration { target = min(target, duration) }
-        let presentation = Int64(target * Double(rate))
-        let raw = core.trim.rawFrame(ofPresentationFrame: presentation)
-        let primingFrames = Int64(core.primingPackets * format.framesPerPacket)
+    /// Moves playback to `duration` from the start, e.g. `.seconds(90)` (see `seek(to:)` taking
+    /// seconds).
+    public func seek(to duration: Duration) throws(AudioStreamerError) {
+        try seek(to: duration.seconds)
+    }
 
-        core.flushGeneration += 1
-        core.seekFrame = raw
-        core.positionFrame = presentation
-        core.readyAnnounced = false
-        core.readyThreshold = configuration.startThreshold
-        core.isUnderrun = false
+    /// Seeks to the time that waited for the decoder; a stream that cannot seek plays from
+    /// where it starts.
+    func seekToPendingStart() {
+        let planned = control.withLock { control -> (Double, SeekPlanner.Stream, NetworkSide?)? in
+            guard let time = control.pendingStart, let stream = control.seekStream else { return nil }
+            control.pendingStart = nil
+            return (time, stream, control.network)
+        }
+        do throws(AudioStreamerError) {
+            guard let (time, stream, network) = planned else { throw AudioStreamerError(.seek, "nothing to seek to") }
+            send(.seek(try carryOut(try SeekPlanner.target(time: time, stream: stream), stream: stream, network: network)))
+        } catch {
+            send(.startSeekUnavailable)
+        }
+    }
 
-        if core.queue?.rewind(toFrame: raw, before: core.primingPackets) != nil {
+    /// Serves `target` from the queue if it holds it, else by the network side; returns how.
+    private func carryOut(_ target: SeekPlanner.Target, stream: SeekPlanner.Stream,
+                          network: NetworkSide?) throws(AudioStreamerError) -> PlayerStateMachine.SeekPlan {
+        let plan = try queue.withLock { queue throws(AudioStreamerError) -> SeekPlanner.Plan in
+            let plan = try SeekPlanner.plan(target, isBuffered: queue.holds(frame: target.rawFrame, priming: stream.primingPackets),
+                                            stream: stream)
+            if case .buffered = plan {
+                _ = queue.rewind(toFrame: target.rawFrame, priming: stream.primingPackets, position: target.position)
+            }
+            return plan
+        }
+        queue.wakeConsumer()
+        switch plan {
+        case .buffered:
             return .buffered
+        case .network:
+            guard let network else { throw AudioStreamerError(.seek, "cannot seek: the stream is stopped") }
+            return network.retarget(target)
         }
-        guard core.totalSize != nil || isFile else {
-            throw AudioStreamerError(.seek, "cannot seek in a live stream")
-        }
-        core.queue?.removeAll()
-        core.dropBeforeFrame = max(raw - primingFrames, 0)
-        if core.rangesSupported == false, raw >= core.nextFrameGuess, core.connection != nil {
-            // No ranges here: a forward seek reads on and drops what comes before the target.
-            return .buffered
-        }
-        // Stop the old connection's bytes now; the new one starts on the control queue.
-        core.generation += 1
-        core.connection?.cancel()
-        core.connection = nil
-        let primedTime = Double(max(raw - primingFrames, 0)) / Double(rate)
-        guard core.rangesSupported != false, let point = core.parser.seekTable.offset(forTime: primedTime) else {
-            core.nextFrameGuess = 0
-            core.positionsEstimated = false
-            return .network(offset: 0)
-        }
-        core.nextFrameGuess = point.frame
-        core.positionsEstimated = !point.isExact
-        return .network(offset: point.offset)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -18,23 +18,23 @@ public struct AudioStreamerConfiguration: Sendable {
     public var bufferLimit = BufferLimit.seconds(30)
     /// The network resumes when the queue falls below this fraction of the limit. Default 0.75.
     public var resumeFraction = 0.75
-    /// Seconds of audio queued before playback starts (or the whole stream, if shorter).
-    /// Default 0.05 s (two MP3 frames): a fast connection starts playing in a few
-    /// milliseconds, one at twice the bit rate in about 25 ms.
-    public var startThreshold = 0.05
-    /// Seconds of audio queued before playback restarts after the queue ran dry. Default 1 s,
-    /// so a connection slower than the stream stutters in long pieces rather than short ones.
-    public var restartThreshold = 1.0
-    /// Seconds without a byte (not counting time paused or with the buffer full) after which
-    /// the connection counts as stalled and is reopened. Default 10 s.
-    public var inactivityTimeout = 10.0
+    /// Audio queued before playback starts (or the whole stream, if shorter). Default 50 ms
+    /// (two MP3 frames): a fast connection starts playing in a few milliseconds, one at twice
+    /// the bit rate in about 25 ms.
+    public var startThreshold = Duration.milliseconds(50)
+    /// Audio queued before playback restarts after the queue ran dry. Default 1 s, so a
+    /// connection slower than the stream stutters in long pieces rather than short ones.
+    public var restartThreshold = Duration.seconds(1)
+    /// Time without a byte (not counting time paused or with the buffer full) after which the
+    /// connection counts as stalled and is reopened. Default 10 s.
+    public var inactivityTimeout = Duration.seconds(10)
     /// Reconnects after a dropped or stalled connection, per streak of failures (a byte of
     /// progress ends a streak). Default 3; the delay starts at `reconnectDelay` and doubles.
     public var reconnectAttempts = 3
-    /// Seconds before the first reconnect. Default 0.5.
-    public var reconnectDelay = 0.5
-    /// Seconds allowed to connect. Default 10.
-    public var connectTimeout = 10.0
+    /// The wait before the first reconnect. Default 0.5 s.
+    public var reconnectDelay = Duration.milliseconds(500)
+    /// The time allowed to connect. Default 10 s.
+    public var connectTimeout = Duration.seconds(10)
     /// Proxy for HTTP(S) URLs (`http://`, `https://`, `socks5h://` ...). Default none; the
     /// environment's proxy variables are ignored.
     public var proxy: String?
@@ -43,9 +43,14 @@ public struct AudioStreamerConfiguration: Sendable {
     /// A Content-Type (`audio/mpeg`) or file extension (`mp3`) to help format detection; the
     /// bytes decide. Default none.
     public var fileTypeHint: String?
-    /// Where the sound goes. Default: a null output that plays as fast as possible (set this to
-    /// a real device; the command-line tool defaults to PulseAudio, else ALSA).
-    public var output: @Sendable () throws(AudioOutputError) -> any AudioOutput = { NullOutput(paced: false) }
+    /// Makes the output the sound goes to, on the playback thread, as soon as the stream's
+    /// format is known. Default: the system's audio output, as `AudioOutputChoice.automatic`
+    /// finds it (PulseAudio where a server answers, else ALSA's `default` device), which is
+    /// also the command line's `--output auto`. Set it to `{ NullOutput(paced: false) }` to
+    /// decode as fast as possible with no sound, or `{ WAVFileOutput(path: "out.wav") }`.
+    public var output: @Sendable () throws(AudioOutputError) -> any AudioOutput = {
+        try AudioOutputChoice.automatic.makeOutput()
+    }
     /// The PCM the decoder hands the output. Default 16-bit signed.
     public var sampleType = PCMFormat.SampleType.signed16
     /// Software volume, 0.0 (silent) to 1.0 (unchanged). Default 1.0.
@@ -54,11 +59,11 @@ public struct AudioStreamerConfiguration: Sendable {
     /// its offset in the stream (offsets jump after a seek); valid only during the call. Used
     /// to save the stream while it plays. Default none.
     public var rawTap: (@Sendable (_ offset: Int64, _ bytes: UnsafeRawBufferPointer) -> Void)?
-    /// Seconds from the start of the stream to begin playing at (seeking as soon as the format
-    /// is known, before any sound). Default none: from the start.
-    public var startTime: Double?
-    /// Seconds between `.progress` events while playing. Default 0.25.
-    public var progressInterval = 0.25
+    /// Where in the stream to begin playing (seeking as soon as the format is known, before
+    /// any sound). Default none: from the start.
+    public var startTime: Duration?
+    /// The time between `.progress` events while playing (at most 0.25 s). Default 0.25 s.
+    public var progressInterval = Duration.milliseconds(250)
 
     /// The default configuration.
     public init() {}

@@ -1,76 +1,140 @@
 import SlipstreamHTTP
 
-/// Why playback stopped on its own: a code per cause (in the spirit of AudioStreamer's error
-/// codes), a message naming the URL, offset or device, and the underlying error where one exists.
-public struct AudioStreamerError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The cause.
+/// Why playback stopped on its own, or why a seek was refused: a code per cause (in the spirit
+/// of AudioStreamer's error codes), a message naming the URL, file, offset or device, the facts
+/// as fields, and the underlying error where one exists. It gives no advice: what to do about
+/// a code is the caller's to say (the command line maps codes to exit statuses and hints).
+///
+/// Two errors are equal when their facts are (code, message, URL, path, offset, status,
+/// retryability); the underlying error is not compared.
+public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The cause. New codes may be added: switch with a `default`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let raw: Int
-        let name: String
-        /// The connection failed (resolve, connect, TLS, lost) and reconnecting did not help.
-        public static let network = Code(raw: 1, name: "network")
-        /// The server answered with an HTTP error status (never retried when it is a 4xx).
-        public static let httpStatus = Code(raw: 2, name: "http status")
-        /// The server did not answer a range request with a 206 from the byte asked for.
-        public static let rangeNotHonoured = Code(raw: 3, name: "range not honoured")
-        /// The bytes are not a format the player plays (HTML, a playlist, Ogg ...).
-        public static let unsupportedFormat = Code(raw: 4, name: "unsupported format")
-        /// The stream ended before any audio packet was found.
-        public static let noAudioData = Code(raw: 5, name: "no audio data")
-        /// The decoder could not be created or failed.
-        public static let decoder = Code(raw: 6, name: "decoder")
-        /// The audio output could not be opened or failed.
-        public static let output = Code(raw: 7, name: "output")
-        /// No bytes arrived for the inactivity timeout, and reconnecting did not help.
-        public static let timedOut = Code(raw: 8, name: "timed out")
-        /// The local file could not be read.
-        public static let file = Code(raw: 9, name: "file")
-        /// The seek target is outside the stream or the stream cannot seek.
-        public static let seek = Code(raw: 10, name: "seek")
+        private enum Kind: String, Sendable {
+            case network
+            case httpStatus = "http status"
+            case rangeNotHonoured = "range not honoured"
+            case unsupportedFormat = "unsupported format"
+            case noAudioData = "no audio data"
+            case decoder
+            case output
+            case timedOut = "timed out"
+            case file
+            case seek
+            case cancelled
+        }
 
-        public var description: String { name }
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// The connection failed (resolve, connect, TLS, lost) and reconnecting did not help.
+        public static let network = Code(.network)
+        /// The server answered with an HTTP error status (never retried when it is a 4xx).
+        public static let httpStatus = Code(.httpStatus)
+        /// The server did not answer a range request with a 206 from the byte asked for.
+        public static let rangeNotHonoured = Code(.rangeNotHonoured)
+        /// The bytes are not a format the player plays (HTML, a playlist, Ogg ...).
+        public static let unsupportedFormat = Code(.unsupportedFormat)
+        /// The stream ended before any audio packet was found.
+        public static let noAudioData = Code(.noAudioData)
+        /// The decoder could not be created or failed.
+        public static let decoder = Code(.decoder)
+        /// The audio output could not be opened or failed.
+        public static let output = Code(.output)
+        /// No bytes arrived for the inactivity timeout, and reconnecting did not help.
+        public static let timedOut = Code(.timedOut)
+        /// The local file could not be read.
+        public static let file = Code(.file)
+        /// The seek target is outside the stream or the stream cannot seek.
+        public static let seek = Code(.seek)
+        /// The task awaiting the player's end was cancelled (the player was stopped).
+        public static let cancelled = Code(.cancelled)
+
+        /// The code's name, e.g. `http status`.
+        public var description: String { kind.rawValue }
     }
 
     /// The cause.
     public var code: Code
-    /// One line for a person.
+    /// One line for a person, naming what failed (a URL, file, offset or device).
     public var message: String
+    /// The error underneath, where there is one: an `HTTPError`, `AudioParserError`,
+    /// `AudioDecoderError` or `AudioOutputError`.
+    public var underlying: (any Error & Sendable)?
+    /// The URL played, when the player plays a URL.
+    public var url: String?
+    /// The file played, when the player plays a local file.
+    public var path: String?
+    /// The byte offset in the stream the failure concerns, where it concerns one.
+    public var offset: Int64?
     /// The HTTP status, for `.httpStatus`.
     public var status: Int?
-
     /// Whether reconnecting may help (network trouble, timeouts, 408, 429, 5xx).
     public var isRetryable: Bool
 
     /// Creates an error; `retryable` defaults to what the code says (network trouble and
     /// timeouts are, nothing else is).
-    public init(_ code: Code, _ message: String, status: Int? = nil, retryable: Bool? = nil) {
+    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil, url: String? = nil,
+                path: String? = nil, offset: Int64? = nil, status: Int? = nil, retryable: Bool? = nil) {
         self.code = code
         self.message = message
+        self.underlying = underlying
+        self.url = url
+        self.path = path
+        self.offset = offset
         self.status = status
         isRetryable = retryable ?? (code == .network || code == .timedOut)
     }
 
+    /// The message.
     public var description: String { message }
 
-    /// The player's view of a transfer error.
-    init(_ error: HTTPError) {
-        switch error.code {
-        case .httpStatus:
-            self.init(.httpStatus, error.description, status: error.status, retryable: error.isRetryable)
-        case .timeout:
-            self.init(.timedOut, error.description)
-        case .rangeNotHonoured:
-            self.init(.rangeNotHonoured, error.description)
-        default:
-            self.init(.network, error.description, retryable: error.isRetryable)
-        }
+    /// Whether two errors state the same facts (the underlying errors are not compared).
+    public static func == (a: AudioStreamerError, b: AudioStreamerError) -> Bool {
+        a.code == b.code && a.message == b.message && a.url == b.url && a.path == b.path && a.offset == b.offset
+            && a.status == b.status && a.isRetryable == b.isRetryable
+    }
+
+    /// Hashes the facts `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(url)
+        hasher.combine(path)
+        hasher.combine(offset)
+        hasher.combine(status)
     }
 }
 
 extension AudioStreamerError {
-    /// The player's view of a parser error.
-    init(parserError error: AudioParserError, source: String) {
+    /// The player's view of a failed transfer of `url`.
+    init(_ error: HTTPError, offset: Int64? = nil) {
+        let code: Code
+        var retryable: Bool? = error.isRetryable
+        switch error.code {
+        case .httpStatus: code = .httpStatus
+        case .timeout: (code, retryable) = (.timedOut, nil)
+        case .rangeNotHonoured: (code, retryable) = (.rangeNotHonoured, nil)
+        default: code = .network
+        }
+        self.init(code, error.description, underlying: error, url: error.url, offset: offset, status: error.status,
+                  retryable: retryable)
+    }
+
+    /// The player's view of a parser error in the stream from `source` (a URL or a file path).
+    init(parserError error: AudioParserError, source: AudioLocation) {
         let code: Code = error.code == .malformed ? .noAudioData : .unsupportedFormat
-        self.init(code, "\(source): \(error.message)")
+        self.init(code, "\(source.text): \(error.message)", underlying: error, url: source.url, path: source.path,
+                  offset: error.offset)
+    }
+
+    /// The player's view of a decoder failure.
+    init(decoderError error: AudioDecoderError) {
+        self.init(.decoder, error.message, underlying: error)
+    }
+
+    /// The player's view of an output failure.
+    init(outputError error: AudioOutputError) {
+        self.init(.output, error.message, underlying: error)
     }
 }

@@ -24,6 +24,8 @@ public enum AudioStreamerState: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The state in a word or two, as the command line's status line shows it ("buffering",
+    /// "playing", "stopped: REASON").
     public var description: String {
         switch self {
         case .initialized: return "initialized"

@@ -1,189 +1,282 @@
-/// The player's packet queue: packet bytes in one ring of memory with a small record per packet,
-/// from the network (the parser) to the playback thread (the decoder).
+/// The player's packet queue: everything the network side hands the playback side, in order,
+/// and the few readings the playback side hands back. The one object the two share (behind the
+/// lock of `SharedPacketQueue`); a plain value here, tested without threads.
 ///
-/// Packets already played stay in the ring while there is room, so a seek backwards into them
-/// needs no network; they are the first to go when new packets need the space. The queue is full
-/// when the packets *not yet played* fill the limit: the caller then pauses the network
-/// (backpressure) and resumes it when `needsData` says so. With no limit (infinite buffering)
-/// the ring grows and nothing is ever dropped.
+/// In order, in band: the stream's formats (`FormatRecord`; each packet names its own, so the
+/// playback side rebuilds its decoder where the format changes, and a seek back across a change
+/// finds the right one), the packets (in a `PacketRing`), a seek's flush (`Flush`), the end.
 ///
-/// A plain value with no locking: the `AudioStreamer` guards it with its lock. Storing a packet
-/// copies its bytes once into the ring; nothing is allocated per packet once the ring exists.
+/// Watermarks answer the two backpressure questions: the producer must pause when a chunk of
+/// bytes would take the unplayed packets past the limit (the high watermark), and may resume
+/// once the playback side has taken them below `resumeFraction` of it (the low watermark). A
+/// third, armed by the state machine, says when enough audio is queued to start: it fires once
+/// when the unplayed audio reaches its seconds, or the stream ended with audio queued.
+///
+/// Readings for anyone who asks (`AudioStreamer.progress`): the playback position, the bytes
+/// received and when the last one came.
 struct PacketQueue {
-    /// One packet in the ring.
-    struct Entry: Equatable {
-        /// Where the packet's bytes start in the ring.
-        var start: Int
-        /// The packet, its `startFrame` known or guessed from the packets before it.
-        var packet: AudioPacket
-
-        /// The packet's size in bytes.
-        var size: Int { packet.size }
-        /// Frames the packet decodes to.
-        var frameCount: Int { packet.frameCount }
-        /// Stream frame of the packet's first sample (before gapless trimming), if known.
-        var startFrame: Int64? { packet.startFrame }
+    /// A format the stream is in from some packet on.
+    struct FormatRecord: Equatable {
+        /// The coding of the packets in this format.
+        var format: AudioFormat
+        /// The stream's properties when the format was found (gapless figures for the first).
+        var properties: AudioStreamProperties
+        /// The raw stream frame of the format's first packet (0 for the stream's first format).
+        var firstFrame: Int64
     }
 
-    private var ring: [UInt8]
-    /// Ring capacity in bytes; `nil` limit means the ring grows without bound.
-    let limit: Int?
-    /// The packets kept, oldest first; `entries[entryHead...]` are live.
-    private var entries: [Entry] = []
-    private var entryHead = 0
-    /// Index into `entries` of the next packet to play (== entries.count when none is queued).
-    private var cursor = 0
-    /// Bytes of packets not yet played.
-    private(set) var unplayedBytes = 0
-    /// Frames of packets not yet played.
-    private(set) var unplayedFrames: Int64 = 0
-    /// Where the next packet's bytes go.
-    private var writeIndex = 0
-    /// The stream has ended: no packet will follow the last one queued.
-    var isEnded = false
+    /// A seek the playback side is to carry out before its next packet.
+    struct Flush: Equatable {
+        /// Counts seeks; readings of an older one are stale.
+        var generation: Int
+        /// Decoded output before this raw stream frame is dropped.
+        var seekFrame: Int64
+        /// The playback position at the target, in nanoseconds.
+        var position: Int64
+    }
+
+    /// What the playback side is to do next.
+    enum Step: Equatable {
+        /// Carry out a seek: reset the decoder, flush the output.
+        case flush(Flush)
+        /// Make a decoder for this format before the next packet (the first format, or a change).
+        case format(index: Int, FormatRecord)
+        /// Decode and play this packet (its bytes were handed over with it).
+        case packet(PacketRing.Entry)
+        /// Nothing to play: the output is paused (or nothing is known yet).
+        case idle
+        /// Playing, and no packet is queued: the queue ran dry.
+        case empty
+        /// Every packet has been taken and no more will come.
+        case ended
+    }
+
+    /// How much the queue holds.
+    let limit: AudioStreamerConfiguration.BufferLimit
+    /// The low watermark as a fraction of the limit.
+    let resumeFraction: Double
+
+    /// The packets, made with the first format (the limit in seconds needs its bit rate).
+    private(set) var ring: PacketRing?
+    /// Every format seen, in order; packets name theirs by index.
+    private(set) var formats: [FormatRecord] = []
+    /// The producer was told to pause and has not been let go since.
+    private(set) var isProducerPaused = false
+    /// Counts the pauses: the state machine matches a resume to its pause by it.
+    private(set) var pauseEpisode = 0
+    /// The producer said no packet follows the last one queued.
+    private(set) var isEnded = false
     /// Packets ever stored.
     private(set) var appendedCount = 0
+    /// Seeks so far.
+    private(set) var flushGeneration = 0
+    private var pendingFlush: Flush?
+    /// The armed readiness watermark: seconds of audio, and the state machine's id for it.
+    private var readyWatermark: (seconds: Double, id: Int)?
 
-    /// A queue holding at most `limit` bytes of packets (nil: unbounded).
-    init(limit: Int?) {
+    /// Bytes received on every connection (readings).
+    private(set) var bytesReceived: Int64 = 0
+    /// Monotonic time (ns) the last byte came.
+    private(set) var lastByteTime: Int64 = 0
+    /// Where playback is, in nanoseconds, as of seek `positionGeneration`.
+    private(set) var position: Int64 = 0
+    private(set) var positionGeneration = 0
+
+    /// An empty queue holding at most `limit` of unplayed audio.
+    init(limit: AudioStreamerConfiguration.BufferLimit, resumeFraction: Double) {
         self.limit = limit
-        // Room for the limit plus one largest packet lost at the wrap.
-        ring = [UInt8](repeating: 0, count: limit.map { max($0, 64 * 1024) + 64 * 1024 } ?? 1 << 20)
+        self.resumeFraction = min(max(resumeFraction, 0), 1)
     }
 
-    /// Whether a packet of `size` bytes can be stored without dropping unplayed ones.
-    func canStore(_ size: Int) -> Bool {
-        guard let limit else { return true }
-        return unplayedBytes + size <= max(limit, size)
+    /// The index of the newest format, nil before any. (Indexed by hand, here and below: in
+    /// unoptimized builds `last` is generic code that allocates, and the playback thread must
+    /// not allocate per packet, as its test checks.)
+    var newestFormat: Int? { formats.isEmpty ? nil : formats.count - 1 }
+
+    /// The sample rate of the newest format (0 before any).
+    var sampleRate: Int { formats.isEmpty ? 0 : formats[formats.count - 1].format.sampleRate }
+
+    /// Seconds of audio queued and not yet played (at the newest format's rate).
+    var unplayedSeconds: Double {
+        guard let ring, sampleRate > 0 else { return 0 }
+        return Double(ring.unplayedFrames) / Double(sampleRate)
     }
 
-    /// Whether the not-yet-played packets are below `lowWatermark` bytes (resume the network).
-    func needsData(lowWatermark: Int) -> Bool { unplayedBytes < lowWatermark }
+    /// The high watermark in bytes; nil when unbounded (or before the first format).
+    var highWatermark: Int? { ring?.limit }
 
-    /// Packets waiting to be played.
-    var unplayedCount: Int { entries.count - cursor }
+    /// The low watermark in bytes.
+    var lowWatermark: Int? { highWatermark.map { Int(Double($0) * resumeFraction) } }
+}
 
-    /// Stores a packet (the caller checked `canStore`); returns false only when a bounded ring
-    /// cannot hold it even after dropping every played packet.
-    @discardableResult
-    mutating func append(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket) -> Bool {
-        let size = bytes.count
-        guard let start = reserve(size) else { return false }
-        ring.withUnsafeMutableBytes { ringBytes in
-            ringBytes.baseAddress!.advanced(by: start).copyMemory(from: bytes.baseAddress!, byteCount: size)
+// MARK: - The producer (network side)
+
+extension PacketQueue {
+    /// Whether a chunk of `byteCount` bytes received at `now` may be parsed now.
+    enum Admission: Equatable {
+        /// Yes: it is counted as received.
+        case accept
+        /// No: the producer must pause until told to resume. `episode` numbers the pause when
+        /// it begins one (nil when the producer was paused already).
+        case pause(episode: Int?)
+    }
+
+    /// Asks whether `byteCount` more bytes fit under the high watermark (as packets, they take
+    /// at most about as much); counts them when they do.
+    mutating func admit(_ byteCount: Int, now: Int64) -> Admission {
+        if let ring, !ring.canStore(byteCount) {
+            guard !isProducerPaused else { return .pause(episode: nil) }
+            isProducerPaused = true
+            pauseEpisode += 1
+            return .pause(episode: pauseEpisode)
         }
-        var packet = packet
-        packet.size = size
-        entries.append(Entry(start: start, packet: packet))
-        writeIndex = start + size
-        unplayedBytes += size
-        unplayedFrames += Int64(packet.frameCount)
+        isProducerPaused = false
+        bytesReceived += Int64(byteCount)
+        lastByteTime = now
+        return .accept
+    }
+
+    /// A new connection of the producer opened at `now`: it is not paused, and the inactivity
+    /// timeout counts from now.
+    mutating func producerConnected(now: Int64) {
+        isProducerPaused = false
+        lastByteTime = now
+    }
+
+    /// Adds a format packets may name; returns its index. The first one makes the ring.
+    mutating func addFormat(_ record: FormatRecord) -> Int {
+        if ring == nil {
+            ring = PacketRing(limit: Self.byteLimit(limit, format: record.format, bitRate: record.properties.bitRate?.bitsPerSecond))
+        }
+        formats.append(record)
+        return formats.count - 1
+    }
+
+    /// Stores a packet in format `formatIndex` (its frames `estimated` after an inexact seek);
+    /// false when there is no ring yet (no format) or a bounded ring cannot hold it.
+    mutating func append(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, formatIndex: Int, estimated: Bool = false) -> Bool {
+        guard ring != nil, ring!.append(bytes, packet: packet, formatIndex: formatIndex, estimated: estimated) else { return false }
         appendedCount += 1
         return true
     }
 
-    /// The next packet to play, without taking it.
-    var next: Entry? { cursor < entries.count ? entries[cursor] : nil }
-
-    /// Calls `body` with the next packet's bytes and marks it played.
-    mutating func playNext<R>(_ body: (Entry, UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
-        guard cursor < entries.count else { return nil }
-        let entry = entries[cursor]
-        cursor += 1
-        unplayedBytes -= entry.size
-        unplayedFrames -= Int64(entry.frameCount)
-        return try ring.withUnsafeBytes { try body(entry, UnsafeRawBufferPointer(rebasing: $0[entry.start ..< entry.start + entry.size])) }
+    /// No packet follows the last one queued (until a seek).
+    mutating func markEnded() {
+        isEnded = true
     }
 
-    /// Moves the play cursor to the kept packet containing stream frame `frame`, `before` packets
-    /// earlier (to prime a decoder) where they are kept; returns that packet, or nil when
-    /// the frame is not in the kept packets (a seek that needs the network).
-    mutating func rewind(toFrame frame: Int64, before: Int) -> Entry? {
-        guard let found = (entryHead ..< entries.count).last(where: { i in
-            guard let s = entries[i].startFrame else { return false }
-            return s <= frame
-        }), let s = entries[found].startFrame, frame < s + Int64(entries[found].frameCount) else { return nil }
-        let target = max(entryHead, found - before)
-        // Every packet from `target` on must have a known, continuous position.
-        for i in target ..< entries.count where entries[i].startFrame == nil { return nil }
-        cursor = target
-        recount()
-        return entries[target]
-    }
-
-    /// Drops every packet (a seek to a new network offset).
-    mutating func removeAll() {
-        entries.removeAll(keepingCapacity: true)
-        entryHead = 0
-        cursor = 0
-        writeIndex = 0
-        unplayedBytes = 0
-        unplayedFrames = 0
+    /// Drops every packet for a seek that reads from the network again, and posts its flush.
+    mutating func clear(seekFrame: Int64, position: Int64) {
+        ring?.removeAll()
         isEnded = false
+        isProducerPaused = false
+        postFlush(seekFrame: seekFrame, position: position)
     }
 
-    // MARK: - Ring management
+    /// The queue's byte limit for a configured limit (`nil`: unbounded).
+    static func byteLimit(_ limit: AudioStreamerConfiguration.BufferLimit, format: AudioFormat, bitRate: Double?) -> Int? {
+        switch limit {
+        case .unlimited:
+            return nil
+        case .bytes(let bytes):
+            return max(bytes, 16 * 1024)
+        case .seconds(let seconds):
+            // PCM: exact; compressed: at the bit rate known so far, else as if 320 kbps.
+            let bitsPerSecond = format.pcm.map { Double($0.bytesPerFrame * format.sampleRate * 8) } ?? bitRate ?? 320_000
+            return max(Int(seconds * bitsPerSecond / 8), 64 * 1024)
+        }
+    }
+}
 
-    /// A place for `size` contiguous bytes, dropping played packets (or growing an unbounded ring).
-    private mutating func reserve(_ size: Int) -> Int? {
-        while true {
-            if let start = freeRun(size) { return start }
-            if entryHead < cursor {
-                entryHead += 1
-                compactIfNeeded()
-                continue
+// MARK: - Readiness
+
+extension PacketQueue {
+    /// Arms the readiness watermark: `readyFired()` gives `id` once `seconds` of audio are
+    /// queued, the queue is full (a limit below the seconds), or the stream ended with audio
+    /// queued. Replaces any armed one.
+    mutating func armReady(seconds: Double, id: Int) {
+        readyWatermark = (seconds, id)
+    }
+
+    /// Disarms the readiness watermark.
+    mutating func disarmReady() {
+        readyWatermark = nil
+    }
+
+    /// The id of the armed watermark if it is reached now (disarming it), else nil.
+    mutating func readyFired() -> Int? {
+        guard let watermark = readyWatermark, let ring else { return nil }
+        let reached = unplayedSeconds >= watermark.seconds || isProducerPaused || (isEnded && ring.unplayedCount > 0)
+        guard reached else { return nil }
+        readyWatermark = nil
+        return watermark.id
+    }
+}
+
+// MARK: - The consumer (playback side)
+
+extension PacketQueue {
+    /// The playback side's next step. `decoderFormat` is the format its decoder is for (nil:
+    /// none yet); `running`, whether it is to play. For a packet, `take` is given the entry and
+    /// its bytes (valid only during the call) before the packet counts as played.
+    /// `resumeEpisode` is the producer's pause when taking a packet brought the unplayed bytes
+    /// below the low watermark while the producer was paused (the producer may go on).
+    mutating func next(decoderFormat: Int?, running: Bool,
+                       take: (PacketRing.Entry, UnsafeRawBufferPointer) -> Void) -> (step: Step, resumeEpisode: Int?) {
+        if let flush = pendingFlush {
+            pendingFlush = nil
+            return (.flush(flush), nil)
+        }
+        guard ring != nil, let newest = newestFormat else { return (.idle, nil) }
+        if let entry = ring!.next {
+            if entry.formatIndex != decoderFormat, decoderFormat == nil || running {
+                return (.format(index: entry.formatIndex, formats[entry.formatIndex]), nil)
             }
-            guard limit == nil || size > ring.count else { return nil }
-            grow(toHold: size)
+        } else if decoderFormat == nil {
+            return (.format(index: newest, formats[newest]), nil)
         }
+        if isEnded, ring!.unplayedCount == 0 { return (.ended, nil) }
+        guard running else { return (.idle, nil) }
+        guard let entry = ring!.playNext({ entry, bytes in take(entry, bytes); return entry }) else { return (.empty, nil) }
+        var resume: Int?
+        if isProducerPaused, let low = lowWatermark, ring!.unplayedBytes < low {
+            isProducerPaused = false
+            resume = pauseEpisode
+        }
+        return (.packet(entry), resume)
     }
 
-    /// Where `size` bytes fit after the last packet (wrapping to 0 if the end is too short)
-    /// without overlapping the oldest kept packet.
-    private func freeRun(_ size: Int) -> Int? {
-        guard entryHead < entries.count else { return size <= ring.count ? 0 : nil }
-        let oldest = entries[entryHead].start
-        if writeIndex > oldest {
-            if ring.count - writeIndex >= size { return writeIndex }
-            return size <= oldest ? 0 : nil
-        }
-        // The live run wraps: free space is between writeIndex and oldest.
-        if writeIndex == oldest { return nil }
-        return oldest - writeIndex >= size ? writeIndex : nil
+    /// The playback side's position, as of seek `generation`; ignored when a later seek was
+    /// made since (its target stands until the playback side reaches it).
+    mutating func publishPosition(_ nanoseconds: Int64, generation: Int) {
+        guard generation == flushGeneration else { return }
+        position = nanoseconds
+        positionGeneration = generation
+    }
+}
+
+// MARK: - Seeking
+
+extension PacketQueue {
+    /// Whether a seek to raw stream frame `frame`, with `priming` packets before it, can be
+    /// played from the packets kept.
+    func holds(frame: Int64, priming: Int) -> Bool {
+        ring?.canRewind(toFrame: frame, before: priming) ?? false
     }
 
-    /// Doubles an unbounded ring, laying the kept packets out from 0 in order.
-    private mutating func grow(toHold size: Int) {
-        var bigger = [UInt8](repeating: 0, count: max(ring.count * 2, size * 2))
-        var at = 0
-        for i in entryHead ..< entries.count {
-            let e = entries[i]
-            bigger.withUnsafeMutableBytes { dst in
-                ring.withUnsafeBytes { src in
-                    dst.baseAddress!.advanced(by: at).copyMemory(from: src.baseAddress!.advanced(by: e.start), byteCount: e.size)
-                }
-            }
-            entries[i].start = at
-            at += e.size
-        }
-        ring = bigger
-        writeIndex = at
+    /// Moves playback to the kept packets holding raw frame `frame` (`priming` packets earlier
+    /// where kept) and posts the seek's flush; false (and nothing changed) when they are not kept.
+    mutating func rewind(toFrame frame: Int64, priming: Int, position: Int64) -> Bool {
+        guard ring?.rewind(toFrame: frame, before: priming) != nil else { return false }
+        postFlush(seekFrame: frame, position: position)
+        return true
     }
 
-    /// Drops dead records at the front now and then so `entries` does not grow forever.
-    private mutating func compactIfNeeded() {
-        guard entryHead > 4096, entryHead * 2 > entries.count else { return }
-        entries.removeFirst(entryHead)
-        cursor -= entryHead
-        entryHead = 0
-    }
-
-    private mutating func recount() {
-        unplayedBytes = 0
-        unplayedFrames = 0
-        for i in cursor ..< entries.count {
-            unplayedBytes += entries[i].size
-            unplayedFrames += Int64(entries[i].frameCount)
-        }
+    private mutating func postFlush(seekFrame: Int64, position: Int64) {
+        flushGeneration += 1
+        pendingFlush = Flush(generation: flushGeneration, seekFrame: seekFrame, position: position)
+        self.position = position
+        positionGeneration = flushGeneration
+        readyWatermark = nil
     }
 }

@@ -1,95 +1,123 @@
-import Dispatch
-import SlipstreamHTTP
-import Synchronization
-
-/// The playback thread: takes packets from the queue, decodes them just ahead of the output,
-/// trims what gapless playback and seeks leave out, applies the volume and writes to the
-/// output, whose blocking `write` paces it. It owns the decoder and the output: nothing else
-/// touches them. Talks to the rest of the streamer through the shared core and the state
-/// machine's inputs.
+/// The playback side of an `AudioStreamer`, on a thread of its own: takes packets from the
+/// queue, decodes them just ahead of the output, trims what gapless playback and seeks leave
+/// out, applies the volume and writes to the output, whose blocking `write` paces it.
+///
+/// It owns the decoder, the gapless trim, the output and the clock's arithmetic: nothing else
+/// touches them. Commands come through its mailbox; seeks (flushes) and formats in band through
+/// the packet queue; it tells the streamer what happened as state-machine inputs and hands the
+/// position back through the queue.
 final class PlaybackLoop {
     private let streamer: AudioStreamer
+    private let queue: SharedPacketQueue
+    private let mailbox: PlaybackMailbox
+    private let sampleType: PCMFormat.SampleType
+    private let makeOutput: @Sendable () throws(AudioOutputError) -> any AudioOutput
+
     private var decoder: (any AudioDecoder)?
+    /// The queue's index of the decoder's format, and the raw frame the format starts at.
+    private var formatIndex: Int?
+    private var formatFirstFrame: Int64 = 0
+    /// Which decoded frames gapless playback keeps: the stream's first format's, kept for the
+    /// stream's life (its frames are the only ones it trims).
+    private var trim: GaplessTrim?
     private var output: (any AudioOutput)?
+    /// The format the output is open for.
     private var openFormat: PCMFormat?
+    /// The stream's format changed since the output was opened: open it again before writing.
+    private var needsReopen = false
+    /// Converts the decoded PCM to the output's format, when the output could not take the
+    /// stream's new one (a WAV file holds one format).
+    private var converter: PCMConverter?
     private var isOutputPaused = false
     private let pcm: PCMBuffer
-    /// Packet bytes copied out of the queue (so the lock is not held while decoding).
+    /// Packet bytes copied out of the queue (so its lock is not held while decoding).
     private var scratch: UnsafeMutableRawBufferPointer
+    private var isRunning = false
+    private var volume: Double
+    /// The seek being played: its number, and the raw frame output starts at.
     private var flushGeneration = 0
-    /// Output before this raw stream frame is discarded (a seek target).
     private var seekFrame: Int64?
-    /// Which decoded frames gapless playback keeps.
-    private var trim = GaplessTrim.none
-    /// Presentation frame of the first frame written since the last flush.
-    private var basePresentation: Int64?
-    /// Frames written since the last flush.
+    /// The clock: the position (ns) of the first frame written since the last flush or output
+    /// reopening, and the frames written since.
+    private var basePosition: Int64?
     private var framesWritten: Int64 = 0
     private var hasNotifiedStart = false
     private var hasNotifiedUnderrun = false
     private var hasEnded = false
     private var hasFailed = false
-    /// Frames since the last seek are estimates: no gapless trimming.
-    private var positionsEstimated = false
 
-    private init(streamer: AudioStreamer) {
+    private init(streamer: AudioStreamer, queue: SharedPacketQueue, mailbox: PlaybackMailbox,
+                 configuration: AudioStreamerConfiguration, volume: Double) {
         self.streamer = streamer
-        pcm = PCMBuffer(format: PCMFormat(sampleRate: 44100, channels: 2, sampleType: streamer.configuration.sampleType))
+        self.queue = queue
+        self.mailbox = mailbox
+        sampleType = configuration.sampleType
+        makeOutput = configuration.output
+        self.volume = volume
+        pcm = PCMBuffer(format: PCMFormat(sampleRate: 44100, channels: 2, sampleType: configuration.sampleType))
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
     }
 
     deinit { scratch.deallocate() }
 
-    /// Starts the playback thread for `streamer`.
-    static func start(for streamer: AudioStreamer) {
-        IOThread.start { PlaybackLoop(streamer: streamer).run() }
-    }
-
-    private enum Step {
-        case stop
-        case flush(generation: Int, seekFrame: Int64?)
-        case idle
-        /// Create the decoder for the stream's format (the properties tell its gapless trim).
-        case prepare(AudioFormat, AudioStreamProperties)
-        case packet(PacketQueue.Entry, volume: Double, estimated: Bool)
-        case ended
-        case underrun
+    /// Starts the playback thread for `streamer`, reading `queue`, at `volume`; returns its mailbox.
+    static func start(for streamer: AudioStreamer, queue: SharedPacketQueue,
+                      configuration: AudioStreamerConfiguration, volume: Double) -> PlaybackMailbox {
+        let mailbox = PlaybackMailbox(queue: queue)
+        IOThread.start {
+            PlaybackLoop(streamer: streamer, queue: queue, mailbox: mailbox, configuration: configuration, volume: volume).run()
+        }
+        return mailbox
     }
 
     private func run() {
         while true {
-            var resume: (any StreamConnection)?
-            let step = streamer.core.withLock { core in takeStep(&core, resume: &resume) }
-            resume?.resume()
+            for command in mailbox.take() {
+                switch command {
+                case .run(let run): isRunning = run
+                case .volume(let value): volume = value
+                case .stop:
+                    output?.close()
+                    output = nil
+                    decoder = nil
+                    return
+                }
+            }
+            if hasFailed {
+                // The streamer stops: wait for it.
+                queue.waitForNews(seconds: 0.2)
+                continue
+            }
+            let (step, resumeEpisode) = queue.withLock { queue in
+                queue.next(decoderFormat: formatIndex, running: isRunning) { entry, bytes in
+                    if bytes.count > scratch.count {
+                        scratch.deallocate()
+                        scratch = .allocate(byteCount: bytes.count, alignment: 16)
+                    }
+                    scratch.copyMemory(from: bytes)
+                }
+            }
+            if let resumeEpisode { streamer.send(.producerResumable(episode: resumeEpisode)) }
             switch step {
-            case .stop:
-                output?.close()
-                output = nil
-                decoder = nil
-                return
-            case .flush(let generation, let target):
-                flushGeneration = generation
-                seekFrame = target
-                basePresentation = nil
-                framesWritten = 0
-                hasNotifiedStart = false
-                hasEnded = false
-                decoder?.reset()
-                if openFormat != nil { perform { output throws(AudioOutputError) in try output.flush() } }
-            case .prepare(let format, let properties):
-                prepareDecoder(format, properties)
+            case .flush(let flush):
+                self.flush(flush)
+            case .format(let index, let record):
+                changeFormat(to: index, record)
+            case .packet(let entry):
+                hasNotifiedUnderrun = false
+                play(entry)
             case .idle:
                 if openFormat != nil, !isOutputPaused {
                     isOutputPaused = true
                     perform { output throws(AudioOutputError) in try output.setPaused(true) }
                 }
-                _ = streamer.playbackWake.wait(timeout: .now() + 0.2)
-            case .underrun:
+                queue.waitForNews(seconds: 0.2)
+            case .empty:
                 if !hasNotifiedUnderrun {
                     hasNotifiedUnderrun = true
                     streamer.send(.underrun)
                 }
-                _ = streamer.playbackWake.wait(timeout: .now() + 0.2)
+                queue.waitForNews(seconds: 0.2)
             case .ended:
                 if !hasEnded {
                     hasEnded = true
@@ -98,77 +126,60 @@ final class PlaybackLoop {
                     publishPosition(drained: true)
                     streamer.send(.endOfStream)
                 }
-                _ = streamer.playbackWake.wait(timeout: .now() + 0.2)
-            case .packet(let entry, let volume, let estimated):
-                hasNotifiedUnderrun = false
-                positionsEstimated = estimated
-                play(entry, volume: volume)
+                queue.waitForNews(seconds: 0.2)
             }
         }
     }
 
-    /// Decides the next step under the lock.
-    private func takeStep(_ core: inout PlayerCore, resume: inout (any StreamConnection)?) -> Step {
-        if core.stopRequested { return .stop }
-        if core.flushGeneration != flushGeneration { return .flush(generation: core.flushGeneration, seekFrame: core.seekFrame) }
-        if decoder == nil, !hasFailed, let format = core.properties.format {
-            return .prepare(format, core.properties)
-        }
-        guard core.queue != nil, decoder != nil else { return .idle }
-        if core.queue!.isEnded, core.queue!.unplayedCount == 0, core.streamEnded { return .ended }
-        guard core.run else { return .idle }
-        let copied = core.queue!.playNext { entry, bytes -> PacketQueue.Entry in
-            if bytes.count > scratch.count {
-                scratch.deallocate()
-                scratch = .allocate(byteCount: bytes.count, alignment: 16)
-            }
-            scratch.copyMemory(from: bytes)
-            return entry
-        }
-        guard let entry = copied else {
-            if !core.isUnderrun {
-                core.isUnderrun = true
-                core.readyAnnounced = false
-                core.readyThreshold = streamer.configuration.restartThreshold
-            }
-            return .underrun
-        }
-        core.isUnderrun = false
-        if core.isBackpressured, let limit = core.queue!.limit,
-           core.queue!.needsData(lowWatermark: Int(Double(limit) * streamer.configuration.resumeFraction)) {
-            core.isBackpressured = false
-            core.lastActivity = MonotonicTime.now()
-            resume = core.connection
-        }
-        return .packet(entry, volume: core.volume, estimated: core.positionsEstimated)
+    /// A seek: the decoder forgets the stream, the output drops what it holds, and output
+    /// starts again at the target.
+    private func flush(_ flush: PacketQueue.Flush) {
+        flushGeneration = flush.generation
+        seekFrame = flush.seekFrame
+        basePosition = nil
+        framesWritten = 0
+        hasNotifiedStart = false
+        hasEnded = false
+        decoder?.reset()
+        if openFormat != nil { perform { output throws(AudioOutputError) in try output.flush() } }
     }
 
     /// Decodes one packet and writes what is kept of it.
-    private func play(_ entry: PacketQueue.Entry, volume: Double) {
+    private func play(_ entry: PacketRing.Entry) {
         guard let decoder else { return }
         pcm.removeAll()
+        // The decoder counts frames from its format's start (to line itself up after a reset).
+        var packet = entry.packet
+        packet.startFrame = packet.startFrame.map { $0 - formatFirstFrame }
         do throws(AudioDecoderError) {
-            try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0 ..< entry.size]), packet: entry.packet, into: pcm)
+            try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0 ..< entry.size]), packet: packet, into: pcm)
         } catch {
-            fail(AudioStreamerError(.decoder, error.message))
+            fail(AudioStreamerError(decoderError: error))
             return
         }
         let rawStart = entry.startFrame ?? 0
-        let kept = keptFrames(rawStart: rawStart, count: pcm.frameCount)
+        let kept = keptFrames(rawStart: rawStart, count: pcm.frameCount, estimated: entry.isEstimated)
         if let target = seekFrame, rawStart + Int64(pcm.frameCount) > target { seekFrame = nil }
         guard !kept.isEmpty else { return }
         pcm.keepFrames(kept)
-        if basePresentation == nil {
-            basePresentation = trim.presentationFrame(ofRawFrame: rawStart + Int64(kept.lowerBound))
+        if basePosition == nil {
+            let frame = (trim ?? .none).presentationFrame(ofRawFrame: rawStart + Int64(kept.lowerBound))
+            basePosition = MonotonicTime.nanoseconds(frames: frame, rate: decoder.outputFormat.sampleRate)
         }
         if volume < 1 { PCMVolume.scale(pcm, by: volume) }
-        guard openOutput(for: pcm.format) else { return }
+        write(pcm)
+    }
+
+    /// Writes decoded frames to the output, opening it (or reopening it for a new format).
+    private func write(_ decoded: PCMBuffer) {
+        guard openOutput(for: decoded.format) else { return }
+        let buffer = converter?.convert(decoded) ?? decoded
         if isOutputPaused {
             isOutputPaused = false
             perform { output throws(AudioOutputError) in try output.setPaused(false) }
         }
-        perform { output throws(AudioOutputError) in try output.write(pcm.bytes) }
-        framesWritten += Int64(pcm.frameCount)
+        perform { output throws(AudioOutputError) in try output.write(buffer.bytes) }
+        framesWritten += Int64(buffer.frameCount)
         publishPosition()
         if !hasNotifiedStart {
             hasNotifiedStart = true
@@ -177,57 +188,75 @@ final class PlaybackLoop {
     }
 
     /// The frames of a decoded block starting at raw frame `rawStart` that are heard.
-    private func keptFrames(rawStart: Int64, count: Int) -> Range<Int> {
-        let kept = positionsEstimated ? 0 ..< count : trim.keptFrames(start: rawStart, frameCount: count)
+    private func keptFrames(rawStart: Int64, count: Int, estimated: Bool) -> Range<Int> {
+        let kept = estimated ? 0 ..< count : (trim ?? .none).keptFrames(start: rawStart, frameCount: count)
         guard let target = seekFrame, target > rawStart else { return kept }
         let lower = max(kept.lowerBound, Int(min(target - rawStart, Int64(count))))
         return lower < kept.upperBound ? lower ..< kept.upperBound : 0 ..< 0
     }
+}
 
-    /// Creates the decoder as soon as the format is known (before playback starts, so a seek
-    /// planned early knows the gapless trim) and publishes what the rest needs from it.
-    private func prepareDecoder(_ format: AudioFormat, _ properties: AudioStreamProperties) {
-        let decoder: any AudioDecoder
+// MARK: - Decoder and output
+
+extension PlaybackLoop {
+    /// Makes the decoder for format `index`: as soon as the stream's first format is known
+    /// (before playback starts, so a seek planned early knows the gapless trim), and again where
+    /// the format changes. A change in the middle of playback first lets the output play out
+    /// what it holds; the output is reopened for the new PCM at its next write.
+    private func changeFormat(to index: Int, _ record: PacketQueue.FormatRecord) {
+        let next: any AudioDecoder
         do throws(AudioDecoderError) {
-            decoder = try AudioDecoders.make(for: format, sampleType: streamer.configuration.sampleType)
+            next = try AudioDecoders.make(for: record.format, sampleType: sampleType)
         } catch {
-            hasFailed = true
-            fail(AudioStreamerError(.decoder, error.message))
+            fail(AudioStreamerError(decoderError: error))
             return
         }
-        self.decoder = decoder
-        pcm.format = decoder.outputFormat
-        let trim = GaplessTrim(properties: properties, decoderDelay: decoder.decoderDelay)
-        self.trim = trim
-        let priming = decoder.primingPacketCount
-        streamer.core.withLock { core in
-            core.trim = trim
-            core.primingPackets = priming
-            core.isDecoderReady = true
+        if decoder != nil, openFormat != nil, basePosition != nil {
+            perform { output throws(AudioOutputError) in try output.drain() }
+            // The clock goes on from where the old format's audio ended; the output is opened
+            // again (its clock from 0) at the next write, even for the same PCM.
+            publishPosition(drained: true)
+            basePosition = currentPosition(drained: true)
+            framesWritten = 0
+            needsReopen = true
         }
-        streamer.decoderBecameReady()
-        // Made now (not opened): finding a sound server can take a moment, better spent
-        // while the network fills the buffer.
+        decoder = next
+        formatIndex = index
+        formatFirstFrame = record.firstFrame
+        pcm.format = next.outputFormat
+        if trim == nil { trim = GaplessTrim(properties: record.properties, decoderDelay: next.decoderDelay) }
+        streamer.send(.decoderReady(.init(trim: trim ?? .none, primingPackets: next.primingPacketCount)))
+        // Made now (not opened): finding a sound server can take a moment, better spent while
+        // the network fills the buffer.
         if output == nil {
             do throws(AudioOutputError) {
-                output = try streamer.configuration.output()
+                output = try makeOutput()
             } catch {
-                fail(AudioStreamerError(.output, error.message))
+                fail(AudioStreamerError(outputError: error))
             }
         }
     }
 
-    /// Opens (or reopens) the output for `format`; false after reporting a failure.
+    /// Opens the output for `format`, or again for a new one; an output that refuses the new
+    /// format keeps its old one and gets the PCM converted to it. False after reporting a failure.
     private func openOutput(for format: PCMFormat) -> Bool {
-        if output != nil, openFormat == format { return true }
+        if output != nil, let open = openFormat, !needsReopen, (converter?.input ?? open) == format { return true }
+        needsReopen = false
+        isOutputPaused = false
         do throws(AudioOutputError) {
-            if output == nil { output = try streamer.configuration.output() }
-            try output!.open(format)
-            openFormat = format
-            isOutputPaused = false
+            if output == nil { output = try makeOutput() }
+            do {
+                try output!.open(format)
+                openFormat = format
+                converter = nil
+            } catch where error.code == .formatNotSupported && openFormat != nil {
+                let kept = openFormat!
+                try output!.open(kept)
+                converter = kept == format ? nil : PCMConverter(from: format, to: kept)
+            }
             return true
         } catch {
-            fail(AudioStreamerError(.output, error.message))
+            fail(AudioStreamerError(outputError: error))
             return false
         }
     }
@@ -238,21 +267,30 @@ final class PlaybackLoop {
         do throws(AudioOutputError) {
             try call(output)
         } catch {
-            fail(AudioStreamerError(.output, error.message))
+            fail(AudioStreamerError(outputError: error))
         }
     }
 
+    /// The position now (ns): the base plus what the output has played (or, `drained`, every
+    /// frame written); nil before the first frame.
+    private func currentPosition(drained: Bool = false) -> Int64? {
+        guard let output, let base = basePosition, let format = openFormat else { return nil }
+        let frames = drained ? framesWritten : output.framesPlayed()
+        return base + MonotonicTime.nanoseconds(frames: frames, rate: format.sampleRate)
+    }
+
     private func publishPosition(drained: Bool = false) {
-        guard let output, let base = basePresentation else { return }
-        let position = base + (drained ? framesWritten : output.framesPlayed())
-        streamer.core.withLock { $0.positionFrame = position }
+        guard let position = currentPosition(drained: drained) else { return }
+        let generation = flushGeneration
+        queue.withLock { $0.publishPosition(position, generation: generation) }
     }
 
     private func fail(_ error: AudioStreamerError) {
+        hasFailed = true
         output?.close()
         output = nil
         openFormat = nil
-        streamer.core.withLock { $0.run = false }
+        converter = nil
         streamer.send(.fatal(error))
     }
 }

@@ -1,0 +1,55 @@
+import SlipstreamHTTP
+
+/// What an audio URL or file is (format, bit rate, duration, tags, gapless figures), read with
+/// as few bytes as that takes: the head only until the first audio packet (so that a Xing or
+/// VBRI header or a WAV `fmt ` chunk is read), jumping over what the parser would only skip (a
+/// large ID3v2 picture) where the source answers ranges, then the last bytes for the tags that
+/// trail the audio. What the command line's `slipstream info` prints.
+///
+///     let info = try await AudioInfo.read(from: "http://127.0.0.1:8080/song.mp3")
+///     print(info.audio.format.codecDescription, info.audio.duration ?? 0)
+///     print(info.source.bytesRead, info.source.requests)
+public struct AudioInfo: Hashable, Sendable, Codable {
+    /// How a read is made.
+    public struct Options: Sendable {
+        /// Read every byte, so that every total is an exact count (not the header's figure or
+        /// an estimate). Default false.
+        public var readsWholeStream = false
+        /// Proxy for an HTTP(S) URL (`http://`, `https://`, `socks5h://` ...). Default none.
+        public var proxy: String?
+        /// Extra request headers for an HTTP(S) URL. Default none.
+        public var headers = HTTPHeaders()
+
+        /// The default options.
+        public init() {}
+    }
+
+    /// Where the bytes came from, what the server said, and how much was read.
+    public var source: Source
+    /// The audio's format, bit rate, duration, tags and gapless figures.
+    public var audio: AudioStreamInfo
+
+    /// Describes the audio of `location`, an `http(s)://` URL or a local file path, reading as
+    /// little of it as `options` allow; a URL on `engine` (default: the shared one, which a file
+    /// does not start). Throws an `AudioInfoError` naming the URL or file: it cannot be read
+    /// (`.file`, `.network`, `.httpStatus`, `.rangeNotHonoured`, `.invalidURL`) or is not audio
+    /// in a supported format (`.notAudio`). Cancelling the calling task cancels the read and
+    /// throws `.cancelled`.
+    public static func read(from location: String, options: Options = Options(),
+                            engine: HTTPEngine? = nil) async throws(AudioInfoError) -> AudioInfo {
+        let place = AudioLocation(location)
+        let source: any AudioSource
+        switch place {
+        case .file(let path):
+            source = FileAudioSource(path: path)
+        case .url(let url):
+            var template = HTTPRequest(url: url)
+            template.proxy = options.proxy
+            template.headers = options.headers
+            source = HTTPAudioSource(template: template, engine: engine ?? .shared)
+        }
+        var reader = AudioInfoReader(source: source, name: location)
+        let audio = try await reader.describe(exact: options.readsWholeStream)
+        return AudioInfo(source: reader.summary, audio: audio)
+    }
+}

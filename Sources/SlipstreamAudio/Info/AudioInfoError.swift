@@ -1,0 +1,106 @@
+import SlipstreamHTTP
+
+/// Why an audio URL or file could not be described: a code, a message naming the URL or file
+/// (and the offset or status where they matter), those facts as fields, and the underlying
+/// error kept. It gives no advice: the command line maps codes to exit statuses.
+///
+/// Two errors are equal when their facts are; the underlying error is not compared.
+public struct AudioInfoError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong. New codes may be added: switch with a `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Sendable {
+            case invalidURL = "invalid URL"
+            case network
+            case httpStatus = "http status"
+            case rangeNotHonoured = "range not honoured"
+            case file
+            case notAudio = "not audio"
+            case cancelled
+        }
+
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// The URL is malformed, or its scheme is not `http` or `https`.
+        public static let invalidURL = Code(.invalidURL)
+        /// The connection failed: name lookup, connect, TLS, a timeout, a connection lost.
+        public static let network = Code(.network)
+        /// The server answered with an error status (see `status`).
+        public static let httpStatus = Code(.httpStatus)
+        /// The server answered a range request with other bytes than those asked for.
+        public static let rangeNotHonoured = Code(.rangeNotHonoured)
+        /// The local file cannot be read (missing, a folder, unreadable).
+        public static let file = Code(.file)
+        /// The bytes are not audio in a supported format (see `underlying`, an
+        /// `AudioParserError`).
+        public static let notAudio = Code(.notAudio)
+        /// The task reading was cancelled.
+        public static let cancelled = Code(.cancelled)
+
+        /// The code's name, e.g. `http status`.
+        public var description: String { kind.rawValue }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// One line for a person, starting with the URL or file.
+    public var message: String
+    /// The URL, when a URL was read.
+    public var url: String?
+    /// The file, when a file was read.
+    public var path: String?
+    /// The byte offset the failure concerns, where it concerns one.
+    public var offset: Int64?
+    /// The HTTP status, for `.httpStatus` and `.rangeNotHonoured`.
+    public var status: Int?
+    /// The error underneath: an `HTTPError`, an `AudioParserError` or an `AudioStreamerError`.
+    public var underlying: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, url: String? = nil, path: String? = nil, offset: Int64? = nil,
+                status: Int? = nil, underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.url = url
+        self.path = path
+        self.offset = offset
+        self.status = status
+        self.underlying = underlying
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    /// Whether two errors state the same facts (the underlying errors are not compared).
+    public static func == (a: AudioInfoError, b: AudioInfoError) -> Bool {
+        a.code == b.code && a.message == b.message && a.url == b.url && a.path == b.path && a.offset == b.offset
+            && a.status == b.status
+    }
+
+    /// Hashes the facts `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(url)
+        hasher.combine(path)
+        hasher.combine(offset)
+        hasher.combine(status)
+    }
+}
+
+extension AudioInfoError {
+    /// A source's failure, as the info reader tells it.
+    init(_ error: AudioStreamerError) {
+        let http = error.underlying as? HTTPError
+        let code: Code = switch error.code {
+        case .httpStatus: .httpStatus
+        case .rangeNotHonoured: .rangeNotHonoured
+        case .file: .file
+        case .cancelled: .cancelled
+        case _ where http?.code == .malformedURL || http?.code == .unsupportedScheme: .invalidURL
+        default: .network
+        }
+        self.init(code, error.message, url: error.url, path: error.path, offset: error.offset, status: error.status,
+                  underlying: http ?? error)
+    }
+}

@@ -1,0 +1,148 @@
+/// Reads as little of a source as describing its audio needs (`AudioInfo.read(from:)`): the head
+/// in chunks, only until the parser has found the first audio packet, jumping over what the
+/// parser would only skip where the source can seek; then the last bytes, for the tags that
+/// trail the audio. Keeps the summary of what was read.
+struct AudioInfoReader {
+    /// The size of each read of the head, in bytes (for a source that cannot seek, reads grow
+    /// by doubling, each from the start).
+    static let chunkSize = 256 << 10
+    /// The size of each read when every packet is to be counted, in bytes.
+    static let exactChunkSize = 1 << 20
+    /// Bytes read for the head at most before giving up on finding audio.
+    static let maximumHeadBytes: Int64 = 32 << 20
+    /// The last bytes read first for trailing tags; more only when their footers ask for it.
+    static let initialTailSize = 4096
+    /// Bytes read for trailing tags at most.
+    static let maximumTailSize = 1 << 20
+
+    let source: any AudioSource
+    /// The URL or file as given (its extension is a hint to the parser).
+    let name: String
+    /// What the reads so far found.
+    private(set) var summary: AudioInfo.Source
+    /// The last read's bytes, handed back to the next read to fill (no allocation per read).
+    private var spare: [UInt8] = []
+
+    init(source: any AudioSource, name: String) {
+        self.source = source
+        self.name = name
+        summary = AudioInfo.Source(source.location)
+    }
+
+    /// Whether any offset can be read without reading the bytes before it: a file, or a server
+    /// that answered a range (unknown before the first read counts as no).
+    var canSeek: Bool { source.location.path != nil || summary.acceptsRanges == true }
+
+    /// Describes the audio; with `exact`, reads the whole stream so that every total is an
+    /// exact count.
+    mutating func describe(exact: Bool) async throws(AudioInfoError) -> AudioStreamInfo {
+        var parser: AudioStreamParser?
+        var offset: Int64 = 0
+        var hasWholeStream = false
+        while true {
+            let count = canSeek ? (exact ? Self.exactChunkSize : Self.chunkSize) : max(Self.chunkSize, Int(offset))
+            let bytes = try await read(at: offset, count: count)
+            var current = parser ?? AudioStreamParser(hints: AudioStreamHints(
+                contentType: summary.contentType, fileExtension: Self.fileExtension(of: name), totalByteCount: summary.size))
+            hasWholeStream = bytes.count < count
+            let canSeek = canSeek, size = summary.size
+            try audio { () throws(AudioParserError) in
+                // The parser's findings are read from its properties: its sink keeps nothing.
+                var sink = DiscardingSink()
+                let parsed = bytes.withUnsafeBytes { raw in
+                    Result { () throws(AudioParserError) in try current.parse(raw, into: &sink) }
+                }
+                try parsed.get()
+                spare = bytes
+                if canSeek { current.skipUnread() }
+                offset = current.nextByteOffset
+                if let size, offset >= size { hasWholeStream = true }
+                if hasWholeStream { try current.finish(into: &sink) }
+            }
+            parser = current
+            if hasWholeStream { break }
+            if !exact, current.properties.dataOffset != nil || summary.bytesRead >= Self.maximumHeadBytes { break }
+        }
+        let tail = hasWholeStream ? nil : try await readTail()
+        let described = parser!
+        return try audio { () throws(AudioParserError) in try AudioStreamInfo(parser: described, tail: tail) }
+    }
+
+    /// The last bytes of a source that can seek and whose size is known, as many as the
+    /// trailing tags take (up to `maximumTailSize`); `nil` otherwise.
+    private mutating func readTail() async throws(AudioInfoError) -> [UInt8]? {
+        guard canSeek, let size = summary.size, size > 0 else { return nil }
+        var count = Int(min(Int64(Self.initialTailSize), size))
+        while true {
+            let tail = try await read(at: size - Int64(count), count: count)
+            let needed = AudioStreamInfo.trailingTagLength(in: tail)
+            guard needed > count, needed <= Self.maximumTailSize, Int64(needed) <= size else { return tail }
+            count = needed
+        }
+    }
+
+    /// Reads `count` bytes at `offset` (fewer only at the end): a range where the source
+    /// answers ranges, else the first `offset + count` bytes; notes what the answer said.
+    private mutating func read(at offset: Int64, count: Int) async throws(AudioInfoError) -> [UInt8] {
+        let ranged = summary.acceptsRanges != false
+        let request = ranged ? AudioSourceRequest(offset: offset, length: Int64(count))
+            : AudioSourceRequest(offset: 0, length: offset + Int64(count))
+        let read: AudioSourceRead
+        do throws(AudioStreamerError) {
+            // Once the server has answered ranges, a whole file instead is an error: no need to
+            // read it.
+            let buffer = spare
+            spare = []
+            read = try await source.read(request, fromStartIfNeeded: summary.acceptsRanges != true, reusing: consume buffer)
+        } catch {
+            throw AudioInfoError(error)
+        }
+        summary.requests += 1
+        summary.bytesRead += read.bytesReceived
+        let answer = read.answer
+        if summary.requests == 1 {
+            summary.contentType = answer.contentType
+            summary.effectiveURL = answer.effectiveURL
+        }
+        if source.location.url != nil {
+            if answer.rangesSupported == true {
+                summary.acceptsRanges = true
+            } else if summary.acceptsRanges == true {
+                let url = source.location.text
+                throw AudioInfoError(.rangeNotHonoured, "\(url): asked for bytes \(offset)-\(offset + Int64(count) - 1) but the server "
+                                     + "sent the whole file, after answering earlier ranges", url: url, offset: offset)
+            } else {
+                summary.acceptsRanges = false
+            }
+        }
+        summary.size = answer.rangesSupported == true ? answer.totalSize ?? summary.size : answer.totalSize
+        return ranged ? read.bytes : Array(read.bytes.dropFirst(Int(offset)))
+    }
+
+    /// Runs `body`, turning a parser error into the "not audio" failure naming the source.
+    private func audio<T>(_ body: () throws(AudioParserError) -> T) throws(AudioInfoError) -> T {
+        do {
+            return try body()
+        } catch {
+            let location = source.location
+            throw AudioInfoError(.notAudio, "\(name): \(error)", url: location.url, path: location.path, offset: error.offset,
+                                 underlying: error)
+        }
+    }
+
+    /// The extension of the last path segment of a file or URL (query and fragment left out),
+    /// without the dot: `mp3` for `http://host/a/song.mp3?x=1`.
+    static func fileExtension(of name: String) -> String? {
+        let path = name.prefix { $0 != "?" && $0 != "#" }
+        let segment = path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]
+        guard let dot = segment.lastIndex(of: "."), dot != segment.startIndex else { return nil }
+        let ext = segment[segment.index(after: dot)...]
+        return ext.isEmpty ? nil : String(ext)
+    }
+}
+
+/// A parser sink that keeps nothing (what a summary needs is in the parser's properties).
+private struct DiscardingSink: AudioStreamSink {
+    mutating func audioStream(propertiesChanged properties: AudioStreamProperties) {}
+    mutating func audioStream(packet: AudioPacket, bytes: UnsafeRawBufferPointer) {}
+}

@@ -1,0 +1,143 @@
+import Dispatch
+
+/// The control side: feeding the state machine and carrying out its actions on the control
+/// queue, what the network side tells, events, the inactivity and progress timer.
+extension AudioStreamer {
+    /// Feeds one input to the state machine on the control queue and carries out its actions.
+    func send(_ input: PlayerStateMachine.Input) {
+        controlQueue.async { [self] in
+            let actions = control.withLock { $0.machine.handle(input) }
+            for action in actions { perform(action) }
+        }
+    }
+
+    private func perform(_ action: PlayerStateMachine.Action) {
+        switch action {
+        case .connect:
+            start()
+        case .reconnect:
+            control.withLock { $0.network }?.reconnect()
+        case .seekConnect(let offset):
+            control.withLock { $0.network }?.connect(from: offset)
+        case .seekBuffered:
+            break // the queue and the playback side were moved by `seek(to:)`
+        case .disconnect:
+            control.withLock { $0.network }?.disconnect()
+        case .resumeProducer:
+            control.withLock { $0.network }?.resumeProducer()
+        case .awaitBuffer(let seconds, let id):
+            let ready = queue.withLock { queue in
+                queue.armReady(seconds: seconds, id: id)
+                return queue.readyFired()
+            }
+            if let ready { send(.bufferReady(id: ready)) }
+        case .seekToStart:
+            seekToPendingStart()
+        case .startOutput, .resumeOutput:
+            control.withLock { $0.playback }?.post(.run(true))
+        case .pauseOutput:
+            control.withLock { $0.playback }?.post(.run(false))
+        case .scheduleReconnect(let delay):
+            controlQueue.asyncAfter(deadline: .now() + delay) { [self] in send(.reconnectDue) }
+        case .emit(let event):
+            emit(event)
+        case .release:
+            release()
+        }
+    }
+
+    /// Starts the playback thread, the network side and the timer, and connects.
+    private func start() {
+        let source = makeAudioSource(location, configuration: configuration, engine: engine)
+        var hints = AudioStreamHints()
+        if let hint = configuration.fileTypeHint {
+            if hint.contains("/") { hints.contentType = hint } else { hints.fileExtension = hint }
+        }
+        let network = NetworkSide(source: source, queue: queue, hints: hints, rawTap: configuration.rawTap, streamer: self)
+        control.withLock { control in
+            control.playback = PlaybackLoop.start(for: self, queue: queue, configuration: configuration, volume: control.volume)
+            control.network = network
+            control.expectingSince = MonotonicTime.now()
+        }
+        startTimer()
+        network.connect(from: 0)
+    }
+
+    /// Hands an event to the readers and the delegate; ends the stream after a final state.
+    func emit(_ event: AudioStreamerEvent) {
+        delegate?.audioStreamer(self, didEmit: event)
+        eventChannel.yield(event)
+        if case .stateChanged(let state) = event, state.isFinal {
+            if state == .done { eventChannel.yield(.progress(progress)) }
+            eventChannel.finish()
+        }
+    }
+
+    /// Stops the timer, the network side and the playback thread, and lets go of both sides.
+    private func release() {
+        timer?.cancel()
+        let (network, playback) = control.withLock { control in
+            defer {
+                control.network = nil
+                control.playback = nil
+            }
+            return (control.network, control.playback)
+        }
+        network?.stop()
+        playback?.post(.stop)
+    }
+
+    // MARK: - What the network side tells
+
+    /// A connection answered: whether the network can now fetch from another offset.
+    func networkAnswered(canSeek: Bool) {
+        control.withLock { $0.canSeekNetwork = canSeek }
+    }
+
+    /// The parser found new properties: known at once (before the playback side can see a
+    /// new format in the queue, so a seek planned for it knows the format too).
+    func networkLearned(_ properties: AudioStreamProperties) {
+        control.withLock { $0.properties = properties }
+    }
+
+    /// Tells the readers of the properties the parser found (in order with the other events).
+    func networkFound(_ properties: AudioStreamProperties) {
+        controlQueue.async { [self] in emit(.properties(properties)) }
+    }
+
+    // MARK: - Timer: inactivity, progress
+
+    private func startTimer() {
+        let timer = DispatchSource.makeTimerSource(queue: controlQueue)
+        let interval = min(max(configuration.progressInterval.seconds, 0.01), 0.25)
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [self] in tick() }
+        self.timer = timer
+        timer.resume()
+    }
+
+    private func tick() {
+        let now = MonotonicTime.now()
+        let lastByte = queue.withLock { $0.lastByteTime }
+        let timeout = configuration.inactivityTimeout.seconds
+        let (stalled, playing) = control.withLock { control -> (Bool, Bool) in
+            guard control.machine.isExpectingData else {
+                control.expectingSince = now
+                return (false, control.machine.state == .playing)
+            }
+            let stalled = Double(now - max(control.expectingSince, lastByte)) / 1e9 >= timeout
+            if stalled { control.expectingSince = now }
+            return (stalled, control.machine.state == .playing)
+        }
+        if stalled {
+            send(.connectionFailed(AudioStreamerError(.timedOut, "no data from \(source) for \(formatSeconds(timeout))",
+                                                      url: location.url, path: location.path)))
+        }
+        if playing { emit(.progress(progress)) }
+    }
+}
+
+/// "10 s", "0.5 s".
+func formatSeconds(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+}

@@ -1,0 +1,157 @@
+import Synchronization
+
+/// The network side on the source's thread: a connection's answer, its bytes (backpressure,
+/// raw tap, parser, packet queue) and its end.
+extension NetworkSide {
+    /// What one parse call came to, told to the streamer once the lock is let go.
+    private struct Parsed {
+        var isFirstData = false
+        var properties: AudioStreamProperties?
+        var readyWatermark: Int?
+        var failure: AudioStreamerError?
+    }
+
+    /// Connection `generation` answered; `.stop` when it was replaced meanwhile.
+    func opened(_ answer: AudioSourceAnswer, generation: Int) -> AudioSourceDecision {
+        let totalSize = state.withLock { state -> Int64?? in
+            guard state.generation == generation, !state.isStopped else { return .none }
+            if let supported = answer.rangesSupported { state.rangesSupported = supported }
+            state.totalSize = answer.totalSize ?? state.totalSize
+            state.seekOffset = nil
+            if answer.offset != state.parser.nextByteOffset {
+                // A seek that landed, or a 200 answering a range request: the parser starts over
+                // at the answer's first byte. Without a range, everything before the packet
+                // needed is read and dropped (`dropBeforeFrame`).
+                if answer.offset == 0, state.totalSize != nil {
+                    if state.dropBeforeFrame == nil { state.dropBeforeFrame = state.nextFrameGuess }
+                    state.nextFrameGuess = 0
+                    state.positionsEstimated = false
+                }
+                state.parser.discontinuity(at: answer.offset)
+            }
+            return .some(state.totalSize)
+        }
+        guard case .some(let size) = totalSize else { return .stop }
+        streamer.networkAnswered(canSeek: size != nil || answer.rangesSupported == true)
+        return .proceed
+    }
+
+    /// Bytes of the connection `receiver` stands for, at stream offset `offset`: counted and
+    /// parsed when the queue has room for them, else left for later (`.pause`).
+    func received(_ bytes: UnsafeRawBufferPointer, at offset: Int64, receiver: ConnectionReceiver) -> AudioSourceDecision {
+        guard receiver.isCurrent.load(ordering: .relaxed) else { return .stop }
+        let (admission, ready) = queue.withLock { queue in
+            let admission = queue.admit(bytes.count, now: MonotonicTime.now())
+            return (admission, admission == .accept ? nil : queue.readyFired())
+        }
+        if case .pause(let episode) = admission {
+            if let episode { streamer.send(.producerPaused(episode: episode)) }
+            // A queue smaller than the start threshold is ready when it is full.
+            if let ready { streamer.send(.bufferReady(id: ready)) }
+            return .pause
+        }
+        rawTap?(offset, bytes)
+        let parsed = state.withLock { state -> Parsed? in
+            guard state.generation == receiver.generation, !state.isStopped else { return nil }
+            var parsed = Parsed(isFirstData: !state.connectionHasData)
+            state.connectionHasData = true
+            parse(&state, &parsed) { (parser, sink) throws(AudioParserError) in try parser.parse(bytes, into: &sink) }
+            if parsed.failure != nil { _ = drop(&state) }
+            return parsed
+        }
+        guard let parsed else { return .stop }
+        report(parsed)
+        return parsed.failure == nil ? .proceed : .stop
+    }
+
+    /// Connection `generation` (nil: the current one) ended, with `error` or whole.
+    func end(_ error: AudioStreamerError?, generation: Int?) {
+        let parsed = state.withLock { state -> Parsed? in
+            guard generation == nil || state.generation == generation, !state.isStopped else { return nil }
+            state.connection = nil
+            state.receiver = nil
+            if error != nil { return Parsed() }
+            var parsed = Parsed()
+            parse(&state, &parsed) { (parser, sink) throws(AudioParserError) in try parser.finish(into: &sink) }
+            let (appended, ready) = queue.withLock { queue in
+                queue.markEnded()
+                return (queue.appendedCount, queue.readyFired())
+            }
+            if parsed.failure == nil, appended == 0 {
+                let location = source.location
+                parsed.failure = AudioStreamerError(.noAudioData, "no audio found in \(location)", url: location.url, path: location.path)
+            }
+            parsed.readyWatermark = parsed.readyWatermark ?? ready
+            return parsed
+        }
+        guard let parsed else { return }
+        if let error, parsed.failure == nil {
+            streamer.send(.connectionFailed(error))
+        } else if parsed.failure == nil {
+            streamer.send(.connectionCompleted)
+        }
+        report(parsed)
+    }
+
+    /// Runs the parser (`body`: a parse or the finish) with a sink into the queue, and keeps
+    /// what the sink learned.
+    private func parse(_ state: inout State, _ parsed: inout Parsed,
+                       _ body: (inout AudioStreamParser, inout NetworkSink) throws(AudioParserError) -> Void) {
+        var sink = NetworkSink(queue: queue, streamer: streamer, nextFrameGuess: state.nextFrameGuess, dropBeforeFrame: state.dropBeforeFrame,
+                               positionsEstimated: state.positionsEstimated, formatIndex: state.formatIndex, format: state.format)
+        do throws(AudioParserError) {
+            try body(&state.parser, &sink)
+        } catch {
+            sink.failure = AudioStreamerError(parserError: error, source: source.location)
+        }
+        state.nextFrameGuess = sink.nextFrameGuess
+        state.dropBeforeFrame = sink.dropBeforeFrame
+        state.formatIndex = sink.formatIndex
+        state.format = sink.format
+        parsed.properties = sink.changedProperties
+        parsed.readyWatermark = sink.readyWatermark
+        parsed.failure = parsed.failure ?? sink.failure
+    }
+
+    /// Tells the streamer what a parse came to, in order, and wakes the playback side.
+    private func report(_ parsed: Parsed) {
+        if let failure = parsed.failure {
+            streamer.send(.fatal(failure))
+            return
+        }
+        if parsed.isFirstData { streamer.send(.dataArrived) }
+        if let properties = parsed.properties { streamer.networkFound(properties) }
+        if let ready = parsed.readyWatermark { streamer.send(.bufferReady(id: ready)) }
+        queue.wakeConsumer()
+    }
+}
+
+/// One connection's receiver: it hands the network side the calls of its connection, and
+/// stops the bytes of a replaced one before they reach the raw tap.
+final class ConnectionReceiver: AudioSourceReceiver {
+    private let network: NetworkSide
+    /// The connection's number.
+    let generation: Int
+    /// Cleared (under the network side's lock) when the connection is replaced or closed.
+    let isCurrent = Atomic(true)
+
+    init(network: NetworkSide, generation: Int) {
+        self.network = network
+        self.generation = generation
+    }
+
+    func sourceOpened(_ answer: AudioSourceAnswer) -> AudioSourceDecision {
+        network.opened(answer, generation: generation)
+    }
+
+    func sourceReceived(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> AudioSourceDecision {
+        network.received(bytes, at: offset, receiver: self)
+    }
+
+    /// Metadata beside the audio: nothing uses it yet (radio titles will).
+    func sourceFound(_ metadata: AudioSourceMetadata) {}
+
+    func sourceEnded(_ error: AudioStreamerError?) {
+        network.end(error, generation: generation)
+    }
+}

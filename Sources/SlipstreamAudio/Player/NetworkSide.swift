@@ -1,0 +1,142 @@
+import Synchronization
+
+/// The network side of an `AudioStreamer`: it owns the source's connection and the parser, and
+/// puts the packets it finds into the packet queue (the one object it shares with the playback
+/// side). Bytes come on the source's thread; commands (connect, retarget for a seek, resume,
+/// disconnect, stop) from the streamer; its state is its own, behind its own lock, and it tells
+/// the streamer what happened as state-machine inputs. The raw tap runs outside any lock.
+final class NetworkSide: Sendable {
+    struct State {
+        var parser: AudioStreamParser
+        var connection: (any AudioSourceConnection)?
+        var receiver: ConnectionReceiver?
+        /// Numbers the connections; calls from an older one are ignored.
+        var generation = 0
+        /// The current connection has delivered a byte.
+        var connectionHasData = false
+        var totalSize: Int64?
+        /// Whether the source answers ranges; nil until a range was asked for.
+        var rangesSupported: Bool?
+        /// Where the next connection starts when none is given: a seek's offset until its
+        /// connection answers, else the parser's next byte.
+        var seekOffset: Int64?
+        /// The stream frame of the next packet, when the parser cannot say (after an estimated
+        /// seek or a reconnect to a live stream).
+        var nextFrameGuess: Int64 = 0
+        /// The frames of the packets now arriving are estimates: no gapless trimming for them.
+        var positionsEstimated = false
+        /// Packets ending before this stream frame are dropped as they come (a seek target,
+        /// less the packets the decoder needs to prime).
+        var dropBeforeFrame: Int64?
+        /// The queue's index of the format the parser is in, and that format.
+        var formatIndex: Int?
+        var format: AudioFormat?
+        var isStopped = false
+    }
+
+    let state: Mutex<State>
+    let source: any AudioSource
+    let queue: SharedPacketQueue
+    let rawTap: (@Sendable (_ offset: Int64, _ bytes: UnsafeRawBufferPointer) -> Void)?
+    /// The streamer, told of what happens (it drops this side at release, ending the cycle).
+    let streamer: AudioStreamer
+
+    /// A network side reading `source` into `queue` for `streamer`, the parser helped by
+    /// `hints`, every slice given to `rawTap` first.
+    init(source: any AudioSource, queue: SharedPacketQueue, hints: AudioStreamHints,
+         rawTap: (@Sendable (Int64, UnsafeRawBufferPointer) -> Void)?, streamer: AudioStreamer) {
+        state = Mutex(State(parser: AudioStreamParser(hints: hints)))
+        self.source = source
+        self.queue = queue
+        self.rawTap = rawTap
+        self.streamer = streamer
+    }
+
+    // MARK: - Commands
+
+    /// Opens a connection from `offset` (nil: where the stream is to go on), replacing the
+    /// current one.
+    func connect(from offset: Int64?) {
+        let old = state.withLock { state -> (any AudioSourceConnection)? in
+            guard !state.isStopped else { return nil }
+            let old = drop(&state)
+            state.connectionHasData = false
+            let receiver = ConnectionReceiver(network: self, generation: state.generation)
+            state.receiver = receiver
+            queue.withLock { $0.producerConnected(now: MonotonicTime.now()) }
+            let start = offset ?? state.seekOffset ?? state.parser.nextByteOffset
+            state.connection = source.open(AudioSourceRequest(offset: start), receiver: receiver)
+            return old
+        }
+        old?.cancel()
+    }
+
+    /// Reconnects after a failure from where the stream is to go on, unless every byte of a
+    /// stream of known size was received (a connection that stalled after its last byte):
+    /// then the stream ends there.
+    func reconnect() {
+        let isWhole = state.withLock { state in
+            state.seekOffset == nil && state.totalSize.map { state.parser.nextByteOffset >= $0 } == true
+        }
+        if isWhole { end(nil, generation: nil) } else { connect(from: nil) }
+    }
+
+    /// Carries out the network side of a seek to `target` the queue could not serve: reads on,
+    /// or drops the connection for one from the offset the seek table gives (opened by
+    /// `connect`, when the state machine says so). Empties the queue and posts the seek's
+    /// flush in the same hold of its lock, so that no packet of the old position follows it.
+    func retarget(_ target: SeekPlanner.Target) -> PlayerStateMachine.SeekPlan {
+        let (plan, old) = state.withLock { state -> (PlayerStateMachine.SeekPlan, (any AudioSourceConnection)?) in
+            guard !state.isStopped else { return (.buffered, nil) }
+            let network = SeekPlanner.network(target, seekPoint: state.parser.seekTable.offset(forTime: target.primedTime),
+                                              rangesSupported: state.rangesSupported, isConnected: state.connection != nil,
+                                              nextFrame: state.nextFrameGuess)
+            queue.withLock { $0.clear(seekFrame: target.rawFrame, position: target.position) }
+            switch network {
+            case .readOn(let dropBefore):
+                state.dropBeforeFrame = dropBefore
+                // The queue is empty now: a connection paused by backpressure goes on.
+                state.connection?.resume()
+                return (.readOn, nil)
+            case .connect(let offset, let firstFrame, let estimated, let dropBefore):
+                state.dropBeforeFrame = dropBefore
+                state.nextFrameGuess = firstFrame
+                state.positionsEstimated = estimated
+                state.seekOffset = offset
+                return (.network(offset: offset), drop(&state))
+            }
+        }
+        old?.cancel()
+        queue.wakeConsumer()
+        return plan
+    }
+
+    /// Lets a connection paused by backpressure go on (harmless when it is not paused: a
+    /// resume that crosses a new pause makes the source offer its bytes again).
+    func resumeProducer() {
+        state.withLock { $0.connection }?.resume()
+    }
+
+    /// Closes the connection.
+    func disconnect() {
+        state.withLock { drop(&$0) }?.cancel()
+    }
+
+    /// Closes the connection for good: nothing more is read.
+    func stop() {
+        state.withLock { state in
+            state.isStopped = true
+            return drop(&state)
+        }?.cancel()
+    }
+
+    /// Forgets the current connection (its calls are ignored from now on); returns it, to be
+    /// cancelled outside the lock.
+    func drop(_ state: inout State) -> (any AudioSourceConnection)? {
+        state.generation += 1
+        state.receiver?.isCurrent.store(false, ordering: .relaxed)
+        state.receiver = nil
+        defer { state.connection = nil }
+        return state.connection
+    }
+}

@@ -1,0 +1,53 @@
+/// The parser's sink on the network side: adds each new format to the packet queue, gives
+/// packets without a known position the next frame in line, drops packets before a seek target
+/// as they arrive, and stores the rest in the queue (one short hold of its lock each).
+struct NetworkSink: AudioStreamSink {
+    let queue: SharedPacketQueue
+    /// Told of new properties at once.
+    let streamer: AudioStreamer
+    /// The stream frame of the next packet, when the parser cannot say.
+    var nextFrameGuess: Int64
+    /// Packets ending before this stream frame are dropped.
+    var dropBeforeFrame: Int64?
+    /// The frames of the packets are estimates.
+    let positionsEstimated: Bool
+    /// The queue's index of the current format, and that format.
+    var formatIndex: Int?
+    var format: AudioFormat?
+    /// The properties, when they changed during this parse.
+    var changedProperties: AudioStreamProperties?
+    /// A readiness watermark the stored packets reached.
+    var readyWatermark: Int?
+    /// Set when the stream cannot be played.
+    var failure: AudioStreamerError?
+
+    mutating func audioStream(propertiesChanged properties: AudioStreamProperties) {
+        changedProperties = properties
+        streamer.networkLearned(properties)
+        guard let new = properties.format, new != format else { return }
+        format = new
+        let record = PacketQueue.FormatRecord(format: new, properties: properties, firstFrame: nextFrameGuess)
+        formatIndex = queue.withLock { $0.addFormat(record) }
+    }
+
+    mutating func audioStream(packet: AudioPacket, bytes: UnsafeRawBufferPointer) {
+        let start = packet.startFrame ?? nextFrameGuess
+        nextFrameGuess = start + Int64(packet.frameCount)
+        if let drop = dropBeforeFrame {
+            if nextFrameGuess <= drop { return }
+            dropBeforeFrame = nil
+        }
+        guard let formatIndex else {
+            failure = AudioStreamerError(.unsupportedFormat, "a packet came before the stream's format was known", offset: packet.offset)
+            return
+        }
+        var packet = packet
+        packet.startFrame = start
+        let estimated = positionsEstimated
+        let ready = queue.withLock { queue -> Int? in
+            _ = queue.append(bytes, packet: packet, formatIndex: formatIndex, estimated: estimated)
+            return queue.readyFired()
+        }
+        if let ready { readyWatermark = ready }
+    }
+}

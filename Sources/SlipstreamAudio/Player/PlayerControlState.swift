@@ -1,0 +1,43 @@
+/// The control side of an `AudioStreamer`: the state machine and what the streamer knows for
+/// its decisions and readings (the stream's properties, whether the network can seek, a start
+/// time still to be sought, the volume), and the two sides it commands. Behind the streamer's
+/// control lock; the sides never touch it, they send inputs.
+struct PlayerControlState {
+    var machine: PlayerStateMachine
+    /// What the parser told of the stream (format, duration, bit rate, tags).
+    var properties = AudioStreamProperties()
+    /// Whether the network can fetch from another offset (a file, a stream of known size).
+    var canSeekNetwork = false
+    /// A time to seek to as soon as the decoder exists (the configured start time, or a seek
+    /// asked for before).
+    var pendingStart: Double?
+    /// The volume last set, 0 to 1.
+    var volume: Double
+    /// The network side, from the first connect to the release.
+    var network: NetworkSide?
+    /// The playback side's mailbox, for as long as its thread runs.
+    var playback: PlaybackMailbox?
+    /// Monotonic time (ns) since which bytes have been expected without a pause: the inactivity
+    /// timeout counts from it or from the last byte, whichever is later.
+    var expectingSince: Int64 = 0
+
+    /// The state for a streamer with `configuration`.
+    init(configuration: AudioStreamerConfiguration) {
+        let start = configuration.startTime.flatMap { $0 > .zero ? $0.seconds : nil }
+        machine = PlayerStateMachine(reconnectAttempts: configuration.reconnectAttempts,
+                                     reconnectDelay: configuration.reconnectDelay.seconds,
+                                     startThreshold: configuration.startThreshold.seconds,
+                                     restartThreshold: configuration.restartThreshold.seconds,
+                                     startsWithSeek: start != nil)
+        pendingStart = start
+        volume = min(max(configuration.volume, 0), 1)
+    }
+
+    /// What a seek needs to know of the stream now; nil before the format and the decoder are.
+    var seekStream: SeekPlanner.Stream? {
+        guard let format = properties.format, let decoder = machine.decoder else { return nil }
+        return SeekPlanner.Stream(sampleRate: format.sampleRate, framesPerPacket: format.framesPerPacket,
+                                  duration: properties.duration, trim: decoder.trim,
+                                  primingPackets: decoder.primingPackets, canSeekNetwork: canSeekNetwork)
+    }
+}

@@ -1,0 +1,29 @@
+/// Where a player's or an info reader's bytes come from, as messages and errors name it: a URL
+/// (`http://`, `https://`) or a local file.
+package enum AudioLocation: Hashable, Sendable, CustomStringConvertible {
+    /// An `http(s)://` URL.
+    case url(String)
+    /// A local file.
+    case file(path: String)
+
+    /// A URL for a string with a scheme (`://`), else a file path.
+    package init(_ string: String) {
+        self = string.contains("://") ? .url(string) : .file(path: string)
+    }
+
+    /// The URL, for a URL.
+    package var url: String? {
+        if case .url(let url) = self { url } else { nil }
+    }
+
+    /// The path, for a file.
+    package var path: String? {
+        if case .file(let path) = self { path } else { nil }
+    }
+
+    /// The URL or path, for messages.
+    package var text: String { url ?? path ?? "" }
+
+    /// The URL or path.
+    package var description: String { text }
+}

@@ -1,0 +1,46 @@
+import SlipstreamHTTP
+
+/// Where a player's bytes come from: a URL, a file, and later wrappers around them (an ICY
+/// filter that takes the metadata out of a radio stream, a playlist that resolves to its first
+/// entry, an HLS sequencer joining segments). A source opens connections; each delivers bytes
+/// with their offsets in the stream to a receiver, on the source's own thread, honouring
+/// `.pause` (backpressure) until `resume()`.
+///
+/// A source knows what it is: ranged or not (whether any offset can be asked for), live or not
+/// (no length; a new connection starts at "now", not at an offset), and it tells metadata found
+/// beside the audio (titles) on a side channel.
+package protocol AudioSource: AnyObject, Sendable {
+    /// The URL or file, for messages and errors.
+    var location: AudioLocation { get }
+
+    /// Opens a connection for `request`: `receiver` is told of the answer, then given the bytes
+    /// from the answer's offset on, then told of the end (unless it said `.stop`). Returns at
+    /// once; everything happens on the source's thread.
+    func open(_ request: AudioSourceRequest, receiver: any AudioSourceReceiver) -> any AudioSourceConnection
+}
+
+/// One open connection of a source, as its owner drives it.
+package protocol AudioSourceConnection: AnyObject, Sendable {
+    /// Delivers again after the receiver said `.pause`.
+    func resume()
+    /// Stops delivering; nothing more is told. Safe at any time and more than once.
+    func cancel()
+}
+
+/// Opens the source for `location`: a local file, or an `http(s)://` URL with `configuration`'s
+/// proxy, headers and timeouts on `engine` (nil: the shared engine).
+package func makeAudioSource(_ location: AudioLocation, configuration: AudioStreamerConfiguration,
+                             engine: HTTPEngine?) -> any AudioSource {
+    switch location {
+    case .file(let path):
+        return FileAudioSource(path: path)
+    case .url(let url):
+        var request = HTTPRequest(url: url)
+        request.connectTimeout = configuration.connectTimeout.seconds
+        request.lowSpeedLimit = 0
+        request.proxy = configuration.proxy
+        request.receiveBufferSize = 16 * 1024
+        request.headers = configuration.headers
+        return HTTPAudioSource(template: request, engine: engine ?? .shared)
+    }
+}

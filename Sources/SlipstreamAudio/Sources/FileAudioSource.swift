@@ -1,0 +1,132 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// A local file as an audio source: its connections read from their offsets, one after the
+/// other, on a thread of the source's own (one thread, and one heap of glibc's, for all of a
+/// source's reads: a thread per read kept a heap each), in 16 KiB slices (a read of a known
+/// length in slices of up to 1 MiB), honouring `.pause` like an HTTP transfer does. Ranges are
+/// always honoured; a file is never live.
+package final class FileAudioSource: AudioSource {
+    /// The file, as given.
+    package let path: String
+    private let thread = SerialIOThread()
+
+    /// A source reading `path`.
+    package init(path: String) {
+        self.path = path
+    }
+
+    deinit { thread.finish() }
+
+    package var location: AudioLocation { .file(path: path) }
+
+    /// Opens a connection: it reads once the connections opened before it are done (a
+    /// connection replaced by another is cancelled, and done at once).
+    package func open(_ request: AudioSourceRequest, receiver: any AudioSourceReceiver) -> any AudioSourceConnection {
+        let reader = Reader(sliceSize: request.length.map { Int(min(max($0, 16 * 1024), 1 << 20)) } ?? 16 * 1024)
+        let path = path
+        thread.run { reader.run(path: path, request: request, receiver: receiver) }
+        return reader
+    }
+
+    /// One connection: its reading loop and its controls.
+    private final class Reader: AudioSourceConnection {
+        private struct Control {
+            /// Counts `resume()` calls: a pause waits for one made after the bytes were offered.
+            var resumes = 0
+            var cancelled = false
+        }
+
+        private let control = Mutex(Control())
+        private let wake = DispatchSemaphore(value: 0)
+        // Unchecked: made here, on the opening thread (so in its heap, not in a heap of the
+        // short-lived reading thread, which would keep the memory), then used by the reading
+        // thread alone.
+        /// Where each slice is read: 16 KiB for a stream (the player's backpressure works by
+        /// them), up to 1 MiB for a read of a known length (the info reader's: far fewer calls).
+        nonisolated(unsafe) private let chunk: UnsafeMutableRawBufferPointer
+
+        init(sliceSize: Int) {
+            chunk = .allocate(byteCount: sliceSize, alignment: 16)
+        }
+
+        deinit { chunk.deallocate() }
+
+        func resume() {
+            control.withLock { $0.resumes += 1 }
+            wake.signal()
+        }
+
+        func cancel() {
+            control.withLock { $0.cancelled = true }
+            wake.signal()
+        }
+
+        private var isCancelled: Bool { control.withLock { $0.cancelled } }
+
+        func run(path: String, request: AudioSourceRequest, receiver: any AudioSourceReceiver) {
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                let number = errno
+                if !isCancelled { receiver.sourceEnded(Self.failure(path, nil, number)) }
+                return
+            }
+            defer { close(fd) }
+            var info = stat()
+            let isStated = fstat(fd, &info) == 0
+            if isStated, info.st_mode & S_IFMT == S_IFDIR {
+                if !isCancelled {
+                    receiver.sourceEnded(AudioStreamerError(.file, "\(path): is a folder, not a file", path: path))
+                }
+                return
+            }
+            let size: Int64? = isStated && info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : nil
+            let answer = AudioSourceAnswer(offset: request.offset, totalSize: size, rangesSupported: true, isLive: false)
+            guard !isCancelled, case .proceed = receiver.sourceOpened(answer) else { return }
+            var position = request.offset
+            let end = request.length.map { request.offset + $0 } ?? .max
+            while position < end {
+                if isCancelled { return }
+                let wanted = Int(min(Int64(chunk.count), end - position))
+                let count = pread(fd, chunk.baseAddress, wanted, off_t(position))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    let number = errno
+                    if !isCancelled { receiver.sourceEnded(Self.failure(path, "cannot read at byte \(position)", number, offset: position)) }
+                    return
+                }
+                if count == 0 { break }
+                guard deliver(UnsafeRawBufferPointer(rebasing: chunk[0 ..< count]), at: position, to: receiver) else { return }
+                position += Int64(count)
+            }
+            if !isCancelled { receiver.sourceEnded(nil) }
+        }
+
+        /// Hands `bytes` over, again after each pause once resumed; false when the connection
+        /// is to end (cancelled, or the receiver said `.stop`).
+        private func deliver(_ bytes: UnsafeRawBufferPointer, at offset: Int64, to receiver: any AudioSourceReceiver) -> Bool {
+            while true {
+                let resumes = control.withLock { $0.resumes }
+                switch receiver.sourceReceived(bytes, at: offset) {
+                case .proceed:
+                    return true
+                case .stop:
+                    return false
+                case .pause:
+                    // A resume made while the bytes were being offered counts: it comes after
+                    // the receiver's decision to pause.
+                    while control.withLock({ $0.resumes == resumes && !$0.cancelled }) { wake.wait() }
+                    if isCancelled { return false }
+                }
+            }
+        }
+
+        /// A file error naming the path, what failed (nil: opening it) and the system's words
+        /// for `number`, e.g. `song.mp3: No such file or directory`.
+        private static func failure(_ path: String, _ action: String?, _ number: Int32, offset: Int64? = nil) -> AudioStreamerError {
+            AudioStreamerError(.file, "\(path): " + (action.map { "\($0): " } ?? "") + String(cString: strerror(number)),
+                               path: path, offset: offset)
+        }
+    }
+}
