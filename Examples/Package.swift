@@ -15,6 +15,10 @@ let package = Package(
             name: "DownloadMany",
             dependencies: [.product(name: "SlipstreamDownload", package: "Slipstream")]
         ),
+        .executableTarget(
+            name: "PlayStream",
+            dependencies: [.product(name: "SlipstreamAudio", package: "Slipstream")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
