@@ -28,8 +28,9 @@ struct AudioStreamerAsyncTests {
             == second.filter { if case .progress = $0 { false } else { true } })
     }
 
-    /// A reader that is cancelled ends alone: the other reads on to the end, and the player
-    /// plays on.
+    /// A reader that is cancelled ends alone (after the events already waiting for it, without
+    /// waiting for more: the player is paused meanwhile): the other reads on to the end, and the
+    /// player plays on.
     @Test func cancellingOneReaderLeavesTheOther() async throws {
         let player = AudioStreamer(url: try AudioFixtures.served("mp3-cbr128.mp3"), configuration: .silent)
         player.play()
@@ -43,7 +44,7 @@ struct AudioStreamerAsyncTests {
             }
             return count
         }
-        #expect(await leaving.value == 1)
+        #expect(await leaving.value >= 1)
         player.play()
         let events = await staying.value
         #expect(Self.states(events).first == .waitingForData)
