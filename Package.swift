@@ -86,8 +86,10 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
         .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport"),
         .executableTarget(name: "AudioParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/AudioParserFuzzer"),
-        .executableTarget(name: "ResumeRecordFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/ResumeRecordFuzzer"),
-        .executableTarget(name: "DownloadListFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/DownloadListFuzzer"),
+        .executableTarget(
+            name: "ResumeRecordFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/ResumeRecordFuzzer"),
+        .executableTarget(
+            name: "DownloadListFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/DownloadListFuzzer"),
         .executableTarget(
             name: "ResponseHeadFuzzer",
             dependencies: ["SlipstreamHTTP", "SlipstreamDownload", "FuzzSupport"],

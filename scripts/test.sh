@@ -11,11 +11,12 @@
 #               lists the findings by rule without failing, off skips it (default: lint_default)
 #   docs        scripts/docs.sh: each library's DocC catalog, warnings as errors
 #               (SLIPSTREAM_DOCS=0 skips it)
+#   examples    scripts/examples.sh: the Examples package builds, and the README shows its
+#               marked parts to the letter
 set -euo pipefail
 
-# The lint stays a warning until the tree is formatted once (scripts/lint.sh --format, after
-# the branches in flight have landed); then this becomes strict.
-lint_default=warn
+# The tree is formatted (scripts/lint.sh --format): any finding fails the run.
+lint_default=strict
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh

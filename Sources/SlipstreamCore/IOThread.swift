@@ -14,11 +14,13 @@ package enum IOThread {
     package static func start(_ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(Body(run: body)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
-            body.run()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+                body.run()
+                return nil
+            }, context)
         precondition(result == 0, "pthread_create failed: \(result)")
         pthread_detach(thread)
     }

@@ -37,8 +37,10 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
     /// digest of the wrong length or with other characters than hex digits.
     public init(_ algorithm: Algorithm, hex: String) throws(DownloadError) {
         guard let digest = Self.bytes(hex: Substring(hex)), digest.count == algorithm.byteCount else {
-            throw DownloadError(.invalidChecksum, "'\(hex)' is not a \(algorithm.rawValue) digest: it needs "
-                + "\(algorithm.byteCount * 2) hex digits")
+            throw DownloadError(
+                .invalidChecksum,
+                "'\(hex)' is not a \(algorithm.rawValue) digest: it needs "
+                    + "\(algorithm.byteCount * 2) hex digits")
         }
         self.algorithm = algorithm
         self.digest = digest
@@ -50,8 +52,10 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
     public init(parsing text: String) throws(DownloadError) {
         let parts = text.split(separator: "=", maxSplits: 1)
         guard parts.count == 2, let algorithm = Algorithm(rawValue: parts[0].lowercased()) else {
-            throw DownloadError(.invalidChecksum, "'\(text)' is not ALGORITHM=HEX with ALGORITHM one of "
-                + Algorithm.allCases.map(\.rawValue).joined(separator: ", "))
+            throw DownloadError(
+                .invalidChecksum,
+                "'\(text)' is not ALGORITHM=HEX with ALGORITHM one of "
+                    + Algorithm.allCases.map(\.rawValue).joined(separator: ", "))
         }
         try self.init(algorithm, hex: String(parts[1]))
     }

@@ -37,8 +37,10 @@ package struct ControlFile: Sendable, Equatable {
     package var bootID: [UInt8]
 
     /// A record with no piece written.
-    package init(url: String, size: Int64, etag: String?, lastModified: String?, pieceSize: Int64 = 0,
-                bootID: [UInt8] = [UInt8](repeating: 0, count: 16)) {
+    package init(
+        url: String, size: Int64, etag: String?, lastModified: String?, pieceSize: Int64 = 0,
+        bootID: [UInt8] = [UInt8](repeating: 0, count: 16)
+    ) {
         self.url = url
         self.size = size
         self.etag = etag
@@ -129,16 +131,17 @@ package struct ControlFile: Sendable, Equatable {
             throw DecodingError(description: "the control file has an unknown version")
         }
         guard let boot = reader.bytes(16), let size = reader.uint64(), let pieceSize = reader.uint32(),
-              let url = reader.text(), let etag = reader.text(), let lastModified = reader.text(),
-              Int64(bitPattern: size) >= 0, pieceSize > 0
+            let url = reader.text(), let etag = reader.text(), let lastModified = reader.text(),
+            Int64(bitPattern: size) >= 0, pieceSize > 0
         else { throw DecodingError(description: "the control file is truncated") }
         // The bitmap's length follows from the size and the piece size: checked before one is
         // made, so a record that claims a huge file in small pieces allocates nothing.
         guard Int64(reader.remaining - 4) == Self.bitmapByteCount(size: Int64(bitPattern: size), pieceSize: Int64(pieceSize)) else {
             throw DecodingError(description: "the control file's piece map has the wrong length")
         }
-        self.init(url: url, size: Int64(bitPattern: size), etag: etag.isEmpty ? nil : etag,
-                  lastModified: lastModified.isEmpty ? nil : lastModified, pieceSize: Int64(pieceSize), bootID: boot)
+        self.init(
+            url: url, size: Int64(bitPattern: size), etag: etag.isEmpty ? nil : etag,
+            lastModified: lastModified.isEmpty ? nil : lastModified, pieceSize: Int64(pieceSize), bootID: boot)
         guard let bitmap = reader.bytes(self.bitmap.count), reader.remaining == 4 else {
             throw DecodingError(description: "the control file's piece map has the wrong length")
         }

@@ -96,8 +96,10 @@ final class DiskWriter: Sendable {
     /// A writer with its own thread, which first opens the file with `open`, and at most
     /// `maxSlots` (at least 1) slots of `slotSize` bytes (allocated as needed), starting with
     /// `written` already on disk.
-    init(opening open: @escaping @Sendable () throws(DownloadError) -> PartFile, slotSize: Int, maxSlots: Int,
-         written: ByteRanges = ByteRanges(), checkpoint: Checkpoint? = nil, hooks: Hooks) {
+    init(
+        opening open: @escaping @Sendable () throws(DownloadError) -> PartFile, slotSize: Int, maxSlots: Int,
+        written: ByteRanges = ByteRanges(), checkpoint: Checkpoint? = nil, hooks: Hooks
+    ) {
         precondition(maxSlots > 0, "a writer thread needs a slot")
         self.slotSize = slotSize
         self.maxSlots = maxSlots
@@ -298,8 +300,9 @@ final class DiskWriter: Sendable {
         do throws(DownloadError) {
             for range in taken {
                 hooks.beforeWrite?(range.lowerBound, Int(range.count))
-                try file.write(UnsafeRawBufferPointer(start: held.memory + Int(range.lowerBound), count: Int(range.count)),
-                               at: range.lowerBound)
+                try file.write(
+                    UnsafeRawBufferPointer(start: held.memory + Int(range.lowerBound), count: Int(range.count)),
+                    at: range.lowerBound)
             }
         } catch {
             fail(error)
@@ -373,7 +376,8 @@ private struct Recorder {
             try checkpoint.store.saveLive(record)
             return true
         } else if written != liveClaim,
-                  now - lastLive >= .milliseconds(100) || written.byteCount - liveClaim.byteCount >= Self.liveBurst {
+            now - lastLive >= .milliseconds(100) || written.byteCount - liveClaim.byteCount >= Self.liveBurst
+        {
             record.record(written)
             try checkpoint.store.saveLive(record)
             liveClaim = written

@@ -73,8 +73,10 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, url: String? = nil, path: String? = nil,
-                underlying: (any Error & Sendable)? = nil) {
+    public init(
+        _ code: Code, _ message: String, url: String? = nil, path: String? = nil,
+        underlying: (any Error & Sendable)? = nil
+    ) {
         self.code = code
         self.message = message
         self.url = url
@@ -90,13 +92,14 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
 
     /// The download error for a transfer error.
     init(_ error: HTTPError) {
-        let code: Code = switch error.code {
-        case .malformedURL, .unsupportedScheme: .invalidURL
-        case .rangeNotHonoured: .rangeNotHonoured
-        case .httpStatus, .invalidResponse, .tooManyRedirects: .http
-        case .cancelled: .cancelled
-        default: .network
-        }
+        let code: Code =
+            switch error.code {
+            case .malformedURL, .unsupportedScheme: .invalidURL
+            case .rangeNotHonoured: .rangeNotHonoured
+            case .httpStatus, .invalidResponse, .tooManyRedirects: .http
+            case .cancelled: .cancelled
+            default: .network
+            }
         self.init(code, error.description, url: error.url, underlying: error)
     }
 }

@@ -83,8 +83,13 @@ struct DownloadFiles: Sendable {
                 return (nil, ["\(store.partPath) is missing or not \(record.size) bytes long; starting over"])
             }
             guard record.etag != nil || record.lastModified != nil || configuration.trustSize && record.url == url else {
-                return (nil, ["the server gave no ETag or Last-Modified to prove \(url) unchanged since "
-                    + "\(store.partPath) was written; starting over"])
+                return (
+                    nil,
+                    [
+                        "the server gave no ETag or Last-Modified to prove \(url) unchanged since "
+                            + "\(store.partPath) was written; starting over"
+                    ]
+                )
             }
             resumeStore = store
             resumeRecord = record
@@ -113,15 +118,19 @@ struct DownloadFiles: Sendable {
     /// Opens the file for the first answer and its writer; returns the final path. Only the
     /// name is chosen here (it may look at the disk once, for a folder's name taken); the
     /// `.part` file is named, made or reopened, and sized, on the writer's thread.
-    mutating func open(_ opening: DownloadStateMachine.FileOpening, head: HTTPResponseHead,
-                       hooks: DiskWriter.Hooks) throws(DownloadError) -> String {
-        let path = if opening.resuming || precreated != nil && head.contentDispositionFileName == nil && head.effectiveURL == url {
-            // The expected name (found free when the `.part` was made, if it was).
-            expectedPath
-        } else {
-            try destination.finalPath(contentDisposition: head.contentDispositionFileName,
-                                      effectiveURL: head.effectiveURL, overwrite: configuration.overwrite)
-        }
+    mutating func open(
+        _ opening: DownloadStateMachine.FileOpening, head: HTTPResponseHead,
+        hooks: DiskWriter.Hooks
+    ) throws(DownloadError) -> String {
+        let path =
+            if opening.resuming || precreated != nil && head.contentDispositionFileName == nil && head.effectiveURL == url {
+                // The expected name (found free when the `.part` was made, if it was).
+                expectedPath
+            } else {
+                try destination.finalPath(
+                    contentDisposition: head.contentDispositionFileName,
+                    effectiveURL: head.effectiveURL, overwrite: configuration.overwrite)
+            }
         let store = ResumeStore(partPath: path + ".part")
         var reusable = precreated?.path == store.partPath ? precreated : nil
         if reusable == nil { discardPrecreatedFile() }
@@ -131,11 +140,12 @@ struct DownloadFiles: Sendable {
         // again), and not reserved first (a full disk is found as soon by that write).
         if opening.held, let size = opening.size {
             // Unnamed, it stays so until it is complete (and needs no lock meanwhile).
-            let file = if let reusable = reusable ?? PartFile.unnamed(for: store.partPath) {
-                reusable
-            } else {
-                try PartFile(creating: store.partPath)
-            }
+            let file =
+                if let reusable = reusable ?? PartFile.unnamed(for: store.partPath) {
+                    reusable
+                } else {
+                    try PartFile(creating: store.partPath)
+                }
             if reusable == nil, recordsOnDisk || store.partPath != expectedPath + ".part" { store.remove() }
             recordsOnDisk = false
             self.file = file
@@ -166,24 +176,29 @@ struct DownloadFiles: Sendable {
             if let size { try file.reserve(size, allocate: allocate) }
             return file
         }
-        writer = DiskWriter(opening: openFile, slotSize: slotSize, maxSlots: maxSlots, written: opening.written,
-                            checkpoint: checkpoint(for: opening, store: store, head: head), hooks: hooks)
+        writer = DiskWriter(
+            opening: openFile, slotSize: slotSize, maxSlots: maxSlots, written: opening.written,
+            checkpoint: checkpoint(for: opening, store: store, head: head), hooks: hooks)
         return path
     }
 
     /// What the writer records for a resume: nothing unless ranges work.
-    private func checkpoint(for opening: DownloadStateMachine.FileOpening, store: ResumeStore,
-                            head: HTTPResponseHead) -> DiskWriter.Checkpoint? {
+    private func checkpoint(
+        for opening: DownloadStateMachine.FileOpening, store: ResumeStore,
+        head: HTTPResponseHead
+    ) -> DiskWriter.Checkpoint? {
         guard opening.keepsRecords, let size = opening.size else { return nil }
-        var record = (opening.resuming ? resumeRecord : nil)
+        var record =
+            (opening.resuming ? resumeRecord : nil)
             ?? ControlFile(url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
         record.record(opening.written)
         // A new download's records are written at once (by the writer thread), so that they
         // exist, and their space is taken, from the start; except for a small file, which
         // would pay three fsyncs for little: its live record comes after a tenth of a second
         // if it is still running, and a crash before that costs at most its size again.
-        return DiskWriter.Checkpoint(store: store, record: record, durableInterval: configuration.durableRecordInterval,
-                                     writeAtStart: !opening.resuming && size > Self.smallFileSize)
+        return DiskWriter.Checkpoint(
+            store: store, record: record, durableInterval: configuration.durableRecordInterval,
+            writeAtStart: !opening.resuming && size > Self.smallFileSize)
     }
 
     /// The writer's slot size: the size of libcurl's slices.
@@ -221,8 +236,10 @@ struct DownloadFiles: Sendable {
             guard actual == expected.digest else {
                 try file.name()
                 ResumeStore(partPath: file.path).remove()
-                throw DownloadError(.checksum, "\(file.path): the \(expected.algorithm.rawValue) checksum is "
-                    + "\(Checksum.hex(actual)), not \(Checksum.hex(expected.digest)) as expected; the file stays \(file.path)",
+                throw DownloadError(
+                    .checksum,
+                    "\(file.path): the \(expected.algorithm.rawValue) checksum is "
+                        + "\(Checksum.hex(actual)), not \(Checksum.hex(expected.digest)) as expected; the file stays \(file.path)",
                     url: url, path: file.path)
             }
         }

@@ -44,9 +44,13 @@ extension DownloadJob {
     func requestPermits(_ count: Int) {
         var granted = 0
         if let permits {
-            while granted < count, permits.limiter.acquireExtra(permits.host, orWait: { [weak self] in
-                self?.feed { $0.permitFreed(at: $1) }
-            }) {
+            while granted < count,
+                permits.limiter.acquireExtra(
+                    permits.host,
+                    orWait: { [weak self] in
+                        self?.feed { $0.permitFreed(at: $1) }
+                    })
+            {
                 granted += 1
             }
         } else {
@@ -135,9 +139,10 @@ extension DownloadJob {
 
     /// What the writer tells the job.
     var writerHooks: DiskWriter.Hooks {
-        DiskWriter.Hooks(onError: { [weak self] error in self?.stop(with: error) },
-                         onRoom: { [weak self] in self?.feed { $0.diskHasRoom(at: $1) } },
-                         beforeWrite: configuration.beforeWrite)
+        DiskWriter.Hooks(
+            onError: { [weak self] error in self?.stop(with: error) },
+            onRoom: { [weak self] in self?.feed { $0.diskHasRoom(at: $1) } },
+            beforeWrite: configuration.beforeWrite)
     }
 
     /// Lets the writer finish (on its thread), or, where no answer was taken (a 404, a refused

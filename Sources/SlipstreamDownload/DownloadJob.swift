@@ -47,15 +47,19 @@ final class DownloadJob: Sendable {
     private let startTime = MonotonicTime.now()
     let state: Mutex<State>
 
-    init(engine: HTTPEngine, configuration: DownloadConfiguration, url: String,
-         destination: DownloadDestination, events: EventChannel<DownloadEvent>, permits: ConnectionPermits? = nil) {
+    init(
+        engine: HTTPEngine, configuration: DownloadConfiguration, url: String,
+        destination: DownloadDestination, events: EventChannel<DownloadEvent>, permits: ConnectionPermits? = nil
+    ) {
         self.engine = engine
         self.permits = permits
         self.configuration = configuration
         self.url = url
         self.events = events
-        limiters = [configuration.bytesPerSecondLimit.map { RateLimiter(bytesPerSecond: $0) },
-                    configuration.sharedRateLimiter].compactMap { $0 }
+        limiters = [
+            configuration.bytesPerSecondLimit.map { RateLimiter(bytesPerSecond: $0) },
+            configuration.sharedRateLimiter,
+        ].compactMap { $0 }
         let files = DownloadFiles(configuration: configuration, url: url, destination: destination)
         var settings = DownloadStateMachine.Settings(url: url)
         settings.mirrors = configuration.mirrors

@@ -35,8 +35,10 @@ public struct DownloadList: Sendable, Equatable {
         public var line = 0
 
         /// An entry for `urls` with the given options.
-        public init(urls: [String], out: String? = nil, dir: String? = nil, checksum: Checksum? = nil,
-                    paused: Bool = false, line: Int = 0) {
+        public init(
+            urls: [String], out: String? = nil, dir: String? = nil, checksum: Checksum? = nil,
+            paused: Bool = false, line: Int = 0
+        ) {
             self.urls = urls
             self.out = out
             self.dir = dir
@@ -92,7 +94,11 @@ public struct DownloadList: Sendable, Equatable {
             }
             if list.isSession, line.hasPrefix(sessionEnd) {
                 guard let count = Int(line.dropFirst(sessionEnd.count).prefix { $0 != " " }), count == list.entries.count
-                else { throw ParseError(line: number, message: "the session's end line does not match its \(list.entries.count) downloads; the file is damaged") }
+                else {
+                    throw ParseError(
+                        line: number,
+                        message: "the session's end line does not match its \(list.entries.count) downloads; the file is damaged")
+                }
                 sessionEndCount = count
                 continue
             }
@@ -171,7 +177,8 @@ public struct DownloadList: Sendable, Equatable {
             entry.dir = value
         case "checksum":
             guard let checksum = try? Checksum(parsing: value) else {
-                throw ParseError(line: number, message: "checksum= must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(value)'")
+                throw ParseError(
+                    line: number, message: "checksum= must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(value)'")
             }
             entry.checksum = checksum
         case "state":

@@ -50,8 +50,9 @@ extension DownloadQueue {
         do {
             // Its events come straight here, on the threads that tell them (no task per download).
             download = try Downloader(engine: engine, configuration: configuration)
-                .start(request.url, to: request.destination, permits: ConnectionPermits(limiter: limiter, host: host),
-                       observer: { [weak self] event in self?.relay(event, of: id, host: host) })
+                .start(
+                    request.url, to: request.destination, permits: ConnectionPermits(limiter: limiter, host: host),
+                    observer: { [weak self] event in self?.relay(event, of: id, host: host) })
         } catch {
             ended(id, host: host, outcome: .failure(error))
             return
@@ -141,7 +142,9 @@ extension DownloadQueue {
                 unlink(partPath)
                 ResumeStore(partPath: partPath).remove()
             }
-            emit(.failed(id, DownloadError(.cancelled, "the download of \(request.url) was cancelled", url: request.url)), endingDownload: true)
+            emit(
+                .failed(id, DownloadError(.cancelled, "the download of \(request.url) was cancelled", url: request.url)),
+                endingDownload: true)
         case .stopRunning(let download):
             if intent == .cancelAndRemoveFiles { download?.cancelAndRemoveFiles() } else { download?.cancel() }
             return

@@ -3,8 +3,9 @@ extension DownloadQueue {
     /// folder and, once known, its file name; paused ones marked paused.
     public func session() -> DownloadList {
         let entries = downloads.map { status in
-            var entry = DownloadList.Entry(urls: [status.request.url] + status.request.mirrors,
-                                           checksum: status.request.checksum, paused: status.phase == .paused)
+            var entry = DownloadList.Entry(
+                urls: [status.request.url] + status.request.mirrors,
+                checksum: status.request.checksum, paused: status.phase == .paused)
             switch (status.path, status.request.destination) {
             case (let path?, _), (nil, .file(let path)):
                 entry.out = FileSystem.name(of: path)
@@ -24,9 +25,10 @@ extension DownloadQueue {
         let result: Result<Void, DownloadError> = await withCheckedContinuation { continuation in
             sessionQueue.async { [self] in
                 state.withLock { $0.sessionDirty = false }
-                continuation.resume(returning: Result { () throws(DownloadError) in
-                    try SessionFile.write(session().render(), to: path)
-                })
+                continuation.resume(
+                    returning: Result { () throws(DownloadError) in
+                        try SessionFile.write(session().render(), to: path)
+                    })
             }
         }
         try result.get()

@@ -209,13 +209,15 @@ public final class DownloadQueue: Sendable {
             state.scheduler.items.compactMap { item in state.records[item.id].map { (item, $0) } }
         }
         return items.map { item, record in
-            let phase: Phase = switch item.phase {
-            case .queued: .queued
-            case .running, .pausing: .running
-            case .paused: .paused
-            }
-            return Status(id: item.id, request: record.request, phase: phase,
-                          progress: record.download?.progress, path: record.path)
+            let phase: Phase =
+                switch item.phase {
+                case .queued: .queued
+                case .running, .pausing: .running
+                case .paused: .paused
+                }
+            return Status(
+                id: item.id, request: record.request, phase: phase,
+                progress: record.download?.progress, path: record.path)
         }
     }
 
@@ -223,7 +225,8 @@ public final class DownloadQueue: Sendable {
     /// the thread that tells each event: keep it quick). A reader that needs only some events
     /// (say the ends) is woken only for those.
     public func events(where isIncluded: @escaping @Sendable (DownloadQueueEvent) -> Bool = { _ in true })
-        -> DownloadQueueEvents {
+        -> DownloadQueueEvents
+    {
         // Bounded by the queue's own downloads (a few lifecycle events each), not by a count.
         let channel = EventChannel<DownloadQueueEvent>(limit: .max, replay: false)
         state.withLock { $0.subscribers.append((channel, isIncluded)) }

@@ -25,7 +25,7 @@ public enum DownloadQueueEvent: Sendable {
     public var id: DownloadQueue.ID {
         switch self {
         case .queued(let id), .started(let id, _), .progress(let id, _), .retrying(let id, _, _, _),
-             .notice(let id, _), .paused(let id), .finished(let id, _), .failed(let id, _):
+            .notice(let id, _), .paused(let id), .finished(let id, _), .failed(let id, _):
             id
         }
     }

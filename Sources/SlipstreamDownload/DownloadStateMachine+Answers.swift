@@ -26,18 +26,23 @@ extension DownloadStateMachine {
         }
         guard phase == .probing else { return validateSegment(head, on: number, wallClock: wallClock) }
         if let resume {
-            switch ResumeAnswer.from(head: head, record: resume.record, firstMissing: resume.firstMissing,
-                                     url: settings.url, now: wallClock) {
+            switch ResumeAnswer.from(
+                head: head, record: resume.record, firstMissing: resume.firstMissing,
+                url: settings.url, now: wallClock)
+            {
             case .failure(let error):
                 return .verdict(.abort(error), [])
             case .changed(let reason):
                 self.resume = nil
                 restartFresh = true
-                return .verdict(.abort(HTTPError(.cancelled, url: settings.url, message: reason)),
-                                [.emit(.notice("\(settings.url): \(reason); starting over"))])
+                return .verdict(
+                    .abort(HTTPError(.cancelled, url: settings.url, message: reason)),
+                    [.emit(.notice("\(settings.url): \(reason); starting over"))])
             case .resume:
-                return .open(FileOpening(size: resume.record.size, segmented: true, resuming: true, held: false,
-                                         written: resume.written))
+                return .open(
+                    FileOpening(
+                        size: resume.record.size, segmented: true, resuming: true, held: false,
+                        written: resume.written))
             }
         }
         switch ProbeAnswer.from(head: head, url: settings.url, now: wallClock) {
@@ -45,22 +50,27 @@ extension DownloadStateMachine {
             return .verdict(.abort(error), [])
         case .success(let answer):
             let held = answer.size.map { $0 <= settings.heldFileSize } ?? false
-            return .open(FileOpening(size: answer.size, segmented: answer.segmentedSize != nil, resuming: false,
-                                     held: held, written: ByteRanges(), empty: answer.isEmptyFile))
+            return .open(
+                FileOpening(
+                    size: answer.size, segmented: answer.segmentedSize != nil, resuming: false,
+                    held: held, written: ByteRanges(), empty: answer.isEmptyFile))
         }
     }
 
     /// The file for the first answer of connection `number` is open at `result`'s path (a
     /// failure stops the download).
-    mutating func fileOpened(_ result: Result<String, DownloadError>, for opening: FileOpening,
-                             head: HTTPResponseHead, on number: Int, at now: Double) -> (Verdict, [Action]) {
+    mutating func fileOpened(
+        _ result: Result<String, DownloadError>, for opening: FileOpening,
+        head: HTTPResponseHead, on number: Int, at now: Double
+    ) -> (Verdict, [Action]) {
         switch result {
         case .failure(let error):
             if fatal == nil { fatal = error }
             return (.abort(HTTPError(.writeFailed, url: settings.url, message: error.message)), [])
         case .success(let path):
-            let actions = takeFile(opening, path: path, firstConnection: number, effectiveURL: head.effectiveURL,
-                                   etag: head.etag, at: now)
+            let actions = takeFile(
+                opening, path: path, firstConnection: number, effectiveURL: head.effectiveURL,
+                etag: head.etag, at: now)
             return (opening.empty ? .finish : .proceed, actions)
         }
     }
@@ -81,7 +91,8 @@ extension DownloadStateMachine {
         case .wrongRange(let contentRange):
             problem = "answered \(asked) with Content-Range \(contentRange ?? "(none)")"
         case .wrongTotal(let total):
-            problem = connection.mirror == 0
+            problem =
+                connection.mirror == 0
                 ? "changed size: Content-Range \(head.headers["Content-Range"] ?? "") for a file of \(map.size) bytes"
                 : "serves a file of \(total.map { "\($0) bytes" } ?? "unknown size"), not \(map.size) bytes"
         case .whole:
@@ -96,7 +107,10 @@ extension DownloadStateMachine {
             let actions = dropMirror(connection.mirror, because: problem)
             return .verdict(.abort(HTTPError(.cancelled, url: source, message: problem)), actions)
         }
-        return .verdict(.abort(HTTPError(.rangeNotHonoured, url: source, message: "the server \(problem)",
-                                         status: head.status)), [])
+        return .verdict(
+            .abort(
+                HTTPError(
+                    .rangeNotHonoured, url: source, message: "the server \(problem)",
+                    status: head.status)), [])
     }
 }

@@ -22,8 +22,9 @@ extension DownloadStateMachine {
         } else if error == nil, let stream, phase == .streaming {
             if let size = stream.size, stream.written != size {
                 if fatal == nil {
-                    fatal = DownloadError(.network, "\(settings.url): the body ended after \(stream.written) of \(size) bytes",
-                                          url: settings.url)
+                    fatal = DownloadError(
+                        .network, "\(settings.url): the body ended after \(stream.written) of \(size) bytes",
+                        url: settings.url)
                 }
             } else {
                 self.stream!.completed = true
@@ -40,8 +41,10 @@ extension DownloadStateMachine {
         releaseSparePermits(wakingWaiters: true) + (fatal != nil ? cancelAll() : []) + finishIfIdle()
     }
 
-    private mutating func handleEnd(of connection: Connection, error: HTTPError?, probing: Bool,
-                                    at now: Double) -> [Action] {
+    private mutating func handleEnd(
+        of connection: Connection, error: HTTPError?, probing: Bool,
+        at now: Double
+    ) -> [Action] {
         let failure = failure(of: connection, error: error, probing: probing)
         if let failure, connection.mirror != 0 {
             let cause = connection.dropped == nil ? error : nil
@@ -55,8 +58,9 @@ extension DownloadStateMachine {
         if error?.code == .rangeNotHonoured, map != nil {
             rangeLies += 1
             guard rangeLies < Self.maxRangeLies else {
-                fatal = DownloadError(.rangeNotHonoured, "\(failure.message); the server does not honour ranges reliably",
-                                      url: failure.url, underlying: failure.underlying)
+                fatal = DownloadError(
+                    .rangeNotHonoured, "\(failure.message); the server does not honour ranges reliably",
+                    url: failure.url, underlying: failure.underlying)
                 return []
             }
             return planConnections(at: now)
@@ -74,8 +78,9 @@ extension DownloadStateMachine {
         }
         // No ranges (or no answer yet): the first request again, from the start.
         let restart = map == nil ? resetToProbing() : []
-        let delay = settings.retryPolicy.delay(attempt: failureStreak, retryAfter: error?.retryAfter,
-                                               jitter: Double.random(in: 0...1, using: &random))
+        let delay = settings.retryPolicy.delay(
+            attempt: failureStreak, retryAfter: error?.retryAfter,
+            jitter: Double.random(in: 0...1, using: &random))
         scheduledRetries += 1
         return restart + [.scheduleRetry(after: delay), .emit(.retrying(error: failure, attempt: failureStreak, delay: delay))]
     }
@@ -87,8 +92,9 @@ extension DownloadStateMachine {
             return nil  // not a failure: its range simply goes to a faster connection or source
         case (.stalled?, _):
             let source = mirrors[connection.mirror].url
-            return DownloadError(.network, "\(source): a connection delivered nothing for \(Int(settings.stallTimeout)) s",
-                                 url: source)
+            return DownloadError(
+                .network, "\(source): a connection delivered nothing for \(Int(settings.stallTimeout)) s",
+                url: source)
         case (nil, nil) where connection.assignment != nil || probing:
             return DownloadError(.network, "\(settings.url): a connection ended before its range did", url: settings.url)
         case (nil, let error?) where !(restartFresh && probing):

@@ -27,8 +27,9 @@ extension DownloadStateMachine {
             return end(.failure(error), after: [.discard(removingFiles: removeFilesAtEnd)])
         }
         guard isComplete, let path else {
-            return end(.failure(DownloadError(.http, "\(settings.url): no usable response", url: settings.url)),
-                       after: [.discard(removingFiles: false)])
+            return end(
+                .failure(DownloadError(.http, "\(settings.url): no usable response", url: settings.url)),
+                after: [.discard(removingFiles: false)])
         }
         return [.complete(path: path)]
     }
@@ -39,9 +40,12 @@ extension DownloadStateMachine {
         guard phase == .finishing else { return [] }
         switch result {
         case .success:
-            return end(.success(DownloadResult(path: path ?? settings.expectedPath, bytes: map?.size ?? stream?.written ?? 0,
-                                               segmented: map != nil, bytesReceived: bytesReceived,
-                                               resumedBytes: resumedBytes)), after: [])
+            return end(
+                .success(
+                    DownloadResult(
+                        path: path ?? settings.expectedPath, bytes: map?.size ?? stream?.written ?? 0,
+                        segmented: map != nil, bytesReceived: bytesReceived,
+                        resumedBytes: resumedBytes)), after: [])
         case .failure(let error):
             return end(.failure(error), after: [.discard(removingFiles: false)])
         }
@@ -50,10 +54,11 @@ extension DownloadStateMachine {
     /// The one final event, and the outcome for those who wait.
     private mutating func end(_ outcome: Result<DownloadResult, DownloadError>, after actions: [Action]) -> [Action] {
         phase = .done
-        let event: DownloadEvent = switch outcome {
-        case .success(let result): .finished(result)
-        case .failure(let error): .failed(error)
-        }
+        let event: DownloadEvent =
+            switch outcome {
+            case .success(let result): .finished(result)
+            case .failure(let error): .failed(error)
+            }
         return actions + [.emit(event), .finish(outcome)]
     }
 }

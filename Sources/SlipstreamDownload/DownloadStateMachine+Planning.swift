@@ -15,10 +15,15 @@ extension DownloadStateMachine {
             }
             guard let assignment = map!.assign() ?? endGameSplit() else { break }
             let mirror = chooseMirror()
-            let number = addConnection(Connection(mirror: mirror, assignment: assignment.id, requestStart: assignment.start,
-                                                  requestEnd: assignment.end, started: now, lastData: now))
-            actions.append(.request(Request(connection: number, url: mirrors[mirror].url, start: assignment.start,
-                                            end: assignment.end)))
+            let number = addConnection(
+                Connection(
+                    mirror: mirror, assignment: assignment.id, requestStart: assignment.start,
+                    requestEnd: assignment.end, started: now, lastData: now))
+            actions.append(
+                .request(
+                    Request(
+                        connection: number, url: mirrors[mirror].url, start: assignment.start,
+                        end: assignment.end)))
         }
         if needsPermits, asking, !permitRequestPending, hasWorkForAnotherConnection {
             permitRequestPending = true
@@ -66,7 +71,7 @@ extension DownloadStateMachine {
         }
         let speeds = (measured.map(\.speed) + recentSpeeds.map(\.speed)).sorted()
         guard speeds.count >= 2, let slowest = measured.min(by: { ($0.speed, $0.number) < ($1.speed, $1.number) }),
-              let id = slowest.assignment, slowest.speed * 3 < speeds[speeds.count / 2]
+            let id = slowest.assignment, slowest.speed * 3 < speeds[speeds.count / 2]
         else { return nil }
         return map!.split(id, minimumPart: 64 << 10)
     }

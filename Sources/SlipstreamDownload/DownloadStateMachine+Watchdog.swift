@@ -46,7 +46,8 @@ extension DownloadStateMachine {
         for (number, connection) in judged.sorted(by: { $0.key < $1.key }) {
             // Judged against its own source's connections: a slow mirror as a whole is the
             // mirror shares' business (`rebalanceMirrors`).
-            let others = judged.filter { $0.key != number && $0.value.mirror == connection.mirror }.compactMap(\.value.speed)
+            let others =
+                judged.filter { $0.key != number && $0.value.mirror == connection.mirror }.compactMap(\.value.speed)
                 + recentSpeeds.filter { $0.mirror == connection.mirror }.map(\.speed)
             guard others.count >= 2, let speed = connection.speed else { continue }
             let median = others.sorted()[others.count / 2]

@@ -258,13 +258,15 @@ struct DownloadStateMachine: Sendable {
 
     /// A snapshot of the progress at `time`.
     mutating func progress(at time: Double) -> DownloadProgress {
-        let (completed, total): (Int64, Int64?) = if let map {
-            (map.completedBytes, map.size)
-        } else {
-            (stream?.written ?? 0, stream?.size)
-        }
-        return DownloadProgress(completedBytes: completed, totalBytes: total, bytesPerSecond: meter.rate(at: time),
-                                activeConnections: connections.values.filter { $0.dropped == nil }.count)
+        let (completed, total): (Int64, Int64?) =
+            if let map {
+                (map.completedBytes, map.size)
+            } else {
+                (stream?.written ?? 0, stream?.size)
+            }
+        return DownloadProgress(
+            completedBytes: completed, totalBytes: total, bytesPerSecond: meter.rate(at: time),
+            activeConnections: connections.values.filter { $0.dropped == nil }.count)
     }
 
     /// Whether the watchdog still has anything to look at.
@@ -294,8 +296,10 @@ struct DownloadStateMachine: Sendable {
 
     /// Takes the file opened for the first answer: the phase it starts, and the connections
     /// the piece map has work for.
-    mutating func takeFile(_ opening: FileOpening, path: String, firstConnection: Int, effectiveURL: String,
-                           etag: String?, at now: Double) -> [Action] {
+    mutating func takeFile(
+        _ opening: FileOpening, path: String, firstConnection: Int, effectiveURL: String,
+        etag: String?, at now: Double
+    ) -> [Action] {
         self.opening = opening
         self.path = path
         mirrors[0].url = effectiveURL
@@ -313,8 +317,12 @@ struct DownloadStateMachine: Sendable {
             phase = .streaming
         }
         resume = nil
-        actions.append(.emit(.started(DownloadInfo(path: path, totalBytes: opening.size, segmented: phase == .segmented,
-                                                   effectiveURL: effectiveURL, resumedBytes: resumedBytes))))
+        actions.append(
+            .emit(
+                .started(
+                    DownloadInfo(
+                        path: path, totalBytes: opening.size, segmented: phase == .segmented,
+                        effectiveURL: effectiveURL, resumedBytes: resumedBytes))))
         return actions + planConnections(at: now)
     }
 }

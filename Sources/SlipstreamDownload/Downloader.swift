@@ -65,14 +65,17 @@ public final class Downloader: Sendable {
     /// `start`, with the download's connections counted against `permits` (whose first
     /// permit the caller holds for it) and, with `observer`, every event handed to it on the
     /// thread that tells it instead of to the download's `events`.
-    func start(_ url: String, to destination: DownloadDestination, permits: ConnectionPermits?,
-               observer: (@Sendable (DownloadEvent) -> Void)? = nil) throws(DownloadError) -> Download {
+    func start(
+        _ url: String, to destination: DownloadDestination, permits: ConnectionPermits?,
+        observer: (@Sendable (DownloadEvent) -> Void)? = nil
+    ) throws(DownloadError) -> Download {
         guard HTTPURL.isAccepted(url) else {
             throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL", url: url)
         }
         let events = observer.map { EventChannel(forwardingTo: $0) } ?? EventChannel<DownloadEvent>()
-        let job = DownloadJob(engine: engine, configuration: configuration, url: url,
-                              destination: destination, events: events, permits: permits)
+        let job = DownloadJob(
+            engine: engine, configuration: configuration, url: url,
+            destination: destination, events: events, permits: permits)
         // Looking for a download to resume and making the new file read the disk: not on the
         // caller's thread (it may be the Swift concurrency pool's).
         DispatchQueue.global().async { job.begin() }

@@ -51,9 +51,10 @@ public final class HostConnectionLimiter: Sendable {
         }
         let scheme = url[..<colon].lowercased()
         let afterSlashes = bytes.index(colon, offsetBy: 3)
-        let end = bytes[afterSlashes...].firstIndex {
-            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-        } ?? bytes.endIndex
+        let end =
+            bytes[afterSlashes...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            } ?? bytes.endIndex
         let start = bytes[afterSlashes..<end].lastIndex(of: UInt8(ascii: "@")).map(bytes.index(after:)) ?? afterSlashes
         let authority = url[start..<end].lowercased()
         let hasPort = authority.utf8.last != UInt8(ascii: "]") && authority.utf8.contains(UInt8(ascii: ":"))

@@ -16,12 +16,14 @@ enum OutputName {
         let bytes = Array(url.utf8)
         let slash = UInt8(ascii: "/"), query = UInt8(ascii: "?"), fragment = UInt8(ascii: "#")
         // The path starts at the first `/` after `scheme://` and ends at `?` or `#`.
-        guard let scheme = bytes.indices.dropLast(2).first(where: {
-            bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == slash && bytes[$0 + 2] == slash
-        }) else { return nil }
+        guard
+            let scheme = bytes.indices.dropLast(2).first(where: {
+                bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == slash && bytes[$0 + 2] == slash
+            })
+        else { return nil }
         let rest = bytes[(scheme + 3)...]
         guard let pathStart = rest.firstIndex(where: { $0 == slash || $0 == query || $0 == fragment }),
-              bytes[pathStart] == slash
+            bytes[pathStart] == slash
         else { return nil }
         let pathEnd = bytes[pathStart...].firstIndex(where: { $0 == query || $0 == fragment }) ?? bytes.endIndex
         guard bytes[pathEnd - 1] != slash, let segmentStart = bytes[..<pathEnd].lastIndex(of: slash) else { return nil }
@@ -77,7 +79,7 @@ enum OutputName {
     private static func isPlain(_ name: String) -> Bool {
         let bytes = name.utf8
         guard let first = bytes.first, let last = bytes.last, bytes.count <= 255,
-              first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ")
+            first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ")
         else { return false }
         return bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\") }
     }

@@ -54,7 +54,9 @@ final class PartFile: Sendable {
 
     private convenience init(_ path: String, flags: Int32, verb: String) throws(DownloadError) {
         // Creating a name: one at a time in the process (see `NameChangeLock`).
-        let fd = flags & O_CREAT == 0 ? open(path, O_WRONLY | O_CLOEXEC | flags, 0o644)
+        let fd =
+            flags & O_CREAT == 0
+            ? open(path, O_WRONLY | O_CLOEXEC | flags, 0o644)
             : NameChangeLock.shared.withLock { open(path, O_WRONLY | O_CLOEXEC | flags, 0o644) }
         guard fd >= 0 else {
             throw DownloadError(.disk, "cannot \(verb) \(path): \(FileSystem.lastError)", path: path)
@@ -85,7 +87,8 @@ final class PartFile: Sendable {
     /// Takes the exclusive lock on the file open at `fd` (see the type's comment).
     private static func lock(_ fd: Int32, path: String) throws(DownloadError) {
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            throw errno == EWOULDBLOCK ? DownloadError(.output, "\(path) is being written by another download", path: path)
+            throw errno == EWOULDBLOCK
+                ? DownloadError(.output, "\(path) is being written by another download", path: path)
                 : DownloadError(.disk, "cannot lock \(path): \(FileSystem.lastError)", path: path)
         }
     }
@@ -101,7 +104,8 @@ final class PartFile: Sendable {
         guard !isNamed else { return }
         try Self.lock(descriptor, path: path)
         guard link(as: path) == 0 else {
-            throw errno == EEXIST ? DownloadError(.output, "\(path) is being written by another download", path: path)
+            throw errno == EEXIST
+                ? DownloadError(.output, "\(path) is being written by another download", path: path)
                 : DownloadError(.disk, "cannot create \(path): \(FileSystem.lastError)", path: path)
         }
         named.withLock { $0 = true }
@@ -149,8 +153,10 @@ final class PartFile: Sendable {
         case 0:
             return
         case ENOSPC, EFBIG:
-            throw DownloadError(.noSpace, "not enough space for \(path): it needs \(size) bytes, "
-                + "\(FileSystem.freeBytes(near: path).map { "\($0) bytes are free" } ?? "the disk is full")", path: path)
+            throw DownloadError(
+                .noSpace,
+                "not enough space for \(path): it needs \(size) bytes, "
+                    + "\(FileSystem.freeBytes(near: path).map { "\($0) bytes are free" } ?? "the disk is full")", path: path)
         default:
             // Filesystems without preallocation: grow the file instead; a full disk then shows at write time.
             guard ftruncate(descriptor, off_t(size)) == 0 else {
@@ -170,8 +176,9 @@ final class PartFile: Sendable {
                 if code == ENOSPC || code == EDQUOT {
                     throw DownloadError(.noSpace, "the disk is full writing \(path) at byte \(offset + Int64(done))", path: path)
                 }
-                throw DownloadError(.disk, "cannot write \(path) at byte \(offset + Int64(done)): \(String(cString: strerror(code)))",
-                                    path: path)
+                throw DownloadError(
+                    .disk, "cannot write \(path) at byte \(offset + Int64(done)): \(String(cString: strerror(code)))",
+                    path: path)
             }
             done += count
         }
@@ -193,7 +200,9 @@ final class PartFile: Sendable {
     func rename(to destination: String, overwrite: Bool) throws(DownloadError) {
         if !isNamed {
             if link(as: destination) == 0 { return }
-            guard errno == EEXIST else { throw DownloadError(.disk, "cannot create \(destination): \(FileSystem.lastError)", path: destination) }
+            guard errno == EEXIST else {
+                throw DownloadError(.disk, "cannot create \(destination): \(FileSystem.lastError)", path: destination)
+            }
             // Taken: the download stays in its `.part` file, which replaces the file if allowed.
             try name()
             guard overwrite else { throw existsError(destination) }

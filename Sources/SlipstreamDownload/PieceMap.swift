@@ -65,9 +65,11 @@ package struct PieceMap: Sendable, Equatable {
             free.remove(run)
             return add(run)
         }
-        guard let victim = assignments.values.max(by: { a, b in
-            a.remaining != b.remaining ? a.remaining < b.remaining : a.id > b.id
-        }) else { return nil }
+        guard
+            let victim = assignments.values.max(by: { a, b in
+                a.remaining != b.remaining ? a.remaining < b.remaining : a.id > b.id
+            })
+        else { return nil }
         return split(victim.id, minimumPart: minimumSplitSize)
     }
 

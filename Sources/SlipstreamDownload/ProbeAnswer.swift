@@ -23,8 +23,10 @@ struct ProbeAnswer: Equatable {
             // `bytes 0-N/*` or a partial first answer: read it as one stream.
             return .success(ProbeAnswer(size: contentRange.total))
         case .wrongRange(let contentRange):
-            return .failure(HTTPError(.rangeNotHonoured, url: url,
-                message: "asked for bytes 0- but the server sent Content-Range \(contentRange ?? "(none)")", status: 206))
+            return .failure(
+                HTTPError(
+                    .rangeNotHonoured, url: url,
+                    message: "asked for bytes 0- but the server sent Content-Range \(contentRange ?? "(none)")", status: 206))
         case .whole:
             return .success(ProbeAnswer(size: head.contentLength))
         case .otherStatus(416) where head.contentRange?.total == 0:
@@ -36,8 +38,9 @@ struct ProbeAnswer: Equatable {
 
     /// The error for an unusable status, with the server's `Retry-After`.
     static func statusError(_ head: HTTPResponseHead, url: String, now: Double) -> HTTPError {
-        HTTPError(.httpStatus, url: url, message: "the server answered HTTP \(head.statusText)",
-                  status: head.status, retryAfter: head.retryAfter(now: now))
+        HTTPError(
+            .httpStatus, url: url, message: "the server answered HTTP \(head.statusText)",
+            status: head.status, retryAfter: head.retryAfter(now: now))
     }
 }
 
@@ -64,8 +67,9 @@ enum ResumeAnswer: Equatable {
             }
             return .resume
         case .wrongRange(let contentRange):
-            return .changed("the server answered the resume request with Content-Range "
-                + "\(contentRange ?? "(none)") instead of bytes \(firstMissing)-")
+            return .changed(
+                "the server answered the resume request with Content-Range "
+                    + "\(contentRange ?? "(none)") instead of bytes \(firstMissing)-")
         case .wrongTotal(let total):
             return .changed("the remote file is now \(total.map { "\($0) bytes" } ?? "of unknown size"), not \(record.size)")
         case .whole:

@@ -44,7 +44,6 @@ public final class RateLimiter: Sendable {
         state = Mutex(State(bucket: TokenBucket(rate: rate, depth: depth, at: 0)))
     }
 
-
     private var now: Double {
         let elapsed = start.duration(to: clock.now).components
         return Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18

@@ -36,7 +36,8 @@ struct ResumeStore: Sendable {
         if case .record(let record)? = live, record.bootID == Self.bootID {
             if case .record(let base)? = durable {
                 if base.size == record.size, base.etag == record.etag, base.lastModified == record.lastModified,
-                   base.pieceSize == record.pieceSize {
+                    base.pieceSize == record.pieceSize
+                {
                     return .record(record)
                 }
             } else {
@@ -95,7 +96,6 @@ struct ResumeStore: Sendable {
         unlink(livePath)
         unlink(durablePath + ".tmp")
     }
-
 
     /// This boot's id (`/proc/sys/kernel/random/boot_id`) as 16 bytes; all 0xFF if unreadable,
     /// which matches no record, so live records are then never trusted.

@@ -16,7 +16,8 @@ public enum SessionFile {
             let count = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
             if count < 0 {
                 if errno == EINTR { continue }
-                let error = DownloadError(errno == ENOSPC ? .noSpace : .disk, "cannot write the session \(temporary): \(FileSystem.lastError)", path: temporary)
+                let error = DownloadError(
+                    errno == ENOSPC ? .noSpace : .disk, "cannot write the session \(temporary): \(FileSystem.lastError)", path: temporary)
                 close(fd)
                 throw error
             }

@@ -21,7 +21,7 @@ public struct ContentRange: Sendable, Equatable {
         let value = Substring(text).trimmingSpaces().utf8
         let unit = "bytes ".utf8
         guard value.count > unit.count,
-              zip(value, unit).allSatisfy({ $0 == $1 || $0 >= 65 && $0 <= 90 && $0 + 32 == $1 })
+            zip(value, unit).allSatisfy({ $0 == $1 || $0 >= 65 && $0 <= 90 && $0 + 32 == $1 })
         else { return nil }
         let rest = Substring(value.dropFirst(unit.count)).trimmingSpaces()
         guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else { return nil }
@@ -40,9 +40,9 @@ public struct ContentRange: Sendable, Equatable {
             return
         }
         guard let dash = rangePart.utf8.firstIndex(of: UInt8(ascii: "-")),
-              let first = Int64(decimalDigits: rangePart[..<dash]),
-              let last = Int64(decimalDigits: rangePart[rangePart.utf8.index(after: dash)...]),
-              first <= last
+            let first = Int64(decimalDigits: rangePart[..<dash]),
+            let last = Int64(decimalDigits: rangePart[rangePart.utf8.index(after: dash)...]),
+            first <= last
         else { return nil }
         if let total, last >= total { return nil }
         range = first...last

@@ -97,8 +97,9 @@ final class CurlTransfer {
             var start = colon + 1
             while start < end, text[start] == 32 || text[start] == 9 { start += 1 }
             while end > start, text[end - 1] == 32 || text[end - 1] == 9 { end -= 1 }
-            headers.add(name: String(decoding: UnsafeRawBufferPointer(rebasing: text[..<colon]), as: UTF8.self),
-                        value: String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<end]), as: UTF8.self))
+            headers.add(
+                name: String(decoding: UnsafeRawBufferPointer(rebasing: text[..<colon]), as: UTF8.self),
+                value: String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<end]), as: UTF8.self))
         }
     }
 
@@ -151,9 +152,10 @@ final class CurlTransfer {
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         var status = 0
         _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        return .failure(HTTPError(
-            CurlResultCode.errorCode(for: code), url: request.url, message: message,
-            status: status == 0 ? nil : status, curlCode: Int(code.rawValue)))
+        return .failure(
+            HTTPError(
+                CurlResultCode.errorCode(for: code), url: request.url, message: message,
+                status: status == 0 ? nil : status, curlCode: Int(code.rawValue)))
     }
 }
 

@@ -50,8 +50,10 @@ final class EngineLoop {
             let code = curl_multi_add_handle(multi, transfer.easy)
             if code != CURLM_OK {
                 transfers[id] = nil
-                sink.complete(.failure(HTTPError(
-                    .other, url: request.url, message: String(cString: curl_multi_strerror(code)))))
+                sink.complete(
+                    .failure(
+                        HTTPError(
+                            .other, url: request.url, message: String(cString: curl_multi_strerror(code)))))
             }
         case .resume(let id):
             guard let transfer = transfers[id] else { return }

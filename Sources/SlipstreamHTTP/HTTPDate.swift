@@ -12,11 +12,11 @@ enum HTTPDate {
         let parts = text.split(separator: " ")
         // The year is four digits: a larger one would not fit `tm_year` (Int32), and trapped.
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]), (0...9999).contains(year),
-              let month = months.firstIndex(of: String(parts[2]))
+            let month = months.firstIndex(of: String(parts[2]))
         else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }
         guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]),
-              (0...60).contains(clock[2])
+            (0...60).contains(clock[2])
         else { return nil }
         var fields = tm()
         fields.tm_year = Int32(year - 1900)

@@ -73,8 +73,10 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var retryAfter: Double?
 
     /// Creates an error.
-    public init(_ code: Code, url: String, message: String, status: Int? = nil, curlCode: Int? = nil,
-                retryAfter: Double? = nil) {
+    public init(
+        _ code: Code, url: String, message: String, status: Int? = nil, curlCode: Int? = nil,
+        retryAfter: Double? = nil
+    ) {
         self.code = code
         self.url = url
         self.message = message

@@ -73,22 +73,23 @@ public struct HTTPResponseHead: Sendable, Equatable {
 
     /// The status with its reason, e.g. `404 Not Found`.
     public var statusText: String {
-        let reason: String = switch status {
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 408: "Request Timeout"
-        case 410: "Gone"
-        case 416: "Range Not Satisfiable"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        default: ""
-        }
+        let reason: String =
+            switch status {
+            case 400: "Bad Request"
+            case 401: "Unauthorized"
+            case 403: "Forbidden"
+            case 404: "Not Found"
+            case 405: "Method Not Allowed"
+            case 408: "Request Timeout"
+            case 410: "Gone"
+            case 416: "Range Not Satisfiable"
+            case 429: "Too Many Requests"
+            case 500: "Internal Server Error"
+            case 502: "Bad Gateway"
+            case 503: "Service Unavailable"
+            case 504: "Gateway Timeout"
+            default: ""
+            }
         return reason.isEmpty ? "\(status)" : "\(status) \(reason)"
     }
 }
@@ -121,7 +122,11 @@ enum ContentDisposition {
         for index in value.indices {
             let c = value[index]
             if escaped { escaped = false; continue }
-            if c == "\\" && quoted { escaped = true } else if c == "\"" { quoted.toggle() } else if c == ";" && !quoted {
+            if c == "\\" && quoted {
+                escaped = true
+            } else if c == "\"" {
+                quoted.toggle()
+            } else if c == ";" && !quoted {
                 parts.append(value[start..<index])
                 start = value.index(after: index)
             }

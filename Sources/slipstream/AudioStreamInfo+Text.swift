@@ -14,11 +14,12 @@ extension AudioStreamInfo {
         lines.append(("Format", "\(format.codecDescription), \(format.sampleRate) Hz, \(channels)"))
         if let bitRate {
             let mode = bitRate.mode == .constant ? "CBR" : "VBR"
-            let source = switch bitRate.source {
-            case .frameHeader: "frame header"
-            case .vbrHeader: "VBR header"
-            case .runningMean: "mean of the packets read"
-            }
+            let source =
+                switch bitRate.source {
+                case .frameHeader: "frame header"
+                case .vbrHeader: "VBR header"
+                case .runningMean: "mean of the packets read"
+                }
             lines.append(("Bit rate", "\(Self.decimal(bitRate.bitsPerSecond / 1000, places: 1)) kbit/s \(mode) (\(source))"))
         }
         if let duration, let durationSource {

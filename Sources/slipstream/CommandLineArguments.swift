@@ -82,7 +82,7 @@ struct CommandLineArguments {
     /// spaces dropped).
     static func header(_ text: String, for option: String) throws(UsageError) -> (name: String, value: String) {
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex,
-              !text[..<colon].contains(where: { $0 == " " || $0 == "\t" })
+            !text[..<colon].contains(where: { $0 == " " || $0 == "\t" })
         else { throw UsageError("\(option) must look like 'Name: value', not '\(text)'") }
         return (String(text[..<colon]), String(text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
     }

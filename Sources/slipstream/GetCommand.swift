@@ -49,14 +49,16 @@ enum GetCommand {
                 case .started(let info):
                     path = info.path
                     if info.resumedBytes > 0, !options.quiet {
-                        Terminal.message("resuming \(path): \(Formatting.bytes(info.resumedBytes)) already there",
-                                         over: showBar)
+                        Terminal.message(
+                            "resuming \(path): \(Formatting.bytes(info.resumedBytes)) already there",
+                            over: showBar)
                     }
                 case .notice(let text) where !options.quiet:
                     Terminal.message("slipstream: \(text)", over: showBar)
                 case .retrying(let error, let attempt, let delay) where !options.quiet:
-                    Terminal.message("slipstream: \(error.message); retry \(attempt) in "
-                        + "\(Formatting.fixed(delay, places: 1)) s", over: showBar)
+                    Terminal.message(
+                        "slipstream: \(error.message); retry \(attempt) in "
+                            + "\(Formatting.fixed(delay, places: 1)) s", over: showBar)
                 default:
                     break
                 }
@@ -85,10 +87,11 @@ enum GetCommand {
             if showBar { Terminal.clearStatusLine() }
             if let signal = trap.caughtSignal, error.code == .cancelled {
                 let progress = download.progress
-                Terminal.error("\(signal == SIGINT ? "interrupted" : "terminated"); "
-                    + "\(Formatting.bytes(progress.completedBytes)) of "
-                    + "\(progress.totalBytes.map(Formatting.bytes) ?? "?") kept in \(path).part: "
-                    + "run the same command again to resume")
+                Terminal.error(
+                    "\(signal == SIGINT ? "interrupted" : "terminated"); "
+                        + "\(Formatting.bytes(progress.completedBytes)) of "
+                        + "\(progress.totalBytes.map(Formatting.bytes) ?? "?") kept in \(path).part: "
+                        + "run the same command again to resume")
                 return signal == SIGINT ? .interrupted : .terminated
             }
             Terminal.error(error.advice)

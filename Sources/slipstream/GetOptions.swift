@@ -96,7 +96,8 @@ struct GetOptions {
         if options.sameFile {
             guard options.urls.count >= 2 else { throw UsageError("--same-file needs two or more URLs of the same file") }
             guard options.inputFile == nil else {
-                throw UsageError("--same-file is for URLs given as arguments; in an -i file, put a file's mirrors on its line, TAB-separated")
+                throw UsageError(
+                    "--same-file is for URLs given as arguments; in an -i file, put a file's mirrors on its line, TAB-separated")
             }
             options.configuration.mirrors = Array(options.urls.dropFirst())
         }
@@ -150,8 +151,9 @@ struct GetOptions {
             configuration.minimumSplitSize = try CommandLineArguments.byteSize(
                 try reader.value(for: name, inline: inline), for: name)
         case "--limit-rate":
-            configuration.sharedRateLimiter = RateLimiter(bytesPerSecond: try CommandLineArguments.byteSize(
-                try reader.value(for: name, inline: inline), for: name))
+            configuration.sharedRateLimiter = RateLimiter(
+                bytesPerSecond: try CommandLineArguments.byteSize(
+                    try reader.value(for: name, inline: inline), for: name))
         case "--limit-rate-per-download":
             configuration.bytesPerSecondLimit = try CommandLineArguments.byteSize(
                 try reader.value(for: name, inline: inline), for: name)

@@ -42,8 +42,10 @@ enum PlayCommand {
         let status = Task {
             guard showStatus else { return }
             while !Task.isCancelled {
-                Terminal.statusLine(PlayStatus.line(state: streamer.state, progress: streamer.progress,
-                                                    volume: streamer.volume, title: title.withLock { $0 }))
+                Terminal.statusLine(
+                    PlayStatus.line(
+                        state: streamer.state, progress: streamer.progress,
+                        volume: streamer.volume, title: title.withLock { $0 }))
                 try? await Task.sleep(for: .milliseconds(250))
             }
         }
@@ -67,8 +69,10 @@ enum PlayCommand {
         keys?.stop()
         terminal?.restore()
         if showStatus {
-            Terminal.statusLine(PlayStatus.line(state: finalState, progress: streamer.progress, volume: streamer.volume,
-                                                title: title.withLock { $0 }), final: true)
+            Terminal.statusLine(
+                PlayStatus.line(
+                    state: finalState, progress: streamer.progress, volume: streamer.volume,
+                    title: title.withLock { $0 }), final: true)
         }
         if case .stopped(.error(let error)) = finalState, trap.caughtSignal == nil {
             Terminal.error(error.message + (advice(for: error).map { " (\($0))" } ?? ""))
@@ -81,8 +85,9 @@ enum PlayCommand {
                 if exit == .success { exit = .disk }
             } else if !options.quiet {
                 let complete = whole && finalState == .done
-                Terminal.message("saved \(saver.path): \(Formatting.bytes(bytes))"
-                    + (complete ? "" : " (not the whole stream: it was stopped or sought past)"))
+                Terminal.message(
+                    "saved \(saver.path): \(Formatting.bytes(bytes))"
+                        + (complete ? "" : " (not the whole stream: it was stopped or sought past)"))
             }
         }
         return exit

@@ -67,7 +67,7 @@ struct PlayOptions: TargetOptions {
         case "--save":
             save = try reader.value(for: name, inline: inline)
         case "--volume":
-            volume = try CommandLineArguments.integer(try reader.value(for: name, inline: inline), for: name, in: 0 ... 100)
+            volume = try CommandLineArguments.integer(try reader.value(for: name, inline: inline), for: name, in: 0...100)
         case "--buffer":
             buffer = try Self.buffer(try reader.value(for: name, inline: inline), for: name)
         case "--proxy":

@@ -4,9 +4,11 @@ import SlipstreamAudio
 /// Pure.
 enum PlayStatus {
     static func line(state: AudioStreamerState, progress: AudioStreamerProgress, volume: Double, title: String?) -> String {
-        var parts = [stateWord(state).padding(8),
-                     "\(Formatting.duration(progress.position)) / \(Formatting.duration(progress.duration))",
-                     "buffered \(Formatting.fixed(progress.buffered, places: 1)) s"]
+        var parts = [
+            stateWord(state).padding(8),
+            "\(Formatting.duration(progress.position)) / \(Formatting.duration(progress.duration))",
+            "buffered \(Formatting.fixed(progress.buffered, places: 1)) s",
+        ]
         if let bitRate = progress.bitRate { parts.append("\(Int((bitRate / 1000).rounded())) kbit/s") }
         parts.append("vol \(Int((volume * 100).rounded()))%")
         if let title, !title.isEmpty { parts.append(title) }
@@ -25,6 +27,6 @@ enum PlayStatus {
     }
 }
 
-private extension String {
-    func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+extension String {
+    fileprivate func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
 }

@@ -87,9 +87,10 @@ enum QueueCommand {
         }
         let result = tally.withLock { $0 }
         if let signal = trap.caughtSignal {
-            Terminal.error("\(signal == SIGINT ? "interrupted" : "terminated"); the .part files are kept: "
-                + (options.sessionFile.map { "run slipstream get -i \($0) --save-session \($0) to carry on" }
-                    ?? "run the same command again to resume"))
+            Terminal.error(
+                "\(signal == SIGINT ? "interrupted" : "terminated"); the .part files are kept: "
+                    + (options.sessionFile.map { "run slipstream get -i \($0) --save-session \($0) to carry on" }
+                        ?? "run the same command again to resume"))
             return signal == SIGINT ? .interrupted : .terminated
         }
         guard result.failures.isEmpty else {
@@ -106,8 +107,10 @@ enum QueueCommand {
 
     /// Adds one entry of the list; a session's entry whose file is already complete (finished
     /// after the session was last written) counts as done.
-    private static func add(_ entry: DownloadList.Entry, in folder: String, to queue: DownloadQueue, options: GetOptions,
-                            session: Bool, screen: QueueScreen, tally: SharedTally) {
+    private static func add(
+        _ entry: DownloadList.Entry, in folder: String, to queue: DownloadQueue, options: GetOptions,
+        session: Bool, screen: QueueScreen, tally: SharedTally
+    ) {
         tally.withLock { $0.count += 1 }
         let destination: DownloadDestination = entry.out.map { .file(folder == "." ? $0 : folder + "/" + $0) } ?? .folder(folder)
         if session, case .file(let path) = destination, exists(path), !exists(path + ".part") {
@@ -115,8 +118,9 @@ enum QueueCommand {
             if !options.quiet { screen.print("already complete: \(path)") }
             return
         }
-        let request = DownloadQueue.Request(url: entry.urls[0], mirrors: Array(entry.urls.dropFirst()),
-                                            destination: destination, checksum: entry.checksum)
+        let request = DownloadQueue.Request(
+            url: entry.urls[0], mirrors: Array(entry.urls.dropFirst()),
+            destination: destination, checksum: entry.checksum)
         do {
             try queue.add(request, paused: entry.paused)
         } catch {

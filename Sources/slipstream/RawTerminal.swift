@@ -30,7 +30,11 @@ final class RawTerminal: Sendable {
     func restore() { Self.restoreSaved() }
 
     private static func restoreSaved() {
-        guard var settings = saved.withLock({ state -> termios? in defer { state = nil }; return state }) else { return }
+        guard
+            var settings = saved.withLock({ state -> termios? in
+                defer { state = nil }; return state
+            })
+        else { return }
         tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 }

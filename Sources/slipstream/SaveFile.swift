@@ -42,7 +42,7 @@ final class SaveFile: Sendable {
             }
             done += count
         }
-        state.withLock { $0.held.insert(offset ..< offset + Int64(bytes.count)) }
+        state.withLock { $0.held.insert(offset..<offset + Int64(bytes.count)) }
     }
 
     /// Whether the file holds one run of bytes from 0 (all of the stream, when it was played to

@@ -21,7 +21,9 @@ struct AACDecoderTests {
 
     /// Native 16-bit samples of channel `channel` of `channels`.
     static func channel(_ bytes: [UInt8], _ channel: Int, of channels: Int) -> [Int16] {
-        bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.enumerated().compactMap { $0.offset % channels == channel ? $0.element : nil }
+        bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.enumerated().compactMap {
+            $0.offset % channels == channel ? $0.element : nil
+        }
     }
 
     /// The RMS level of each 1024-frame packet, in dB relative to full scale.
@@ -84,8 +86,9 @@ struct AACDecoderTests {
             let differences = zip(a, b).map { abs(Int($0) - Int($1)) }
             let mean = Double(differences.reduce(0, +)) / Double(max(differences.count, 1))
             let level = (b.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(b.count, 1))).squareRoot()
-            #expect(k == 1 ? differences.max() == 0 : mean < level / 500,
-                    "packet \(k): mean difference \(mean) steps (up to \(differences.max() ?? 0)) on a level of \(level)")
+            #expect(
+                k == 1 ? differences.max() == 0 : mean < level / 500,
+                "packet \(k): mean difference \(mean) steps (up to \(differences.max() ?? 0)) on a level of \(level)")
         }
     }
 

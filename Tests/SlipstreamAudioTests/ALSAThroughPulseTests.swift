@@ -11,15 +11,19 @@ import TestSupport
     /// Set only in the child process.
     static let inChild = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_ALSA_CHILD"] != nil
 
-    @Test(.enabled(if: testPulseServer != nil,
-                   "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
+    @Test(
+        .enabled(
+            if: testPulseServer != nil,
+            "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
     func pulsePluginDeviceInAChildProcess() async throws {
         let server = try #require(testPulseServer)
         let (status, output) = try await offPool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            process.arguments = ["--testing-library", "swift-testing", "--filter",
-                                 "devicePlaysPausesRecoversAndDrains|automaticChoosesPulse"]
+            process.arguments = [
+                "--testing-library", "swift-testing", "--filter",
+                "devicePlaysPausesRecoversAndDrains|automaticChoosesPulse",
+            ]
             var environment = ProcessInfo.processInfo.environment
             environment["PULSE_SERVER"] = server
             environment["SLIPSTREAM_TEST_ALSA_CHILD"] = "1"

@@ -6,9 +6,11 @@ import TestSupport
 /// another format makes silence instead of feeding it to its C library.
 struct AudioDecodersTests {
     static func format(_ codec: AudioFormat.Codec, rate: Int = 44100, channels: Int = 2) -> AudioFormat {
-        let pcm = codec == .pcm ? AudioFormat.PCMLayout(bitsPerSample: 16, bytesPerFrame: 2 * channels, isFloat: false, isBigEndian: false) : nil
-        return AudioFormat(codec: codec, codecDescription: "\(codec)", sampleRate: rate, channels: channels,
-                           framesPerPacket: codec == .aac ? 1024 : 1152, pcm: pcm)
+        let pcm =
+            codec == .pcm ? AudioFormat.PCMLayout(bitsPerSample: 16, bytesPerFrame: 2 * channels, isFloat: false, isBigEndian: false) : nil
+        return AudioFormat(
+            codec: codec, codecDescription: "\(codec)", sampleRate: rate, channels: channels,
+            framesPerPacket: codec == .aac ? 1024 : 1152, pcm: pcm)
     }
 
     @Test func eachCodecGoesToItsDecoder() throws {
@@ -38,7 +40,7 @@ struct AudioDecodersTests {
         let mono = try ParsedStream(AudioFixtures.bytes("mp3-mpeg2-16000-mono.mp3"))
         let decoder = try AudioDecoders.make(for: stereo.format)
         let buffer = PCMBuffer(format: decoder.outputFormat)
-        for i in 0 ..< 8 {
+        for i in 0..<8 {
             try stereo.contents[i].withUnsafeBytes { try decoder.decode($0, packet: stereo.packets[i], into: buffer) }
         }
         buffer.removeAll()

@@ -26,8 +26,9 @@ struct AudioErrorTests {
         #expect(file.offset == 12)
         #expect(file.message == "/music/a.mp3: no MP3 found")
         #expect((file.underlying as? AudioParserError) == parser)
-        let url = AudioStreamerError(parserError: AudioParserError(code: .malformed, message: "short fmt"),
-                                     source: AudioLocation("http://h/a.wav"))
+        let url = AudioStreamerError(
+            parserError: AudioParserError(code: .malformed, message: "short fmt"),
+            source: AudioLocation("http://h/a.wav"))
         #expect(url.code == .noAudioData && url.url == "http://h/a.wav" && url.path == nil)
     }
 

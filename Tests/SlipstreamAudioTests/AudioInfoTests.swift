@@ -6,8 +6,10 @@ import TestSupport
 
 /// `AudioInfo.read(from:)`, the library's "describe an audio URL with few reads": what it reads
 /// and reports, from files and servers (the command line's tests check what it prints).
-@Suite(.enabled(if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
-                "run with scripts/test.sh (nginx and the audio fixtures)"))
+@Suite(
+    .enabled(
+        if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
+        "run with scripts/test.sh (nginx and the audio fixtures)"))
 struct AudioInfoTests {
     /// A file with a 10 MiB picture in its ID3v2 tag: its head, then the audio after the picture
     /// (jumped over, not read) to the end; the tag's title.
@@ -107,10 +109,11 @@ struct AudioInfoTests {
         #expect((result.failure as? AudioInfoError)?.code == .cancelled, "\(result)")
     }
 
-    @Test(arguments: [
-        ("http://h/music/song.mp3?token=1#t", "mp3"), ("/tmp/a.b/track.AAC", "AAC"), ("http://h/stream", nil),
-        ("http://h/dir.d/", nil), (".hidden", nil), ("x.", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("http://h/music/song.mp3?token=1#t", "mp3"), ("/tmp/a.b/track.AAC", "AAC"), ("http://h/stream", nil),
+            ("http://h/dir.d/", nil), (".hidden", nil), ("x.", nil),
+        ] as [(String, String?)])
     func fileExtensions(name: String, expected: String?) {
         #expect(AudioInfoReader.fileExtension(of: name) == expected)
     }

@@ -20,8 +20,9 @@ struct AudioStreamInfoTests {
 
     @Test func headAndTail() throws {
         let bytes = try AudioFixtures.bytes("mp3-ape-lyrics3-id3v1.mp3")
-        let info = try AudioStreamInfo.scan(head: Array(bytes[..<16384]), tail: Array(bytes.suffix(4096)),
-                                            hints: .init(totalByteCount: Int64(bytes.count)))
+        let info = try AudioStreamInfo.scan(
+            head: Array(bytes[..<16384]), tail: Array(bytes.suffix(4096)),
+            hints: .init(totalByteCount: Int64(bytes.count)))
         #expect(info.durationSource == .header)
         #expect(info.tags.title == "Tail Title")
         #expect(Set(info.tags.kinds) == [.ape, .lyrics3, .id3v1])

@@ -6,8 +6,10 @@ import TestSupport
 
 /// The player as Swift concurrency meets it: several readers of its events, awaiting its end,
 /// cancelling the task that awaits, seeking by `Duration`.
-@Suite(.enabled(if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
-                "run with scripts/test.sh (nginx and the audio fixtures)"))
+@Suite(
+    .enabled(
+        if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
+        "run with scripts/test.sh (nginx and the audio fixtures)"))
 struct AudioStreamerAsyncTests {
     static func states(_ events: [AudioStreamerEvent]) -> [AudioStreamerState] {
         events.compactMap { if case .stateChanged(let state) = $0 { state } else { nil } }
@@ -15,8 +17,10 @@ struct AudioStreamerAsyncTests {
 
     @Test func twoReadersEachGetEveryStateChange() async throws {
         let player = AudioStreamer(url: try AudioFixtures.served("mp3-cbr128.mp3"), configuration: .silent)
-        let readers = (0 ..< 2).map { _ in
-            Task { var events: [AudioStreamerEvent] = []; for await event in player.events { events.append(event) }; return events }
+        let readers = (0..<2).map { _ in
+            Task {
+                var events: [AudioStreamerEvent] = []; for await event in player.events { events.append(event) }; return events
+            }
         }
         player.play()
         let first = await readers[0].value, second = await readers[1].value
@@ -24,8 +28,9 @@ struct AudioStreamerAsyncTests {
         #expect(Self.states(first).prefix(3) == [.waitingForData, .waitingForOutput, .playing])
         #expect(Self.states(first).last == .done)
         #expect(Self.states(second) == Self.states(first))
-        #expect(first.filter { if case .progress = $0 { false } else { true } }
-            == second.filter { if case .progress = $0 { false } else { true } })
+        #expect(
+            first.filter { if case .progress = $0 { false } else { true } }
+                == second.filter { if case .progress = $0 { false } else { true } })
     }
 
     /// A reader that is cancelled ends alone (after the events already waiting for it, without
@@ -35,7 +40,9 @@ struct AudioStreamerAsyncTests {
         let player = AudioStreamer(url: try AudioFixtures.served("mp3-cbr128.mp3"), configuration: .silent)
         player.play()
         player.pause()
-        let staying = Task { var events: [AudioStreamerEvent] = []; for await event in player.events { events.append(event) }; return events }
+        let staying = Task {
+            var events: [AudioStreamerEvent] = []; for await event in player.events { events.append(event) }; return events
+        }
         let leaving = Task {
             var count = 0
             for await _ in player.events {
@@ -163,7 +170,9 @@ final class HoldingOutput: AudioOutput, @unchecked Sendable {
 
     func open(_ format: PCMFormat) throws(AudioOutputError) { try inner.open(format) }
     func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError) {
-        let count = writes.withLock { $0 += 1; return $0 }
+        let count = writes.withLock {
+            $0 += 1; return $0
+        }
         if count == 2 {
             gate.wait()
             gate.signal()

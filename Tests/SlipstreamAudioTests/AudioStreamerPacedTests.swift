@@ -6,8 +6,10 @@ import TestSupport
 
 /// The player against outputs that play at real time: the headless PulseAudio server the test
 /// script starts, and ALSA's null device. Only lower bounds on time.
-@Suite(.enabled(if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
-                "run with scripts/test.sh (nginx and the audio fixtures)"))
+@Suite(
+    .enabled(
+        if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
+        "run with scripts/test.sh (nginx and the audio fixtures)"))
 struct AudioStreamerPacedTests {
     /// Plays a 3 s fixture with `output`, pausing for half a second once it plays; the clock
     /// ends at the whole duration and, for an output that keeps time, the pause happened and
@@ -49,7 +51,11 @@ struct AudioStreamerPacedTests {
 final class PauseOnceWhenPlaying: AudioStreamerDelegate {
     private let paused = Mutex(false)
     func audioStreamer(_ streamer: AudioStreamer, didEmit event: AudioStreamerEvent) {
-        guard event == .stateChanged(.playing), !paused.withLock({ let was = $0; $0 = true; return was }) else { return }
+        guard event == .stateChanged(.playing),
+            !paused.withLock({
+                let was = $0; $0 = true; return was
+            })
+        else { return }
         streamer.pause()
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { streamer.play() }
     }

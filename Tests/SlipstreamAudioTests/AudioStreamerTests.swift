@@ -6,11 +6,15 @@ import TestSupport
 
 /// The whole pipeline — HTTP engine, parser, packet queue, decoder, output — against the real
 /// nginx and the in-test server, compared sample for sample with reference decoders.
-@Suite(.enabled(if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
-                "run with scripts/test.sh (nginx and the audio fixtures)"))
+@Suite(
+    .enabled(
+        if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
+        "run with scripts/test.sh (nginx and the audio fixtures)"))
 struct AudioStreamerTests {
-    static let mp3Fixtures = ["mp3-cbr128.mp3", "mp3-vbr-v0.mp3", "mp3-mpeg2-22050.mp3", "mp3-mono64.mp3",
-                              "mp3-cbr128-noxing.mp3", "mp3-id3v23-picture.mp3", "mp3-mpeg25-8000.mp3"]
+    static let mp3Fixtures = [
+        "mp3-cbr128.mp3", "mp3-vbr-v0.mp3", "mp3-mpeg2-22050.mp3", "mp3-mono64.mp3",
+        "mp3-cbr128-noxing.mp3", "mp3-id3v23-picture.mp3", "mp3-mpeg25-8000.mp3",
+    ]
 
     static func temporaryWAV() throws -> String { try TestFiles.makeTemporaryFolder() + "/out.wav" }
 
@@ -71,8 +75,10 @@ struct AudioStreamerTests {
 
     /// Plays `url` paused until `ready` holds, seeks to `time`, plays to the end; returns the
     /// audio written after the seek and the run.
-    func seekWhilePaused(_ url: String, to time: Double, configure: (inout AudioStreamerConfiguration) -> Void = { _ in },
-                         ready: @escaping (AudioStreamer) -> Bool) async throws -> (after: [UInt8], run: PlayerRun, player: AudioStreamer) {
+    func seekWhilePaused(
+        _ url: String, to time: Double, configure: (inout AudioStreamerConfiguration) -> Void = { _ in },
+        ready: @escaping (AudioStreamer) -> Bool
+    ) async throws -> (after: [UInt8], run: PlayerRun, player: AudioStreamer) {
         let recording = RecordingOutput(NullOutput(paced: false))
         var configuration = AudioStreamerConfiguration()
         configuration.output = { recording }
@@ -109,7 +115,8 @@ struct AudioStreamerTests {
         let content = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
         let server = try TestHTTPServer { request in .file(content, for: request) }
         defer { server.stop() }
-        let (after, run, _) = try await seekWhilePaused(server.url("/cbr.mp3"), to: 21.5, configure: { $0.bufferLimit = .bytes(64 * 1024) }) {
+        let (after, run, _) = try await seekWhilePaused(server.url("/cbr.mp3"), to: 21.5, configure: { $0.bufferLimit = .bytes(64 * 1024) })
+        {
             $0.progress.bytesReceived >= 40 * 1024
         }
         #expect(run.finalState == .done)
@@ -152,7 +159,8 @@ struct AudioStreamerTests {
         }
         defer { server.stop() }
         // Buffer 64 KiB paused, play 10 s... then seek back to 5 s or on to 25 s.
-        let (after, run, _) = try await seekWhilePaused(server.url("/a.mp3"), to: target, configure: { $0.bufferLimit = .bytes(64 * 1024) }) {
+        let (after, run, _) = try await seekWhilePaused(server.url("/a.mp3"), to: target, configure: { $0.bufferLimit = .bytes(64 * 1024) })
+        {
             $0.progress.bytesReceived >= 40 * 1024
         }
         #expect(run.finalState == .done)
@@ -199,7 +207,7 @@ struct AudioStreamerTests {
         let content = try AudioFixtures.bytes(name)
         let server = try TestHTTPServer { request in
             var response = TestHTTPServer.Response.file(content, for: request)
-            response.bytesPerSecond = 8000 // half of 128 kbit/s
+            response.bytesPerSecond = 8000  // half of 128 kbit/s
             return response
         }
         defer { server.stop() }
@@ -323,7 +331,7 @@ struct AudioStreamerTests {
         let name = "mp3-cbr128.mp3"
         var bytes = try AudioFixtures.bytes(name)
         var generator = SeededGenerator(seed: 3)
-        bytes.insert(contentsOf: (0 ..< 5000).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }, at: bytes.count / 2)
+        bytes.insert(contentsOf: (0..<5000).map { _ in UInt8.random(in: 0...255, using: &generator) }, at: bytes.count / 2)
         let content = bytes
         let server = try TestHTTPServer { request in .file(content, for: request) }
         defer { server.stop() }

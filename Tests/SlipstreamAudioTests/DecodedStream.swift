@@ -112,5 +112,6 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8], frameBytes: Int) -> String {
         return a.count == b.count ? "identical" : "lengths \(a.count / frameBytes) vs \(b.count / frameBytes) frames"
     }
     let differing = zip(a, b).filter { $0 != $1 }.count
-    return "first difference at frame \(i / frameBytes) of \(a.count / frameBytes) vs \(b.count / frameBytes), \(differing) bytes differ, \(a[i]) vs \(b[i])"
+    return
+        "first difference at frame \(i / frameBytes) of \(a.count / frameBytes) vs \(b.count / frameBytes), \(differing) bytes differ, \(a[i]) vs \(b[i])"
 }

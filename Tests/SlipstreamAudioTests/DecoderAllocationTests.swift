@@ -6,8 +6,11 @@ import TestSupport
 /// Decoding a packet allocates nothing once the decoder and its PCMBuffer have warmed up.
 @Suite(.serialized, .enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
 struct DecoderAllocationTests {
-    @Test(arguments: ["mp3-vbr-v0.mp3", "mp3-mpeg2-24000-vbr.mp3", "mp3-freeformat400.mp3", "mp2-192k.mp2",
-                      "aac-lc-128k.aac", "wav-s24-extensible.wav"], [PCMFormat.SampleType.signed16, .float32])
+    @Test(
+        arguments: [
+            "mp3-vbr-v0.mp3", "mp3-mpeg2-24000-vbr.mp3", "mp3-freeformat400.mp3", "mp2-192k.mp2",
+            "aac-lc-128k.aac", "wav-s24-extensible.wav",
+        ], [PCMFormat.SampleType.signed16, .float32])
     func steadyStateDecodingAllocatesNothing(_ name: String, _ sampleType: PCMFormat.SampleType) throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
         let decoder = try AudioDecoders.make(for: stream.format, sampleType: sampleType)
@@ -83,7 +86,7 @@ final class AllocationCountingOutput: AudioOutput, @unchecked Sendable {
     deinit { counts.deallocate() }
 
     /// Allocations between each write and the one before it.
-    var allocationsBetweenWrites: [UInt] { Array(counts[0 ..< written]) }
+    var allocationsBetweenWrites: [UInt] { Array(counts[0..<written]) }
 
     func open(_ format: PCMFormat) throws(AudioOutputError) { try inner.open(format) }
 

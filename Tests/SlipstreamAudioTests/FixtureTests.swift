@@ -27,8 +27,9 @@ import TestSupport
         // ffprobe's duration is trimmed for some files (within its rounding and one frame) and
         // untrimmed for others (MPEG-2 and 2.5).
         let untrimmed = Double(run.packets.reduce(0) { $0 + $1.frameCount }) / Double(format.sampleRate)
-        #expect(abs(duration - reference.duration) < 0.06 || abs(untrimmed - reference.duration) < 0.001,
-                "parser \(duration) s (untrimmed \(untrimmed) s), ffprobe \(reference.duration) s")
+        #expect(
+            abs(duration - reference.duration) < 0.06 || abs(untrimmed - reference.duration) < 0.001,
+            "parser \(duration) s (untrimmed \(untrimmed) s), ffprobe \(reference.duration) s")
         #expect(properties.tags.title == reference.title)
         #expect(properties.tags.artist == reference.artist)
         #expect(properties.tags.album == reference.album)

@@ -8,8 +8,10 @@ import TestSupport
 /// mono, one file after the other): the playback side lets the first part play out, makes a
 /// decoder for the second and opens the output again for its format; an output that keeps one
 /// format (a WAV file) gets the second part converted to it.
-@Suite(.enabled(if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
-                "run with scripts/test.sh (nginx and the audio fixtures)"))
+@Suite(
+    .enabled(
+        if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
+        "run with scripts/test.sh (nginx and the audio fixtures)"))
 struct FormatChangeTests {
     static let name = "mp3-format-change.mp3"
     static let first = PCMFormat(sampleRate: 44100, channels: 2)

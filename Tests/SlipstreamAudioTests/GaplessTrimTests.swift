@@ -32,8 +32,10 @@ struct GaplessTrimTests {
     }
 
     @Test func withoutAStatedCountNothingIsTrimmed() {
-        for trim in [GaplessTrim.none, GaplessTrim(encoderDelay: 576, decoderDelay: 529, encoderPadding: 1000, statedFrameCount: 0),
-                     GaplessTrim(properties: AudioStreamProperties(), decoderDelay: 529)] {
+        for trim in [
+            GaplessTrim.none, GaplessTrim(encoderDelay: 576, decoderDelay: 529, encoderPadding: 1000, statedFrameCount: 0),
+            GaplessTrim(properties: AudioStreamProperties(), decoderDelay: 529),
+        ] {
             #expect(trim.keptFrames(start: 0, frameCount: 1152) == 0..<1152)
             #expect(trim.presentationFrame(ofRawFrame: 5000) == 5000)
             #expect(trim.rawFrame(ofPresentationFrame: 5000) == 5000)
@@ -56,7 +58,8 @@ struct GaplessTrimTests {
 
     @Test func theParserPropertiesGiveTheRule() {
         var properties = AudioStreamProperties()
-        properties.format = AudioFormat(codec: .mp3, codecDescription: "MPEG-1 Layer III", sampleRate: 44100, channels: 2, framesPerPacket: 1152)
+        properties.format = AudioFormat(
+            codec: .mp3, codecDescription: "MPEG-1 Layer III", sampleRate: 44100, channels: 2, framesPerPacket: 1152)
         properties.statedPacketCount = 10
         properties.encoderDelay = 576
         properties.encoderPadding = 1000

@@ -69,7 +69,9 @@ struct MP3DecoderTests {
             let start = Int(try #require(stream.packets[k].startFrame)) * width
             let expected = Array(whole[start..<start + ours.count])
             let same = ours == expected
-            let message = { "packet \(k) of \(count), primed by \(decoder.primingPacketCount): \(firstDifference(ours, expected, frameBytes: width))" }
+            let message = {
+                "packet \(k) of \(count), primed by \(decoder.primingPacketCount): \(firstDifference(ours, expected, frameBytes: width))"
+            }
             if name == "mp3-mpeg2-16000-mono.mp3" {
                 withKnownIssue("libmpg123 rounds a few samples differently after a restart in this stream", isIntermittent: true) {
                     #expect(same, "\(message())")
@@ -139,7 +141,8 @@ struct MP3DecoderTests {
     @Test func primingCountsFollowTheSmallestFrames() throws {
         func count(_ rate: Int, _ channels: Int, _ codec: AudioFormat.Codec = .mp3) -> Int {
             let spf = codec == .mp1 ? 384 : codec == .mp3 && rate < 32000 ? 576 : 1152
-            return MP3Decoder.primingPacketCount(AudioFormat(codec: codec, codecDescription: "", sampleRate: rate, channels: channels, framesPerPacket: spf))
+            return MP3Decoder.primingPacketCount(
+                AudioFormat(codec: codec, codecDescription: "", sampleRate: rate, channels: channels, framesPerPacket: spf))
         }
         // 44.1 kHz stereo at 32 kbit/s: 104-byte frames, 66 bytes of main data: 8 frames hold
         // 511 bytes, plus the frame before the seek point, plus 3 to line up the filter.

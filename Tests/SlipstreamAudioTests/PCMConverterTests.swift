@@ -9,9 +9,9 @@ struct PCMConverterTests {
     static func sine(_ format: PCMFormat, frames: Int, frequency: Double = 440) -> PCMBuffer {
         let buffer = PCMBuffer(format: format)
         let room = buffer.reserve(frames * format.bytesPerFrame)
-        for frame in 0 ..< frames {
+        for frame in 0..<frames {
             let value = 0.5 * sin(2 * Double.pi * frequency * Double(frame) / Double(format.sampleRate))
-            for channel in 0 ..< format.channels {
+            for channel in 0..<format.channels {
                 let index = frame * format.channels + channel
                 if format.sampleType == .signed16 {
                     room.storeBytes(of: Int16(value * 32767), toByteOffset: index * 2, as: Int16.self)
@@ -27,8 +27,9 @@ struct PCMConverterTests {
     /// `buffer`'s samples as doubles from -1 to 1.
     static func samples(_ buffer: PCMBuffer) -> [Double] {
         let count = buffer.frameCount * buffer.format.channels
-        return (0 ..< count).map { i in
-            buffer.format.sampleType == .signed16 ? Double(buffer.bytes.load(fromByteOffset: i * 2, as: Int16.self)) / 32768
+        return (0..<count).map { i in
+            buffer.format.sampleType == .signed16
+                ? Double(buffer.bytes.load(fromByteOffset: i * 2, as: Int16.self)) / 32768
                 : Double(buffer.bytes.load(fromByteOffset: i * 4, as: Float.self))
         }
     }
@@ -42,7 +43,9 @@ struct PCMConverterTests {
             let part = PCMBuffer(format: input.format)
             let count = min(block, input.frameCount - start)
             let room = part.reserve(count * input.format.bytesPerFrame)
-            room.copyMemory(from: UnsafeRawBufferPointer(rebasing: input.bytes[(start * input.format.bytesPerFrame)...].prefix(count * input.format.bytesPerFrame)))
+            room.copyMemory(
+                from: UnsafeRawBufferPointer(
+                    rebasing: input.bytes[(start * input.format.bytesPerFrame)...].prefix(count * input.format.bytesPerFrame)))
             part.commit(count * input.format.bytesPerFrame)
             result += samples(converter.convert(part))
             start += count
@@ -83,7 +86,7 @@ struct PCMConverterTests {
         let format = PCMFormat(sampleRate: 22050, channels: 2)
         let input = PCMBuffer(format: format)
         let room = input.reserve(100 * 4)
-        for frame in 0 ..< 100 {
+        for frame in 0..<100 {
             room.storeBytes(of: Int16(1000), toByteOffset: frame * 4, as: Int16.self)
             room.storeBytes(of: Int16(3000), toByteOffset: frame * 4 + 2, as: Int16.self)
         }

@@ -43,10 +43,13 @@ struct PCMPassthroughDecoderTests {
 
     /// Layouts the fixtures lack: 64-bit floats, big-endian 24 and 32 bits, clipping.
     @Test func everyLayoutConverts() throws {
-        func decode(_ bytes: [UInt8], bits: Int, float: Bool = false, bigEndian: Bool = false,
-                    as sampleType: PCMFormat.SampleType = .signed16) throws -> [UInt8] {
+        func decode(
+            _ bytes: [UInt8], bits: Int, float: Bool = false, bigEndian: Bool = false,
+            as sampleType: PCMFormat.SampleType = .signed16
+        ) throws -> [UInt8] {
             let layout = AudioFormat.PCMLayout(bitsPerSample: bits, bytesPerFrame: bits / 8, isFloat: float, isBigEndian: bigEndian)
-            let format = AudioFormat(codec: .pcm, codecDescription: "PCM", sampleRate: 8000, channels: 1, framesPerPacket: 1024, pcm: layout)
+            let format = AudioFormat(
+                codec: .pcm, codecDescription: "PCM", sampleRate: 8000, channels: 1, framesPerPacket: 1024, pcm: layout)
             let decoder = try AudioDecoders.make(for: format, sampleType: sampleType)
             let buffer = PCMBuffer(format: decoder.outputFormat)
             let packet = AudioPacket(offset: 0, size: bytes.count, frameCount: bytes.count / (bits / 8), startFrame: 0, startTime: 0)

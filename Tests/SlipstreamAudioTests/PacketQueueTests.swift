@@ -19,14 +19,15 @@ struct PacketQueueTests {
     static func queue(limit: AudioStreamerConfiguration.BufferLimit = .bytes(20_000), packets count: Int = 0) -> PacketQueue {
         var queue = PacketQueue(limit: limit, resumeFraction: 0.5)
         _ = queue.addFormat(record())
-        for n in 0 ..< count { append(&queue, n) }
+        for n in 0..<count { append(&queue, n) }
         return queue
     }
 
     @discardableResult
     static func append(_ queue: inout PacketQueue, _ n: Int, format: Int = 0, firstFrame: Int64 = 0) -> Bool {
         let bytes = [UInt8](repeating: UInt8(truncatingIfNeeded: n), count: 1000)
-        let packet = AudioPacket(offset: Int64(n * 1000), size: 1000, frameCount: 1152, startFrame: firstFrame + Int64(n * 1152), startTime: nil)
+        let packet = AudioPacket(
+            offset: Int64(n * 1000), size: 1000, frameCount: 1152, startFrame: firstFrame + Int64(n * 1152), startTime: nil)
         return bytes.withUnsafeBytes { queue.append($0, packet: packet, formatIndex: format) }
     }
 
@@ -54,20 +55,20 @@ struct PacketQueueTests {
         #expect(queue.bytesReceived == 20_000)
         // Playing down to the low watermark (half of 20 000 bytes) lets the producer go once.
         var resumes: [Int] = []
-        for _ in 0 ..< 12 { if let episode = Self.next(&queue).1 { resumes.append(episode) } }
+        for _ in 0..<12 { if let episode = Self.next(&queue).1 { resumes.append(episode) } }
         #expect(resumes == [1])
         #expect(!queue.isProducerPaused)
         admission = queue.admit(1000, now: 3)
         #expect(admission == .accept)
         // The next pause is the second.
-        for n in 20 ..< 40 { Self.append(&queue, n) }
+        for n in 20..<40 { Self.append(&queue, n) }
         admission = queue.admit(1000, now: 4)
         #expect(admission == .pause(episode: 2))
     }
 
     @Test func anUnlimitedQueueNeverPausesTheProducer() {
         var queue = Self.queue(limit: .unlimited)
-        for n in 0 ..< 3000 {
+        for n in 0..<3000 {
             let admission = queue.admit(1000, now: 0)
             #expect(admission == .accept)
             Self.append(&queue, n)
@@ -84,8 +85,9 @@ struct PacketQueueTests {
     }
 
     @Test func limitsInSecondsFollowTheFormat() {
-        let pcm = AudioFormat(codec: .pcm, codecDescription: "PCM", sampleRate: 44100, channels: 2, framesPerPacket: 1024,
-                              pcm: .init(bitsPerSample: 16, bytesPerFrame: 4, isFloat: false, isBigEndian: false))
+        let pcm = AudioFormat(
+            codec: .pcm, codecDescription: "PCM", sampleRate: 44100, channels: 2, framesPerPacket: 1024,
+            pcm: .init(bitsPerSample: 16, bytesPerFrame: 4, isFloat: false, isBigEndian: false))
         #expect(PacketQueue.byteLimit(.seconds(10), format: pcm, bitRate: nil) == 1_764_000)
         #expect(PacketQueue.byteLimit(.seconds(30), format: Self.format(44100), bitRate: 128_000) == 480_000)
         #expect(PacketQueue.byteLimit(.seconds(30), format: Self.format(44100), bitRate: nil) == 1_200_000)
@@ -101,7 +103,7 @@ struct PacketQueueTests {
         queue.armReady(seconds: 0.1, id: 7)
         // 0.1 s at 44.1 kHz is 4410 frames: the fourth packet of 1152.
         var fired: [Int?] = []
-        for n in 0 ..< 6 {
+        for n in 0..<6 {
             Self.append(&queue, n)
             fired.append(queue.readyFired())
         }
@@ -143,7 +145,7 @@ struct PacketQueueTests {
         queue.armReady(seconds: 60, id: 1)
         let rewound = queue.rewind(toFrame: 0, priming: 0, position: 0)
         #expect(rewound)
-        for n in 10 ..< 100 { Self.append(&queue, n) }
+        for n in 10..<100 { Self.append(&queue, n) }
         let fired = queue.readyFired()
         #expect(fired == nil)
     }
@@ -165,7 +167,7 @@ struct PacketQueueTests {
         let index = queue.addFormat(second)
         #expect(index == 1)
         Self.append(&queue, 2, format: 1)
-        for _ in 0 ..< 2 {
+        for _ in 0..<2 {
             let step = Self.next(&queue).0
             #expect(step.packetFormat == 0)
         }
@@ -184,10 +186,10 @@ struct PacketQueueTests {
     @Test func aSeekBackAcrossAFormatChangeFindsTheOldFormat() {
         var queue = Self.queue(limit: .unlimited, packets: 3)
         _ = queue.addFormat(Self.record(22050, firstFrame: 3456))
-        for n in 3 ..< 6 { Self.append(&queue, n, format: 1) }
-        for _ in 0 ..< 3 { _ = Self.next(&queue) }
+        for n in 3..<6 { Self.append(&queue, n, format: 1) }
+        for _ in 0..<3 { _ = Self.next(&queue) }
         _ = Self.next(&queue, format: 0)
-        for _ in 0 ..< 3 { _ = Self.next(&queue, format: 1) }
+        for _ in 0..<3 { _ = Self.next(&queue, format: 1) }
         let rewound = queue.rewind(toFrame: 1200, priming: 0, position: 27_000_000)
         #expect(rewound)
         let flush = Self.next(&queue, format: 1).0
@@ -200,7 +202,7 @@ struct PacketQueueTests {
 
     @Test func aRewindPostsAFlushAndTheTargetIsThePositionUntilThePlaybackSideReachesIt() {
         var queue = Self.queue(packets: 10)
-        for _ in 0 ..< 8 { _ = Self.next(&queue) }
+        for _ in 0..<8 { _ = Self.next(&queue) }
         queue.publishPosition(180_000_000, generation: 0)
         #expect(queue.position == 180_000_000)
         #expect(queue.holds(frame: 3000, priming: 2))

@@ -6,13 +6,16 @@ import TestSupport
 /// as it went in across the ring's wrap.
 struct PacketRingTests {
     /// A packet whose bytes tell its number.
-    static func packet(_ n: Int, size: Int) -> [UInt8] { (0 ..< size).map { UInt8(truncatingIfNeeded: n &* 31 &+ $0) } }
+    static func packet(_ n: Int, size: Int) -> [UInt8] { (0..<size).map { UInt8(truncatingIfNeeded: n &* 31 &+ $0) } }
 
     @discardableResult
     static func append(_ queue: inout PacketRing, _ n: Int, size: Int = 1000, frames: Int = 1152) -> Bool {
         packet(n, size: size).withUnsafeBytes {
-            queue.append($0, packet: AudioPacket(offset: Int64(n * size), size: size, frameCount: frames,
-                                                  startFrame: Int64(n * frames), startTime: nil))
+            queue.append(
+                $0,
+                packet: AudioPacket(
+                    offset: Int64(n * size), size: size, frameCount: frames,
+                    startFrame: Int64(n * frames), startTime: nil))
         }
     }
 
@@ -31,7 +34,7 @@ struct PacketRingTests {
         #expect(queue.unplayedBytes == 10_000)
         #expect(queue.unplayedFrames == 10 * 1152)
         #expect(!queue.canStore(1))
-        for _ in 0 ..< 3 { _ = Self.playNext(&queue) }
+        for _ in 0..<3 { _ = Self.playNext(&queue) }
         #expect(queue.unplayedBytes == 7000)
         #expect(queue.canStore(3000))
     }
@@ -40,12 +43,15 @@ struct PacketRingTests {
         var generator = SeededGenerator(seed: 7)
         var queue = PacketRing(limit: 64 * 1024)
         var appended = 0, played = 0
-        for _ in 0 ..< 5000 {
+        for _ in 0..<5000 {
             let size = Int(generator.next() % 2000) + 1
             if generator.next() % 3 != 0, queue.canStore(size) {
                 let ok = Self.packet(appended, size: size).withUnsafeBytes {
-                    queue.append($0, packet: AudioPacket(offset: 0, size: size, frameCount: 1152,
-                                                         startFrame: Int64(appended * 1152), startTime: nil))
+                    queue.append(
+                        $0,
+                        packet: AudioPacket(
+                            offset: 0, size: size, frameCount: 1152,
+                            startFrame: Int64(appended * 1152), startTime: nil))
                 }
                 #expect(ok)
                 appended += 1
@@ -61,8 +67,8 @@ struct PacketRingTests {
 
     @Test func playedPacketsStayForSeeksBackUntilTheSpaceIsNeeded() {
         var queue = PacketRing(limit: 64 * 1024)
-        for n in 0 ..< 60 { Self.append(&queue, n) }
-        for _ in 0 ..< 58 { _ = Self.playNext(&queue) }
+        for n in 0..<60 { Self.append(&queue, n) }
+        for _ in 0..<58 { _ = Self.playNext(&queue) }
         // Frame 3000 is in packet 2; two packets before it for priming is packet 0.
         #expect(queue.canRewind(toFrame: 3000, before: 2))
         let entry = queue.rewind(toFrame: 3000, before: 2)
@@ -71,8 +77,8 @@ struct PacketRingTests {
         #expect(Self.playNext(&queue)?.0.startFrame == 0)
         // Play on and add more than the ring holds: the oldest played packets make room, and
         // nothing unplayed is ever dropped.
-        for _ in 0 ..< 59 { _ = Self.playNext(&queue) }
-        for n in 60 ..< 180 {
+        for _ in 0..<59 { _ = Self.playNext(&queue) }
+        for n in 60..<180 {
             let fits = queue.canStore(1000)
             #expect(fits)
             #expect(Self.append(&queue, n))
@@ -92,7 +98,7 @@ struct PacketRingTests {
 
     @Test func aTargetPastTheQueuedPacketsIsNotBuffered() {
         var queue = PacketRing(limit: 10_000)
-        for n in 0 ..< 5 { Self.append(&queue, n) }
+        for n in 0..<5 { Self.append(&queue, n) }
         #expect(!queue.canRewind(toFrame: Int64(5 * 1152), before: 0))
         #expect(queue.rewind(toFrame: Int64(5 * 1152), before: 0) == nil)
         #expect(queue.rewind(toFrame: Int64(5 * 1152) - 1, before: 0)?.startFrame == Int64(4 * 1152))
@@ -102,11 +108,11 @@ struct PacketRingTests {
 
     @Test func unlimitedKeepsTheWholeStream() {
         var queue = PacketRing(limit: nil)
-        for n in 0 ..< 5000 {
+        for n in 0..<5000 {
             #expect(queue.canStore(1000))
             Self.append(&queue, n)
         }
-        for _ in 0 ..< 5000 { _ = Self.playNext(&queue) }
+        for _ in 0..<5000 { _ = Self.playNext(&queue) }
         #expect(queue.rewind(toFrame: 0, before: 0)?.startFrame == 0)
         var n = 0
         while let (entry, bytes) = Self.playNext(&queue) {
@@ -118,7 +124,7 @@ struct PacketRingTests {
 
     @Test func removeAllEmptiesForANewOffset() {
         var queue = PacketRing(limit: 10_000)
-        for n in 0 ..< 5 { Self.append(&queue, n) }
+        for n in 0..<5 { Self.append(&queue, n) }
         queue.removeAll()
         #expect(queue.unplayedCount == 0)
         #expect(queue.unplayedBytes == 0)

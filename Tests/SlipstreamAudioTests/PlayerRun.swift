@@ -48,7 +48,9 @@ struct PlayerRun {
 
     /// Collects `player`'s events (after `start` ran) until the sequence ends; stops the player
     /// after `limit` seconds so a broken test cannot hang the suite.
-    static func collect(_ player: AudioStreamer, limit: Double = 120, start: (AudioStreamer) async throws -> Void = { $0.play() }) async throws -> PlayerRun {
+    static func collect(_ player: AudioStreamer, limit: Double = 120, start: (AudioStreamer) async throws -> Void = { $0.play() })
+        async throws -> PlayerRun
+    {
         let watchdog = Task {
             try await Task.sleep(for: .seconds(limit))
             player.stop()
@@ -118,7 +120,10 @@ enum PlayerFiles {
         let path = try TestNginx.filesFolder() + "/" + name
         if FileManager.default.fileExists(atPath: path) { return path }
         let wav = path + ".wav"
-        try ExternalProgram.run(["sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "\(seconds)", "sine", "200-2000", "pinknoise", "gain", "-6"])
+        try ExternalProgram.run([
+            "sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "\(seconds)", "sine", "200-2000", "pinknoise",
+            "gain", "-6",
+        ])
         try ExternalProgram.run(["lame", "--quiet", "--noreplaygain"] + options + [wav, path + ".tmp"])
         try FileManager.default.removeItem(atPath: wav)
         try FileManager.default.moveItem(atPath: path + ".tmp", toPath: path)
@@ -133,9 +138,9 @@ enum PlayerFiles {
         guard !probe.isEmpty else { return nil }
         let lower = max(around - window, 0), upper = min(around + window, reference.count / width - probe.count / width)
         guard lower <= upper else { return nil }
-        for frame in lower ... upper {
+        for frame in lower...upper {
             let start = frame * width
-            if reference[start] == probe[0], reference[start ..< start + probe.count].elementsEqual(probe) { return frame }
+            if reference[start] == probe[0], reference[start..<start + probe.count].elementsEqual(probe) { return frame }
         }
         return nil
     }

@@ -112,10 +112,13 @@ struct PlayerStateMachineTests {
                     #expect(actions.isEmpty && machine.isReady == before.isReady, "\(context)")
                 }
                 // The producer is let go only when the queue says it may be.
-                #expect(actions.contains(.resumeProducer) == (step == .input(.producerResumable(episode: 1)) && !state.isFinal),
-                        "\(context)")
+                #expect(
+                    actions.contains(.resumeProducer) == (step == .input(.producerResumable(episode: 1)) && !state.isFinal),
+                    "\(context)")
                 // Opening a connection means being connected, and not paused by backpressure.
-                if actions.contains(where: { [.connect, .reconnect].contains($0) || { if case .seekConnect = $0 { true } else { false } }($0) }) {
+                if actions.contains(where: {
+                    [.connect, .reconnect].contains($0) || { if case .seekConnect = $0 { true } else { false } }($0)
+                }) {
                     #expect(machine.isConnected && !machine.isBackpressured, "\(context)")
                 }
                 // The start seek is planned only once the decoder's facts are known.
@@ -130,8 +133,11 @@ struct PlayerStateMachineTests {
 
     @Test func startsWaitsForDataThenTheOutputThenPlays() {
         var m = Machine()
-        #expect(m.handle(.play) == [.emit(.stateChanged(.waitingForData)), .connect, .emit(.bufferingStarted),
-                                    .awaitBuffer(seconds: 0.05, id: 1)])
+        #expect(
+            m.handle(.play) == [
+                .emit(.stateChanged(.waitingForData)), .connect, .emit(.bufferingStarted),
+                .awaitBuffer(seconds: 0.05, id: 1),
+            ])
         #expect(m.isExpectingData)
         #expect(m.handle(.dataArrived) == [])
         #expect(m.handle(.bufferReady(id: 1)) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
@@ -141,8 +147,11 @@ struct PlayerStateMachineTests {
 
     @Test func anUnderrunBuffersWithTheRestartThresholdAndResumesTheSameOutput() {
         var m = Self.machine(in: .playing) { Machine(startThreshold: 0.1, restartThreshold: 2) }
-        #expect(m.handle(.underrun) == [.emit(.stateChanged(.waitingForData)), .pauseOutput, .emit(.bufferingStarted),
-                                        .awaitBuffer(seconds: 2, id: 2)])
+        #expect(
+            m.handle(.underrun) == [
+                .emit(.stateChanged(.waitingForData)), .pauseOutput, .emit(.bufferingStarted),
+                .awaitBuffer(seconds: 2, id: 2),
+            ])
         #expect(m.handle(.bufferReady(id: 2)) == [.emit(.stateChanged(.playing)), .resumeOutput, .emit(.bufferingEnded)])
     }
 
@@ -179,9 +188,11 @@ struct PlayerStateMachineTests {
 
     @Test func aSeekWhilePlayingBuffersFromTheTarget() {
         var m = Self.machine(in: .playing)
-        #expect(m.handle(.seek(.network(offset: 5000))) ==
-            [.seekConnect(offset: 5000), .emit(.stateChanged(.waitingForData)), .emit(.bufferingStarted),
-             .awaitBuffer(seconds: 0.05, id: 2)])
+        #expect(
+            m.handle(.seek(.network(offset: 5000))) == [
+                .seekConnect(offset: 5000), .emit(.stateChanged(.waitingForData)), .emit(.bufferingStarted),
+                .awaitBuffer(seconds: 0.05, id: 2),
+            ])
         // The output restarts: it was flushed by the seek.
         #expect(m.handle(.bufferReady(id: 2)) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
         #expect(m.handle(.outputStarted) == [.emit(.stateChanged(.playing)), .emit(.bufferingEnded)])
@@ -319,7 +330,7 @@ struct PlayerStateMachineTests {
         var m = Machine(reconnectAttempts: 3, reconnectDelay: 0.5)
         _ = m.handle(.play)
         var delays: [Double] = []
-        for attempt in 1 ... 3 {
+        for attempt in 1...3 {
             let actions = m.handle(.connectionFailed(Self.networkError))
             #expect(actions.contains(.disconnect))
             #expect(actions.contains(.emit(.reconnecting(attempt: attempt, Self.networkError))))
@@ -327,14 +338,13 @@ struct PlayerStateMachineTests {
             #expect(m.handle(.reconnectDue) == [.reconnect])
         }
         #expect(delays == [0.5, 1, 2])
-        #expect(m.handle(.connectionFailed(Self.networkError)) ==
-            [.emit(.stateChanged(.stopped(.error(Self.networkError)))), .release])
+        #expect(m.handle(.connectionFailed(Self.networkError)) == [.emit(.stateChanged(.stopped(.error(Self.networkError)))), .release])
     }
 
     @Test func dataEndsAStreakOfFailures() {
         var m = Machine(reconnectAttempts: 1)
         _ = m.handle(.play)
-        for _ in 0 ..< 5 {
+        for _ in 0..<5 {
             #expect(m.handle(.connectionFailed(Self.networkError)).contains(.disconnect))
             _ = m.handle(.reconnectDue)
             _ = m.handle(.dataArrived)
@@ -365,13 +375,13 @@ struct PlayerStateMachineTests {
 
     /// Random step sequences: buffering started and ended alternate, starting with started, and
     /// the output is started only after the watermark awaited was reached.
-    @Test(arguments: 0 ..< 50)
+    @Test(arguments: 0..<50)
     func randomSequencesKeepBufferingEventsInTurn(_ seed: Int) {
         var generator = SeededGenerator(seed: UInt64(seed))
         var m = seed % 2 == 0 ? Machine() : Machine(startsWithSeek: true)
         var buffering = false
         var trace: [String] = []
-        for _ in 0 ..< 300 {
+        for _ in 0..<300 {
             let step = Self.steps[Int(generator.next() % UInt64(Self.steps.count))]
             if step == .input(.stop) || step == .input(.fatal(Self.decoderError)) { continue }
             let awaited = m.awaitedWatermark

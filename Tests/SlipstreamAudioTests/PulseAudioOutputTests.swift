@@ -11,8 +11,10 @@ let testPulseServer = TestServices.pulseServer
 
     /// Writes are paced by the server, the clock rises and stays behind the frames written by a
     /// sane latency, pausing (no writes) stops it, flush and drain work.
-    @Test(.enabled(if: testPulseServer != nil,
-                   "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
+    @Test(
+        .enabled(
+            if: testPulseServer != nil,
+            "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
     func playsAtTheServersPace() async throws {
         let server = try #require(testPulseServer)
         try await offPool {
@@ -61,8 +63,10 @@ let testPulseServer = TestServices.pulseServer
     }
 
     /// Float samples and more than two channels (mapped in WAVE order) play too.
-    @Test(.enabled(if: testPulseServer != nil,
-                   "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
+    @Test(
+        .enabled(
+            if: testPulseServer != nil,
+            "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
     func playsFloatSurround() async throws {
         let server = try #require(testPulseServer)
         try await offPool {
@@ -76,8 +80,10 @@ let testPulseServer = TestServices.pulseServer
         }
     }
 
-    @Test(.enabled(if: testPulseServer != nil,
-                   "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
+    @Test(
+        .enabled(
+            if: testPulseServer != nil,
+            "no headless PulseAudio server could be started (scripts/setup.sh installs pulseaudio)"))
     func probeFindsTheServer() async throws {
         let server = try #require(testPulseServer)
         #expect(try await offPool { PulseServerProbe.answers(server: server, within: PulseServerProbe.namedServerTimeoutSeconds) })

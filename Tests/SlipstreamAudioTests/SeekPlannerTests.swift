@@ -60,25 +60,30 @@ struct SeekPlannerTests {
     @Test func theNetworkReconnectsWhereTheSeekTableSays() throws {
         let target = try Self.target(10)
         let exact = AudioSeekPoint(time: 9.9, frame: 436_608, offset: 160_000, method: .constantBitRate)
-        #expect(SeekPlanner.network(target, seekPoint: exact, rangesSupported: true, isConnected: true, nextFrame: 0)
-            == .connect(offset: 160_000, firstFrame: 436_608, estimated: false, dropBefore: target.primedFrame))
+        #expect(
+            SeekPlanner.network(target, seekPoint: exact, rangesSupported: true, isConnected: true, nextFrame: 0)
+                == .connect(offset: 160_000, firstFrame: 436_608, estimated: false, dropBefore: target.primedFrame))
         let estimate = AudioSeekPoint(time: 9.9, frame: 436_608, offset: 150_000, method: .xingTable)
-        #expect(SeekPlanner.network(target, seekPoint: estimate, rangesSupported: nil, isConnected: false, nextFrame: 0)
-            == .connect(offset: 150_000, firstFrame: 436_608, estimated: true, dropBefore: target.primedFrame))
+        #expect(
+            SeekPlanner.network(target, seekPoint: estimate, rangesSupported: nil, isConnected: false, nextFrame: 0)
+                == .connect(offset: 150_000, firstFrame: 436_608, estimated: true, dropBefore: target.primedFrame))
         // No table yet: from the start, dropping what comes before.
-        #expect(SeekPlanner.network(target, seekPoint: nil, rangesSupported: true, isConnected: true, nextFrame: 0)
-            == .connect(offset: 0, firstFrame: 0, estimated: false, dropBefore: target.primedFrame))
+        #expect(
+            SeekPlanner.network(target, seekPoint: nil, rangesSupported: true, isConnected: true, nextFrame: 0)
+                == .connect(offset: 0, firstFrame: 0, estimated: false, dropBefore: target.primedFrame))
     }
 
     @Test func withoutRangesAForwardSeekReadsOnAndAnyOtherStartsOver() throws {
         let target = try Self.target(10)
         let point = AudioSeekPoint(time: 9.9, frame: 436_608, offset: 160_000, method: .constantBitRate)
-        #expect(SeekPlanner.network(target, seekPoint: point, rangesSupported: false, isConnected: true, nextFrame: 100_000)
-            == .readOn(dropBefore: target.primedFrame))
+        #expect(
+            SeekPlanner.network(target, seekPoint: point, rangesSupported: false, isConnected: true, nextFrame: 100_000)
+                == .readOn(dropBefore: target.primedFrame))
         // Backwards, or with the connection gone: from byte 0.
         for (connected, next) in [(true, Int64(500_000)), (false, Int64(100_000))] {
-            #expect(SeekPlanner.network(target, seekPoint: point, rangesSupported: false, isConnected: connected, nextFrame: next)
-                == .connect(offset: 0, firstFrame: 0, estimated: false, dropBefore: target.primedFrame))
+            #expect(
+                SeekPlanner.network(target, seekPoint: point, rangesSupported: false, isConnected: connected, nextFrame: next)
+                    == .connect(offset: 0, firstFrame: 0, estimated: false, dropBefore: target.primedFrame))
         }
     }
 }

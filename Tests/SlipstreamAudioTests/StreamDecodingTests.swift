@@ -33,8 +33,10 @@ struct StreamDecodingTests {
     /// possible, output dropped) and `mpg123 -t` (decode, no output) on it, and prints both as x
     /// real time. Run it in release: `SLIPSTREAM_DECODE_BENCH=FILE swift test -c release
     /// -Xswiftc -enable-testing --filter decodeSpeed`.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["SLIPSTREAM_DECODE_BENCH"] != nil,
-                   "a benchmark: SLIPSTREAM_DECODE_BENCH=FILE runs it (see its comment)"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["SLIPSTREAM_DECODE_BENCH"] != nil,
+            "a benchmark: SLIPSTREAM_DECODE_BENCH=FILE runs it (see its comment)"))
     func decodeSpeed() throws {
         let path = try #require(ProcessInfo.processInfo.environment["SLIPSTREAM_DECODE_BENCH"])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -58,7 +60,9 @@ struct StreamDecodingTests {
             process.waitUntilExit()
             mpg123 = min(mpg123, (ContinuousClock.now - start) / .seconds(1))
         }
-        print(String(format: "decode speed: %.1f s of audio; slipstream %.3f s (%.0fx real time), mpg123 -t %.3f s (%.0fx), ratio %.2f",
-                     seconds, best, seconds / best, mpg123, seconds / mpg123, mpg123 / best))
+        print(
+            String(
+                format: "decode speed: %.1f s of audio; slipstream %.3f s (%.0fx real time), mpg123 -t %.3f s (%.0fx), ratio %.2f",
+                seconds, best, seconds / best, mpg123, seconds / mpg123, mpg123 / best))
     }
 }

@@ -21,8 +21,11 @@ enum Synth {
             body += Array(id.utf8)
             switch version {
             case 2: body += [UInt8(content.count >> 16 & 255), UInt8(content.count >> 8 & 255), UInt8(content.count & 255)]
-            case 3: body += [UInt8(content.count >> 24 & 255), UInt8(content.count >> 16 & 255),
-                             UInt8(content.count >> 8 & 255), UInt8(content.count & 255), 0, 0]
+            case 3:
+                body += [
+                    UInt8(content.count >> 24 & 255), UInt8(content.count >> 16 & 255),
+                    UInt8(content.count >> 8 & 255), UInt8(content.count & 255), 0, 0,
+                ]
             default: body += synchsafe(content.count) + [0, 0]
             }
             body += content

@@ -12,9 +12,13 @@ import Testing
     @Test func readsEveryTextEncodingAndVersion() {
         let utf16LE: [UInt8] = [0xFF, 0xFE] + Array("Ärtist".utf16).flatMap { [UInt8($0 & 255), UInt8($0 >> 8)] }
         let utf16BE: [UInt8] = Array("Älbum".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 255)] }
-        let v23 = Synth.id3v2(version: 3, frames: [("TIT2", [0] + Array("Caf\u{e9}".unicodeScalars.map { UInt8($0.value) })),
-                                                   ("TPE1", [1] + utf16LE), ("APIC", [UInt8](repeating: 0xFF, count: 5000))],
-                              padding: 300)
+        let v23 = Synth.id3v2(
+            version: 3,
+            frames: [
+                ("TIT2", [0] + Array("Caf\u{e9}".unicodeScalars.map { UInt8($0.value) })),
+                ("TPE1", [1] + utf16LE), ("APIC", [UInt8](repeating: 0xFF, count: 5000)),
+            ],
+            padding: 300)
         var run = parse(v23 + Synth.mp3Frames(10))
         #expect(run.final.tags.title == "Café")
         #expect(run.final.tags.artist == "Ärtist")
@@ -71,13 +75,15 @@ import Testing
 
     @Test func truncatedAndHugeTagsAreSkippedWithoutHoldingThem() {
         // A tag that declares 256 MB and a stream that ends after 100 KB.
-        let huge = Array("ID3".utf8) + [3, 0, 0] + Synth.synchsafe(268_435_455) + Array("TIT2".utf8) + [0, 0, 0, 4, 0, 0, 0]
+        let huge =
+            Array("ID3".utf8) + [3, 0, 0] + Synth.synchsafe(268_435_455) + Array("TIT2".utf8) + [0, 0, 0, 4, 0, 0, 0]
             + [UInt8](repeating: 0x41, count: 100_000)
         let run = parse(huge)
         #expect(run.error?.code == .unrecognisedFormat)
         #expect(run.maximumHeld < 64)
         // A frame that claims more than its tag holds ends the tag.
-        let broken = Array("ID3".utf8) + [3, 0, 0] + Synth.synchsafe(20) + Array("TIT2".utf8) + [0, 0, 0x10, 0, 0, 0]
+        let broken =
+            Array("ID3".utf8) + [3, 0, 0] + Synth.synchsafe(20) + Array("TIT2".utf8) + [0, 0, 0x10, 0, 0, 0]
             + [UInt8](repeating: 0, count: 10)
         #expect(parse(broken + Synth.mp3Frames(4)).packets.count == 4)
     }

@@ -32,11 +32,13 @@ import SlipstreamDownload
         #expect(Formatting.duration(65) == "1:05")
         #expect(Formatting.duration(3723) == "1:02:03")
         #expect(Formatting.duration(nil) == "--:--")
-        let line = Formatting.progressLine(DownloadProgress(
-            completedBytes: 512 << 20, totalBytes: 1 << 30, bytesPerSecond: Double(64 << 20), activeConnections: 8))
+        let line = Formatting.progressLine(
+            DownloadProgress(
+                completedBytes: 512 << 20, totalBytes: 1 << 30, bytesPerSecond: Double(64 << 20), activeConnections: 8))
         #expect(line == " 50%  512 MiB / 1.00 GiB  64.0 MiB/s  ETA 0:08  8 connections")
-        let unknown = Formatting.progressLine(DownloadProgress(
-            completedBytes: 10, totalBytes: nil, bytesPerSecond: 0, activeConnections: 1))
+        let unknown = Formatting.progressLine(
+            DownloadProgress(
+                completedBytes: 10, totalBytes: nil, bytesPerSecond: 0, activeConnections: 1))
         #expect(unknown == "10 B  0 B/s  1 connection")
     }
 }

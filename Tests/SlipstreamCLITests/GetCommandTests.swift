@@ -53,25 +53,26 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["named.bin"])
     }
 
-    @Test(arguments: [
-        (["get"], "get needs a URL"),
-        (["get", "-n", "0", "http://x/"], "-n must be a whole number from 1 to 64, not '0'"),
-        (["get", "--connections=65", "http://x/"], "--connections must be a whole number from 1 to 64"),
-        (["get", "--min-split-size", "1X", "http://x/"], "--min-split-size must be a size like 512K"),
-        (["get", "-H", "NoColon", "http://x/"], "-H must look like 'Name: value'"),
-        (["get", "--proxy", "gopher://p", "http://x/"], "--proxy must start with one of"),
-        (["get", "--frobnicate", "http://x/"], "unknown option --frobnicate"),
-        (["get", "-o", "x", "http://a/", "http://b/"], "-o names the file of one URL"),
-        (["get", "-j", "0", "http://x/", "http://y/"], "-j must be a whole number from 1 to 100"),
-        (["get", "--connect-timeout", "-1", "http://x/"], "--connect-timeout must be a number of seconds"),
-        (["get", "-o"], "-o needs a value"),
-        (["get", "--checksum", "sha256=12", "http://x/"], "--checksum must look like sha256=HEX"),
-        (["get", "--retries", "-1", "http://x/"], "--retries must be a whole number from 0 to 100"),
-        (["fetch"], "unknown command 'fetch'"),
-        ([], "no command given"),
-        (["get", "ftp://127.0.0.1/x"], "not an http:// or https:// URL"),
-        (["get", "http://[::1"], "http://[::1: URL using bad/illegal format"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["get"], "get needs a URL"),
+            (["get", "-n", "0", "http://x/"], "-n must be a whole number from 1 to 64, not '0'"),
+            (["get", "--connections=65", "http://x/"], "--connections must be a whole number from 1 to 64"),
+            (["get", "--min-split-size", "1X", "http://x/"], "--min-split-size must be a size like 512K"),
+            (["get", "-H", "NoColon", "http://x/"], "-H must look like 'Name: value'"),
+            (["get", "--proxy", "gopher://p", "http://x/"], "--proxy must start with one of"),
+            (["get", "--frobnicate", "http://x/"], "unknown option --frobnicate"),
+            (["get", "-o", "x", "http://a/", "http://b/"], "-o names the file of one URL"),
+            (["get", "-j", "0", "http://x/", "http://y/"], "-j must be a whole number from 1 to 100"),
+            (["get", "--connect-timeout", "-1", "http://x/"], "--connect-timeout must be a number of seconds"),
+            (["get", "-o"], "-o needs a value"),
+            (["get", "--checksum", "sha256=12", "http://x/"], "--checksum must look like sha256=HEX"),
+            (["get", "--retries", "-1", "http://x/"], "--retries must be a whole number from 0 to 100"),
+            (["fetch"], "unknown command 'fetch'"),
+            ([], "no command given"),
+            (["get", "ftp://127.0.0.1/x"], "not an http:// or https:// URL"),
+            (["get", "http://[::1"], "http://[::1: URL using bad/illegal format"),
+        ] as [([String], String)])
     func usageErrorsExitWithStatus2(arguments: [String], message: String) async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -125,11 +126,12 @@ import TestSupport
         try TestNginx.makeFile("cli-small.bin", size: 5000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let target = switch kind {
-        case "folder-is-output": folder
-        case "missing-folder": folder + "/no/such/x.bin"
-        default: "/proc/x.bin"  // a filesystem nobody (root included) can create files in
-        }
+        let target =
+            switch kind {
+            case "folder-is-output": folder
+            case "missing-folder": folder + "/no/such/x.bin"
+            default: "/proc/x.bin"  // a filesystem nobody (root included) can create files in
+            }
         let output = try await CommandRunner.run(["get", "-o", target, try TestNginx.url("cli-small.bin")], in: folder)
         #expect(output.status == 5, "\(output.stderr)")
         #expect(output.stderr.hasPrefix("slipstream: ") && output.stderr.contains(target))

@@ -36,8 +36,9 @@ struct InfoCommandTests {
 
         let audio = try #require(overHTTP["audio"] as? [String: Any])
         let localAudio = try #require(local["audio"] as? [String: Any])
-        #expect(try JSONSerialization.data(withJSONObject: audio, options: .sortedKeys)
-            == JSONSerialization.data(withJSONObject: localAudio, options: .sortedKeys))
+        #expect(
+            try JSONSerialization.data(withJSONObject: audio, options: .sortedKeys)
+                == JSONSerialization.data(withJSONObject: localAudio, options: .sortedKeys))
         let format = try #require(audio["format"] as? [String: Any])
         #expect(format["sampleRate"] as? Int == reference.sampleRate)
         #expect(format["channels"] as? Int == reference.channels)
@@ -149,8 +150,9 @@ struct InfoCommandTests {
     @Test func aRangeFromTheWrongPlaceExitsWith4() async throws {
         let content = try AudioFixtures.bytes("mp3-cbr128.mp3")
         let server = try TestHTTPServer { _ in
-            TestHTTPServer.Response(status: 206, headers: [("Content-Range", "bytes 100-199/\(content.count)")],
-                                    body: Array(content[100..<200]))
+            TestHTTPServer.Response(
+                status: 206, headers: [("Content-Range", "bytes 100-199/\(content.count)")],
+                body: Array(content[100..<200]))
         }
         defer { server.stop() }
         let output = try await CommandRunner.run(["info", server.url("/a.mp3")], in: NSTemporaryDirectory())

@@ -23,15 +23,16 @@ import Testing
         #expect(try InfoOptions.parse(["-h"]).help)
     }
 
-    @Test(arguments: [
-        ([], "info needs a URL or a file"),
-        (["a.mp3", "b.mp3"], "only one URL or file, please (got 'a.mp3' and 'b.mp3')"),
-        (["--json=yes", "a.mp3"], "--json takes no value"),
-        (["--proxy", "gopher://p", "http://h/a"], "--proxy must start with one of"),
-        (["-H", "No Colon", "http://h/a"], "-H must look like 'Name: value'"),
-        (["--proxy", "http://p:3128", "a.mp3"], "--proxy and -H apply to a URL, not to the file 'a.mp3'"),
-        (["-n", "4", "a.mp3"], "unknown option -n for info"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            ([], "info needs a URL or a file"),
+            (["a.mp3", "b.mp3"], "only one URL or file, please (got 'a.mp3' and 'b.mp3')"),
+            (["--json=yes", "a.mp3"], "--json takes no value"),
+            (["--proxy", "gopher://p", "http://h/a"], "--proxy must start with one of"),
+            (["-H", "No Colon", "http://h/a"], "-H must look like 'Name: value'"),
+            (["--proxy", "http://p:3128", "a.mp3"], "--proxy and -H apply to a URL, not to the file 'a.mp3'"),
+            (["-n", "4", "a.mp3"], "unknown option -n for info"),
+        ] as [([String], String)])
     func usageErrors(arguments: [String], message: String) {
         #expect {
             try InfoOptions.parse(arguments)

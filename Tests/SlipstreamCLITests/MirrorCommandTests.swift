@@ -12,10 +12,11 @@ import TestSupport
         #expect(try GetOptions.parse(["http://a/f"]).configuration.mirrors.isEmpty)
     }
 
-    @Test(arguments: [
-        (["get", "--same-file", "http://a/f"], "--same-file needs two or more URLs of the same file"),
-        (["get", "--same-file=yes", "http://a/f", "http://b/f"], "--same-file takes no value"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["get", "--same-file", "http://a/f"], "--same-file needs two or more URLs of the same file"),
+            (["get", "--same-file=yes", "http://a/f", "http://b/f"], "--same-file takes no value"),
+        ] as [([String], String)])
     func badMirrorArgumentsAreUsageErrors(arguments: [String], message: String) async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -31,8 +32,10 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let missing = "http://127.0.0.1:\(try TestNginx.port())/files/cli-no-such-mirror.bin"
         let output = try await CommandRunner.run(
-            ["get", "-n", "4", try TestNginx.url(name, location: "rate", query: "rate=2m"),
-             try TestNginx.url(name), missing, "--same-file"], in: folder)
+            [
+                "get", "-n", "4", try TestNginx.url(name, location: "rate", query: "rate=2m"),
+                try TestNginx.url(name), missing, "--same-file",
+            ], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
         #expect(TestFiles.equal(folder + "/" + name, source))
         #expect(output.stderr.hasPrefix("slipstream: mirror \(missing) failed: "), "\(output.stderr)")

@@ -4,8 +4,10 @@ import TestSupport
 
 /// `slipstream play` run as a user would: the built binary against nginx, local files and the
 /// fault server, with the WAV and null outputs (no sound card needed).
-@Suite(.enabled(if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
-                "run with scripts/test.sh (nginx and the audio fixtures)"))
+@Suite(
+    .enabled(
+        if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
+        "run with scripts/test.sh (nginx and the audio fixtures)"))
 struct PlayCommandTests {
     static func fixture(_ name: String) -> String { AudioFixtures.directory!.appendingPathComponent(name).path }
 
@@ -16,7 +18,8 @@ struct PlayCommandTests {
 
     @Test func playsAURLIntoAWAVFileExactlyAsMpg123() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
-        let output = try await CommandRunner.run(["play", try AudioFixtures.served("mp3-vbr-v0.mp3"), "--output", "wav:out.wav"], in: folder)
+        let output = try await CommandRunner.run(
+            ["play", try AudioFixtures.served("mp3-vbr-v0.mp3"), "--output", "wav:out.wav"], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
         let reference = try await Self.mpg123("mp3-vbr-v0.mp3")
         #expect(try ReferenceDecoder.wavData(folder + "/out.wav").elementsEqual(reference))
@@ -27,7 +30,9 @@ struct PlayCommandTests {
         let status = try await offPool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "\"$0\" play \"$1\" --output wav:- -q | cat > out.wav", CommandRunner.binary, Self.fixture("mp3-mono64.mp3")]
+            process.arguments = [
+                "-c", "\"$0\" play \"$1\" --output wav:- -q | cat > out.wav", CommandRunner.binary, Self.fixture("mp3-mono64.mp3"),
+            ]
             process.currentDirectoryURL = URL(fileURLWithPath: folder)
             try process.run()
             process.waitUntilExit()
@@ -36,8 +41,8 @@ struct PlayCommandTests {
         #expect(status == 0)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/out.wav")))
         // Sizes unknown on a pipe: the stream's length is "until the end".
-        #expect(bytes[4 ..< 8].allSatisfy { $0 == 0xFF })
-        #expect(bytes[40 ..< 44].allSatisfy { $0 == 0xFF })
+        #expect(bytes[4..<8].allSatisfy { $0 == 0xFF })
+        #expect(bytes[40..<44].allSatisfy { $0 == 0xFF })
         let reference = try await Self.mpg123("mp3-mono64.mp3")
         #expect(bytes[44...].elementsEqual(reference))
     }
@@ -61,7 +66,8 @@ struct PlayCommandTests {
 
     @Test func startsAtTheTimeAsked() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
-        let output = try await CommandRunner.run(["play", Self.fixture("mp3-cbr128.mp3"), "--start", "1.5", "--output", "wav:out.wav", "-q"], in: folder)
+        let output = try await CommandRunner.run(
+            ["play", Self.fixture("mp3-cbr128.mp3"), "--start", "1.5", "--output", "wav:out.wav", "-q"], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
         let reference = try await Self.mpg123("mp3-cbr128.mp3")
         let played = try ReferenceDecoder.wavData(folder + "/out.wav")
@@ -70,11 +76,14 @@ struct PlayCommandTests {
 
     @Test func savesTheOriginalBytesWhilePlaying() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
-        let output = try await CommandRunner.run(["play", try AudioFixtures.served("mp3-id3v23-picture.mp3"), "--output", "null", "--save", "copy.mp3"], in: folder)
+        let output = try await CommandRunner.run(
+            ["play", try AudioFixtures.served("mp3-id3v23-picture.mp3"), "--output", "null", "--save", "copy.mp3"], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("saved copy.mp3"))
         #expect(!output.stderr.contains("not the whole"))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/copy.mp3")).elementsEqual(try AudioFixtures.bytes("mp3-id3v23-picture.mp3")))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/copy.mp3")).elementsEqual(
+                try AudioFixtures.bytes("mp3-id3v23-picture.mp3")))
     }
 
     @Test func notAudioIsExitStatus6() async throws {
@@ -88,7 +97,8 @@ struct PlayCommandTests {
     }
 
     @Test func httpErrorIsExitStatus4AndAMissingFile5() async throws {
-        let missing = try await CommandRunner.run(["play", try TestNginx.url("no-such.mp3"), "--output", "null"], in: NSTemporaryDirectory())
+        let missing = try await CommandRunner.run(
+            ["play", try TestNginx.url("no-such.mp3"), "--output", "null"], in: NSTemporaryDirectory())
         #expect(missing.status == 4)
         #expect(missing.stderr.contains("404"))
         let file = try await CommandRunner.run(["play", "/no/such/file.mp3", "--output", "null"], in: NSTemporaryDirectory())
@@ -97,7 +107,8 @@ struct PlayCommandTests {
     }
 
     @Test func aMissingALSADeviceIsOneClearErrorAndExitStatus8() async throws {
-        let output = try await CommandRunner.run(["play", Self.fixture("mp3-cbr128.mp3"), "--output", "alsa:nosuchdevice"], in: NSTemporaryDirectory())
+        let output = try await CommandRunner.run(
+            ["play", Self.fixture("mp3-cbr128.mp3"), "--output", "alsa:nosuchdevice"], in: NSTemporaryDirectory())
         #expect(output.status == 8)
         let lines = output.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(output.stderr)")
@@ -107,7 +118,8 @@ struct PlayCommandTests {
     }
 
     @Test func playsOnALSAsNullDevice() async throws {
-        let output = try await CommandRunner.run(["play", Self.fixture("mp3-mono64.mp3"), "--output", "alsa:null"], in: NSTemporaryDirectory())
+        let output = try await CommandRunner.run(
+            ["play", Self.fixture("mp3-mono64.mp3"), "--output", "alsa:null"], in: NSTemporaryDirectory())
         #expect(output.status == 0, "\(output.stderr)")
     }
 
@@ -139,7 +151,7 @@ struct PlayCommandTests {
             let reference = try #require(AudioFixtures.references.first { $0.name == "mp3-cbr128-noxing.mp3" })
             let copies = Int((3600 / reference.duration).rounded(.up))
             var whole = Data(capacity: piece.count * copies)
-            for _ in 0 ..< copies { whole.append(contentsOf: piece) }
+            for _ in 0..<copies { whole.append(contentsOf: piece) }
             try whole.write(to: URL(fileURLWithPath: path))
         }
         let command = try CommandRunner.start(["play", try TestNginx.url(name), "--output", "null", "-q"], in: NSTemporaryDirectory())
@@ -149,8 +161,9 @@ struct PlayCommandTests {
             Thread {
                 var samples: [Int] = []
                 while let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-                      let kib = Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") {
+                    let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+                    let kib = Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "")
+                {
                     samples.append(kib)
                     usleep(50_000)
                 }
@@ -160,7 +173,7 @@ struct PlayCommandTests {
         let output = await command.wait()
         #expect(output.status == 0, "\(output.stderr)")
         try #require(samples.count >= 8, "too few samples: \(samples)")
-        let early = samples[samples.count / 4 ..< samples.count / 2].max()!
+        let early = samples[samples.count / 4..<samples.count / 2].max()!
         let late = samples[(samples.count * 3 / 4)...].max()!
         // Flat: the last quarter needs no more than 1 MiB above the second quarter.
         #expect(late <= early + 1024, "RSS KiB over time: \(samples)")

@@ -55,8 +55,10 @@ struct PlayOptionsTests {
         #expect(decoder.feed([0x1B]) == [])
         #expect(decoder.feed(Array("[".utf8)) == [])
         #expect(decoder.feed(Array("C".utf8)) == [.seekForward])
-        #expect(decoder.feed([0x1B] + Array("[D".utf8) + [0x1B] + Array("OA".utf8) + [0x1B] + Array("[B".utf8)) ==
-            [.seekBack, .volumeUp, .volumeDown])
+        #expect(
+            decoder.feed([0x1B] + Array("[D".utf8) + [0x1B] + Array("OA".utf8) + [0x1B] + Array("[B".utf8)) == [
+                .seekBack, .volumeUp, .volumeDown,
+            ])
         #expect(decoder.feed(Array("xq".utf8)) == [.quit])
         // An escape not followed by [ or O is dropped without eating the next key.
         #expect(decoder.feed([0x1B, 0x61]) == [])
@@ -68,8 +70,9 @@ struct PlayOptionsTests {
         let line = PlayStatus.line(state: .playing, progress: progress, volume: 0.8, title: "Song")
         #expect(line == "playing   0:43 / 3:05  buffered 12.3 s  128 kbit/s  vol 80%  Song")
         let unknown = AudioStreamerProgress(position: 0, duration: nil, buffered: 0, bitRate: nil, bytesReceived: 0)
-        #expect(PlayStatus.line(state: .waitingForData, progress: unknown, volume: 1, title: nil)
-            == "buffering  0:00 / --:--  buffered 0.0 s  vol 100%")
+        #expect(
+            PlayStatus.line(state: .waitingForData, progress: unknown, volume: 1, title: nil)
+                == "buffering  0:00 / --:--  buffered 0.0 s  vol 100%")
     }
 
     @Test func exitStatusFollowsHowPlaybackEnded() {

@@ -38,11 +38,13 @@ import TestSupport
             ["get", "-j", "1", try TestNginx.url("q-good.bin"), missing, "ftp://x/y"], in: folder)
         #expect(output.status == 2)  // the bad URL is refused first, before any download runs
         #expect(output.stderr.contains("saved q-good.bin: 9.77 KiB\n"))
-        #expect(output.stderr.contains("""
-            slipstream: 2 of 3 downloads failed:
-              ftp://x/y: not an http:// or https:// URL
-              \(missing): the server answered HTTP 404 Not Found
-            """))
+        #expect(
+            output.stderr.contains(
+                """
+                slipstream: 2 of 3 downloads failed:
+                  ftp://x/y: not an http:// or https:// URL
+                  \(missing): the server answered HTTP 404 Not Found
+                """))
         let onlyMissing = try await CommandRunner.run(["get", "-q", missing, missing + "?again"], in: folder)
         #expect(onlyMissing.status == 4)
     }
@@ -60,11 +62,13 @@ import TestSupport
         defer { held.server.stop() }
         let folder = held.folder
         let first = try CommandRunner.start(
-            ["get", "-i", "list.txt", "-j", "3", "-n", "2", "-d", "out", "--stall-timeout", "3600", "--save-session", "session.txt"], in: folder)
+            ["get", "-i", "list.txt", "-j", "3", "-n", "2", "-d", "out", "--stall-timeout", "3600", "--save-session", "session.txt"],
+            in: folder)
         // Three downloads run, held at the gate, with their resume records, and the session names
         // all six: kill -9.
         while !(try Self.session(folder).map { $0.entries.count == 6 && $0.entries.filter { $0.out != nil }.count == 3 } ?? false)
-            || Self.partFiles(folder).count < 3 {
+            || Self.partFiles(folder).count < 3
+        {
             try #require(first.isRunning, "the first run ended before it could be killed")
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -94,8 +98,9 @@ import TestSupport
         let stopped = await first.wait()
         #expect(stopped.status == status, "\(stopped.stderr)")
         #expect(stopped.stderr.contains(word), "\(stopped.stderr)")
-        #expect(stopped.stderr.contains("run slipstream get -i session.txt --save-session session.txt to carry on"),
-                "\(stopped.stderr)")
+        #expect(
+            stopped.stderr.contains("run slipstream get -i session.txt --save-session session.txt to carry on"),
+            "\(stopped.stderr)")
         #expect(try Self.session(folder)?.entries.count == 4)
         #expect(Self.partFiles(folder).count == 2)
         try await Self.carryOn(held, resuming: 2)

@@ -11,11 +11,12 @@ import TestSupport
         #expect(options.configuration.bytesPerSecondLimit == 500 << 10)
     }
 
-    @Test(arguments: [
-        (["get", "--limit-rate", "0", "http://x/"], "--limit-rate must be a size like 512K"),
-        (["get", "--limit-rate-per-download", "fast", "http://x/"], "--limit-rate-per-download must be a size like 512K"),
-        (["get", "--limit-rate"], "--limit-rate needs a value"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["get", "--limit-rate", "0", "http://x/"], "--limit-rate must be a size like 512K"),
+            (["get", "--limit-rate-per-download", "fast", "http://x/"], "--limit-rate-per-download must be a size like 512K"),
+            (["get", "--limit-rate"], "--limit-rate needs a value"),
+        ] as [([String], String)])
     func badRatesAreUsageErrors(arguments: [String], message: String) async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -48,8 +48,9 @@ import TestSupport
 
         let fetched = try TestNginx.bodyBytesSent(path: "/rate/\(name)") - fetchedBefore
         let ratio = Double(fetched) / Double(size * completions)
-        #expect(fetched <= 2 * size * completions,
-                "fetched \(fetched) bytes for \(completions) x \(size): \(ratio)x")
+        #expect(
+            fetched <= 2 * size * completions,
+            "fetched \(fetched) bytes for \(completions) x \(size): \(ratio)x")
     }
 
     /// Ctrl-C and SIGTERM stop cleanly with 130 and 143 and say how to resume; the `.part` and
@@ -159,7 +160,8 @@ import TestSupport
     /// handles the signal (by then the first second's data, 1 MiB per connection, is on disk),
     /// and waits for the process to end.
     private static func stopMidway(_ command: [String], in folder: String, with signal: Int32) async throws
-        -> CommandRunner.Output {
+        -> CommandRunner.Output
+    {
         let running = try CommandRunner.start(command, in: folder)
         // The durable record comes with the first answer (the .part file may come before it).
         running.kill(signal, whenFileExists: folder + "/out.bin.part.slipstream", afterMilliseconds: 300)
@@ -168,8 +170,10 @@ import TestSupport
 
     /// Expects `folder` to hold exactly `name` (no `.part` or resume record beside it), with
     /// the bytes of the file at `source`.
-    private static func expectOnly(_ name: String, in folder: String, equalTo source: String,
-                                   sourceLocation: SourceLocation = #_sourceLocation) {
+    private static func expectOnly(
+        _ name: String, in folder: String, equalTo source: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(TestFiles.equal(folder + "/" + name, source), sourceLocation: sourceLocation)
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted()
         #expect(contents == [name], "\(contents ?? [])", sourceLocation: sourceLocation)

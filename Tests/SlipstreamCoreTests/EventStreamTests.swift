@@ -145,9 +145,9 @@ final class Counter: Sendable {
             }
             channel.finish()
         }
-        for round in 0 ..< 200 {
+        for round in 0..<200 {
             let reading = DispatchSemaphore(value: 0)
-            let readers = (0 ..< 8).map { _ in
+            let readers = (0..<8).map { _ in
                 Task {
                     var first = true
                     for await _ in stream where first {
@@ -162,7 +162,7 @@ final class Counter: Sendable {
                 DispatchQueue.global().async {
                     for _ in readers { reading.wait() }
                     DispatchQueue.concurrentPerform(iterations: readers.count) { index in
-                        for _ in 0 ..< (index * 37 + round) % 200 { _ = done.withLock { $0 } }
+                        for _ in 0..<(index * 37 + round) % 200 { _ = done.withLock { $0 } }
                         readers[index].cancel()
                     }
                     continuation.resume()

@@ -10,14 +10,18 @@ import TestSupport
         ("md5", "900150983cd24fb0d6963f7d28e17f72"),
     ]
 
-    @Test(arguments: ["sha256=abc", "sha512=00", "md5=900150983cd24fb0d6963f7d28e17f7", "md5=900150983cd24fb0d6963f7d28e17f7g",
-                      "sha1", "=00", ""])
+    @Test(arguments: [
+        "sha256=abc", "sha512=00", "md5=900150983cd24fb0d6963f7d28e17f7", "md5=900150983cd24fb0d6963f7d28e17f7g",
+        "sha1", "=00", "",
+    ])
     func badSpecificationsAreRefused(text: String) {
         #expect { try Checksum(parsing: text) } throws: { ($0 as? DownloadError)?.code == .invalidChecksum }
     }
 
-    @Test(arguments: ["abc", "a9993e364706816aba3e25717850c26c9cd0d89", "a9993e364706816aba3e25717850c26c9cd0d89dd",
-                      "a9993e364706816aba3e25717850c26c9cd0d89z", ""])
+    @Test(arguments: [
+        "abc", "a9993e364706816aba3e25717850c26c9cd0d89", "a9993e364706816aba3e25717850c26c9cd0d89dd",
+        "a9993e364706816aba3e25717850c26c9cd0d89z", "",
+    ])
     func aDigestWithATypoIsRefused(hex: String) {
         #expect { try Checksum(.sha1, hex: hex) } throws: { ($0 as? DownloadError)?.code == .invalidChecksum }
     }

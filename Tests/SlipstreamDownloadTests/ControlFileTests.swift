@@ -5,8 +5,9 @@ import TestSupport
 
 @Suite struct ControlFileTests {
     func sample() -> ControlFile {
-        var record = ControlFile(url: "http://example.test/file.iso", size: 1_000_000, etag: "\"abc\"",
-                                 lastModified: "Sun, 29 Nov 2026 15:23:04 GMT", pieceSize: 65_536)
+        var record = ControlFile(
+            url: "http://example.test/file.iso", size: 1_000_000, etag: "\"abc\"",
+            lastModified: "Sun, 29 Nov 2026 15:23:04 GMT", pieceSize: 65_536)
         record.record(ByteRanges([0..<200_000, 500_000..<1_000_000]))
         return record
     }
@@ -58,7 +59,12 @@ import TestSupport
         var live = durable
         live.record(ByteRanges([0..<1_000_000]))
         try store.saveLive(live)
-        #expect(store.load() == .record({ var l = live; l.bootID = ResumeStore.bootID; return l }()))
+        #expect(
+            store.load()
+                == .record(
+                    {
+                        var l = live; l.bootID = ResumeStore.bootID; return l
+                    }()))
         // A live record from another boot is ignored.
         var stale = live
         stale.bootID = [UInt8](repeating: 1, count: 16)

@@ -4,41 +4,43 @@ import TestSupport
 @testable import SlipstreamDownload
 
 @Suite struct DestinationTests {
-    @Test(arguments: [
-        (nil, "http://h/a/b/file.iso?x=1", "file.iso"),
-        ("report.pdf", "http://h/dl?id=3", "report.pdf"),
-        ("../../etc/passwd", "http://h/x", "passwd"),
-        ("..", "http://h/x.bin", "x.bin"),
-        (".hidden", "http://h/x", "hidden"),
-        ("a\\b\\c.txt", "http://h/x", "c.txt"),
-        (nil, "http://h/", "index.html"),
-        (nil, "http://h/my%20song.mp3", "my song.mp3"),
-        (nil, "http://h/%2E%2E", "index.html"),
-        (nil, "http://h", "index.html"),
-        (nil, "http://h?q=/x.bin", "index.html"),
-        (nil, "https://u:p@h:8080/a/%C3%A9t%C3%A9.ogg#t=3", "été.ogg"),
-        (nil, "http://h/a%2Fb.txt", "b.txt"),
-        (nil, "http://h/bad%2", "index.html"),
-    ] as [(String?, String, String)])
+    @Test(
+        arguments: [
+            (nil, "http://h/a/b/file.iso?x=1", "file.iso"),
+            ("report.pdf", "http://h/dl?id=3", "report.pdf"),
+            ("../../etc/passwd", "http://h/x", "passwd"),
+            ("..", "http://h/x.bin", "x.bin"),
+            (".hidden", "http://h/x", "hidden"),
+            ("a\\b\\c.txt", "http://h/x", "c.txt"),
+            (nil, "http://h/", "index.html"),
+            (nil, "http://h/my%20song.mp3", "my song.mp3"),
+            (nil, "http://h/%2E%2E", "index.html"),
+            (nil, "http://h", "index.html"),
+            (nil, "http://h?q=/x.bin", "index.html"),
+            (nil, "https://u:p@h:8080/a/%C3%A9t%C3%A9.ogg#t=3", "été.ogg"),
+            (nil, "http://h/a%2Fb.txt", "b.txt"),
+            (nil, "http://h/bad%2", "index.html"),
+        ] as [(String?, String, String)])
     func namesAreSafe(disposition: String?, url: String, expected: String) {
         #expect(OutputName.choose(contentDisposition: disposition, url: url) == expected)
     }
 
     /// Plain names come through as they are; the others lose what is unsafe.
-    @Test(arguments: [
-        ("a b.txt", "a b.txt"),
-        ("x~!@#$%^&*()=+[]{};:'\",<>?|`.iso", "x~!@#$%^&*()=+[]{};:'\",<>?|`.iso"),
-        (String(repeating: "a", count: 255), String(repeating: "a", count: 255)),
-        (String(repeating: "a", count: 256), nil),
-        (" x", "x"),
-        ("x ", "x"),
-        ("..x", "x"),
-        ("a\u{7F}b\tc", "abc"),
-        ("d/e", "e"),
-        ("f\\g", "g"),
-        ("", nil),
-        ("été.ogg", "été.ogg"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("a b.txt", "a b.txt"),
+            ("x~!@#$%^&*()=+[]{};:'\",<>?|`.iso", "x~!@#$%^&*()=+[]{};:'\",<>?|`.iso"),
+            (String(repeating: "a", count: 255), String(repeating: "a", count: 255)),
+            (String(repeating: "a", count: 256), nil),
+            (" x", "x"),
+            ("x ", "x"),
+            ("..x", "x"),
+            ("a\u{7F}b\tc", "abc"),
+            ("d/e", "e"),
+            ("f\\g", "g"),
+            ("", nil),
+            ("été.ogg", "été.ogg"),
+        ] as [(String, String?)])
     func sanitizedNames(raw: String, expected: String?) {
         #expect(OutputName.sanitize(raw) == expected)
     }

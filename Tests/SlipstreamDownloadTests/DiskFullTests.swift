@@ -10,7 +10,8 @@ struct DiskFullTests {
     /// Starts an 8 MiB download into a 12 MiB tmpfs from a server that holds every response
     /// after 256 KiB; fills the tmpfs once 1 MiB is in, then lets the server carry on.
     func downloadWhileTheDiskFills(_ mount: TmpfsMount, preallocate: Bool) async throws
-        -> (Result<DownloadResult, DownloadError>, path: String, content: [UInt8]) {
+        -> (Result<DownloadResult, DownloadError>, path: String, content: [UInt8])
+    {
         let content = TestFiles.randomBytes(8 << 20, seed: 21)
         let gate = Gate()
         let server = try TestHTTPServer { request in

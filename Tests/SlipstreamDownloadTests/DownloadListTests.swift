@@ -20,25 +20,28 @@ import Testing
             """
         let list = try DownloadList.parse(text)
         #expect(!list.isSession)
-        #expect(list.entries == [
-            DownloadList.Entry(urls: ["http://a.test/1.bin"], line: 2),
-            DownloadList.Entry(urls: ["https://b.test/2.bin", "https://c.test/2.bin"], out: "two.bin", dir: "sub/folder",
-                               checksum: try Checksum(parsing: Self.sha), line: 4),
-            DownloadList.Entry(urls: ["http://a.test/3.bin"], paused: true, line: 8),
-        ])
+        #expect(
+            list.entries == [
+                DownloadList.Entry(urls: ["http://a.test/1.bin"], line: 2),
+                DownloadList.Entry(
+                    urls: ["https://b.test/2.bin", "https://c.test/2.bin"], out: "two.bin", dir: "sub/folder",
+                    checksum: try Checksum(parsing: Self.sha), line: 4),
+                DownloadList.Entry(urls: ["http://a.test/3.bin"], paused: true, line: 8),
+            ])
     }
 
-    @Test(arguments: [
-        ("  out=x\nhttp://a.test/", "line 1: an option ('out=x') before any URL"),
-        ("http://a.test/\n  out", "line 2: 'out' is not key=value"),
-        ("http://a.test/\n  colour=blue", "line 2: unknown option 'colour'"),
-        ("http://a.test/\n  checksum=sha256=12", "line 2: checksum= must look like sha256=HEX"),
-        ("http://a.test/\n  out=a/b", "line 2: out= is a file name"),
-        ("http://a.test/\n  out=", "line 2: out= needs a value"),
-        ("http://a.test/\n  state=running", "line 2: state= can only be 'paused'"),
-        ("# x\nftp://a.test/f", "line 2: 'ftp://a.test/f' is not an http:// or https:// URL"),
-        ("http://a.test/\tnot a url", "line 1: 'not a url' is not an http:// or https:// URL"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            ("  out=x\nhttp://a.test/", "line 1: an option ('out=x') before any URL"),
+            ("http://a.test/\n  out", "line 2: 'out' is not key=value"),
+            ("http://a.test/\n  colour=blue", "line 2: unknown option 'colour'"),
+            ("http://a.test/\n  checksum=sha256=12", "line 2: checksum= must look like sha256=HEX"),
+            ("http://a.test/\n  out=a/b", "line 2: out= is a file name"),
+            ("http://a.test/\n  out=", "line 2: out= needs a value"),
+            ("http://a.test/\n  state=running", "line 2: state= can only be 'paused'"),
+            ("# x\nftp://a.test/f", "line 2: 'ftp://a.test/f' is not an http:// or https:// URL"),
+            ("http://a.test/\tnot a url", "line 1: 'not a url' is not an http:// or https:// URL"),
+        ] as [(String, String)])
     func badLinesAreNamed(text: String, message: String) {
         #expect {
             try DownloadList.parse(text)
@@ -48,25 +51,31 @@ import Testing
     }
 
     @Test func aSessionRoundTrips() throws {
-        let list = DownloadList(entries: [
-            DownloadList.Entry(urls: ["http://a.test/1.bin"], dir: "."),
-            DownloadList.Entry(urls: ["http://a.test/2.bin", "http://m.test/2.bin"], out: "2.bin", dir: "/tmp/x",
-                               checksum: try Checksum(parsing: Self.sha), paused: true),
-        ], isSession: true)
+        let list = DownloadList(
+            entries: [
+                DownloadList.Entry(urls: ["http://a.test/1.bin"], dir: "."),
+                DownloadList.Entry(
+                    urls: ["http://a.test/2.bin", "http://m.test/2.bin"], out: "2.bin", dir: "/tmp/x",
+                    checksum: try Checksum(parsing: Self.sha), paused: true),
+            ], isSession: true)
         let text = list.render()
         #expect(text.hasPrefix("# slipstream session 1\n"))
         #expect(text.hasSuffix("# end of session: 2 downloads\n"))
         var read = try DownloadList.parse(text)
-        read.entries = read.entries.map { var entry = $0; entry.line = 0; return entry }
+        read.entries = read.entries.map {
+            var entry = $0; entry.line = 0; return entry
+        }
         #expect(read == list)
         // An empty session too.
         #expect(try DownloadList.parse(DownloadList(entries: [], isSession: true).render()).entries.isEmpty)
     }
 
     @Test func aDamagedSessionIsRefused() throws {
-        let text = DownloadList(entries: [
-            DownloadList.Entry(urls: ["http://a.test/1.bin"]), DownloadList.Entry(urls: ["http://a.test/2.bin"]),
-        ], isSession: true).render()
+        let text = DownloadList(
+            entries: [
+                DownloadList.Entry(urls: ["http://a.test/1.bin"]), DownloadList.Entry(urls: ["http://a.test/2.bin"]),
+            ], isSession: true
+        ).render()
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let cutShort = lines.dropLast(2).joined(separator: "\n")
         let lostAnEntry = lines.filter { !$0.hasSuffix("2.bin") }.joined(separator: "\n")

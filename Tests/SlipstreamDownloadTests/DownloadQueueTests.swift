@@ -143,8 +143,9 @@ import TestSupport
         let gate = Gate()
         let content = TestFiles.fastRandomBytes(300 << 10, seed: 5)
         let names = ["a", "b", "c", "d"]
-        let server = try Self.server(Dictionary(uniqueKeysWithValues: names.map { ("/\($0).bin", content) }),
-                                     holdAfter: 100 << 10, gate: gate)
+        let server = try Self.server(
+            Dictionary(uniqueKeysWithValues: names.map { ("/\($0).bin", content) }),
+            holdAfter: 100 << 10, gate: gate)
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let queue = Self.queue(jobs: 1, connections: 1)
@@ -174,8 +175,9 @@ import TestSupport
     @Test func theSessionListsWhatIsNotFinished() async throws {
         let gate = Gate()
         let content = TestFiles.fastRandomBytes(1 << 20, seed: 6)
-        let server = try Self.server(["/a.bin": content, "/b.bin": content, "/c.bin": content],
-                                     holdAfter: 128 << 10, gate: gate)
+        let server = try Self.server(
+            ["/a.bin": content, "/b.bin": content, "/c.bin": content],
+            holdAfter: 128 << 10, gate: gate)
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         var configuration = DownloadQueue.Configuration()
@@ -185,14 +187,17 @@ import TestSupport
         let queue = DownloadQueue(configuration: configuration)
         let events = queue.events()
         let a = try queue.add(.init(url: server.url("/a.bin"), destination: .folder(folder)))
-        let b = try queue.add(.init(url: server.url("/b.bin"), mirrors: [server.url("/b.bin?m")],
-                                    destination: .file(folder + "/bee.bin"), checksum: try Checksum(parsing: "md5=" + String(repeating: "0", count: 32))))
+        let b = try queue.add(
+            .init(
+                url: server.url("/b.bin"), mirrors: [server.url("/b.bin?m")],
+                destination: .file(folder + "/bee.bin"), checksum: try Checksum(parsing: "md5=" + String(repeating: "0", count: 32))))
         try queue.add(.init(url: server.url("/c.bin"), destination: .folder(folder)), paused: true)
         await Self.wait(for: events) { if case .started(a, _) = $0 { true } else { false } }
         try await queue.saveSession()
         let saved = try SessionFile.read(folder + "/session.txt")
         #expect(saved.isSession)
-        #expect(saved.entries.map(\.urls) == [[server.url("/a.bin")], [server.url("/b.bin"), server.url("/b.bin?m")], [server.url("/c.bin")]])
+        #expect(
+            saved.entries.map(\.urls) == [[server.url("/a.bin")], [server.url("/b.bin"), server.url("/b.bin?m")], [server.url("/c.bin")]])
         #expect(saved.entries.map(\.out) == ["a.bin", "bee.bin", nil])
         #expect(saved.entries.map(\.dir) == [folder, folder, folder])
         #expect(saved.entries.map(\.paused) == [false, false, true])

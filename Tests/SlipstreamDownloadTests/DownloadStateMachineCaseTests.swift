@@ -132,7 +132,11 @@ import Testing
     }
 
     @Test func aSilentConnectionIsDroppedButOneHeldBackIsNot() {
-        var driver = MachineDriver(server: .init(size: MachineDriver.size), settings: { $0.connections = 3; $0.stallTimeout = 5 })
+        var driver = MachineDriver(
+            server: .init(size: MachineDriver.size),
+            settings: {
+                $0.connections = 3; $0.stallTimeout = 5
+            })
         driver.transfers.keys.sorted().forEach { driver.answer($0) }
         driver.answer(2)
         driver.answer(3)
@@ -195,7 +199,11 @@ import Testing
     }
 
     @Test func connectionsBeyondTheFirstWaitForPermits() {
-        var driver = MachineDriver(server: .init(size: MachineDriver.size), settings: { $0.limitsHosts = true; $0.connections = 4 })
+        var driver = MachineDriver(
+            server: .init(size: MachineDriver.size),
+            settings: {
+                $0.limitsHosts = true; $0.connections = 4
+            })
         driver.answer(1)
         #expect(driver.permitRequests == [3])
         #expect(driver.transfers.count == 1)
@@ -214,16 +222,21 @@ import Testing
     }
 
     @Test func aMirrorThatAnswersWithAnotherFileIsDroppedAtOnce() {
-        var driver = MachineDriver(server: .init(size: MachineDriver.size), settings: {
-            $0.mirrors = ["http://m/f"]
-            $0.connections = 2
-        })
+        var driver = MachineDriver(
+            server: .init(size: MachineDriver.size),
+            settings: {
+                $0.mirrors = ["http://m/f"]
+                $0.connections = 2
+            })
         driver.answer(1)
         #expect(driver.transfers[2]?.request.url == "http://m/f")
         driver.server.etag = "\"other\""
         driver.answer(2)
         #expect(driver.machine.mirrors[1].dropped)
-        #expect(driver.events.contains { if case .notice(let text) = $0 { text.hasPrefix("mirror http://m/f serves a different file") } else { false } })
+        #expect(
+            driver.events.contains {
+                if case .notice(let text) = $0 { text.hasPrefix("mirror http://m/f serves a different file") } else { false }
+            })
         driver.server.etag = "\"v1\""
         driver.runToEnd()
         driver.checkEnd()
@@ -251,11 +264,15 @@ import Testing
         var headers = HTTPHeaders()
         headers.add(name: "Content-Range", value: "bytes */0")
         var driver = MachineDriver(server: .init(size: 0))
-        guard case .open(let opening) = driver.machine.head(HTTPResponseHead(status: 416, headers: headers, effectiveURL: "http://h/f"),
-                                                               on: 1, wallClock: 0) else { Issue.record("refused"); return }
-        let (verdict, actions) = driver.machine.fileOpened(.success("/d/f"), for: opening,
-                                                           head: HTTPResponseHead(status: 416, headers: headers, effectiveURL: "http://h/f"),
-                                                           on: 1, at: 0)
+        guard
+            case .open(let opening) = driver.machine.head(
+                HTTPResponseHead(status: 416, headers: headers, effectiveURL: "http://h/f"),
+                on: 1, wallClock: 0)
+        else { Issue.record("refused"); return }
+        let (verdict, actions) = driver.machine.fileOpened(
+            .success("/d/f"), for: opening,
+            head: HTTPResponseHead(status: 416, headers: headers, effectiveURL: "http://h/f"),
+            on: 1, at: 0)
         #expect(verdict == .finish)
         driver.apply(actions)
         driver.transfers[1]?.answered = true

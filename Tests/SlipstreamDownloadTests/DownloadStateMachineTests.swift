@@ -34,21 +34,41 @@ import Testing
     static let inputs: [(String, @Sendable (inout MachineDriver) -> Void)] = [
         ("answer", { driver in driver.transfers.keys.sorted().forEach { driver.answer($0) } }),
         ("body", { driver in driver.transfers.keys.sorted().forEach { driver.deliver($0, count: 1000) } }),
-        ("body to a full writer", { driver in driver.transfers.keys.sorted().forEach { driver.deliver($0, count: 1000, writerFull: true) } }),
-        ("body held by a rate limit", { driver in driver.transfers.keys.sorted().forEach { driver.deliver($0, count: 1000, rateLimited: true) } }),
-        ("transfer lost", { driver in driver.transfers.keys.sorted().forEach { driver.end($0, error: MachineDriver.error(.connectionLost)) } }),
+        (
+            "body to a full writer",
+            { driver in driver.transfers.keys.sorted().forEach { driver.deliver($0, count: 1000, writerFull: true) } }
+        ),
+        (
+            "body held by a rate limit",
+            { driver in driver.transfers.keys.sorted().forEach { driver.deliver($0, count: 1000, rateLimited: true) } }
+        ),
+        (
+            "transfer lost",
+            { driver in driver.transfers.keys.sorted().forEach { driver.end($0, error: MachineDriver.error(.connectionLost)) } }
+        ),
         ("transfer ended well", { driver in driver.transfers.keys.sorted().forEach { driver.end($0) } }),
-        ("404", { driver in driver.transfers.keys.sorted().forEach { driver.end($0, error: MachineDriver.error(.httpStatus, status: 404)) } }),
+        (
+            "404",
+            { driver in driver.transfers.keys.sorted().forEach { driver.end($0, error: MachineDriver.error(.httpStatus, status: 404)) } }
+        ),
         ("tick", { driver in driver.tick() }),
         ("a long silence", { driver in driver.tick(by: 60) }),
         ("cancel", { driver in driver.apply(driver.machine.cancel(removingFiles: false, at: driver.now)) }),
         ("cancel and remove", { driver in driver.apply(driver.machine.cancel(removingFiles: true, at: driver.now)) }),
         ("disk failure", { driver in driver.apply(driver.machine.fail(DownloadError(.noSpace, "full"))) }),
         ("disk has room", { driver in driver.apply(driver.machine.diskHasRoom(at: driver.now)) }),
-        ("rate granted", { driver in driver.transfers.keys.sorted().forEach { driver.apply(driver.machine.rateGranted($0, at: driver.now)) } }),
+        (
+            "rate granted",
+            { driver in driver.transfers.keys.sorted().forEach { driver.apply(driver.machine.rateGranted($0, at: driver.now)) } }
+        ),
         ("permits", { driver in driver.apply(driver.machine.permitsGranted(2, at: driver.now)) }),
         ("permit freed", { driver in driver.apply(driver.machine.permitFreed(at: driver.now)) }),
-        ("retry due", { driver in driver.retriesDue += 1; driver.retry() }),
+        (
+            "retry due",
+            { driver in
+                driver.retriesDue += 1; driver.retry()
+            }
+        ),
         ("writer finished", { driver in driver.finishWriter() }),
     ]
 
@@ -79,18 +99,22 @@ import Testing
         var random = SplitMix64(seed: seed)
         let size = Int64.random(in: 0...300_000, using: &random)
         let server = MachineDriver.Server(size: size, ranges: Int.random(in: 0..<4, using: &random) > 0)
-        var driver = MachineDriver(server: server, settings: { settings in
-            settings.connections = Int.random(in: 1...6, using: &random)
-            settings.retryPolicy.retries = 1000
-        }, seed: seed)
+        var driver = MachineDriver(
+            server: server,
+            settings: { settings in
+                settings.connections = Int.random(in: 1...6, using: &random)
+                settings.retryPolicy.retries = 1000
+            }, seed: seed)
         for _ in 0..<20_000 where !driver.isDone {
             let numbers = driver.transfers.keys.sorted()
             let number = numbers.isEmpty ? 0 : numbers[Int.random(in: 0..<numbers.count, using: &random)]
             switch Int.random(in: 0..<100, using: &random) {
             case 0..<15: driver.answer(number)
-            case 15..<80: driver.deliver(number, count: Int.random(in: 1...20_000, using: &random),
-                                         writerFull: Int.random(in: 0..<20, using: &random) == 0,
-                                         rateLimited: Int.random(in: 0..<20, using: &random) == 0)
+            case 15..<80:
+                driver.deliver(
+                    number, count: Int.random(in: 1...20_000, using: &random),
+                    writerFull: Int.random(in: 0..<20, using: &random) == 0,
+                    rateLimited: Int.random(in: 0..<20, using: &random) == 0)
             case 80..<83: driver.end(number, error: MachineDriver.error(.connectionLost))
             case 83..<86: driver.apply(driver.machine.diskHasRoom(at: driver.now))
             case 86..<89: numbers.forEach { driver.apply(driver.machine.rateGranted($0, at: driver.now)) }

@@ -10,9 +10,12 @@ import SlipstreamHTTP
 @Suite struct DownloaderFaultTests {
     static let content = TestFiles.randomBytes(3 << 20, seed: 7)
 
-    func download(_ server: TestHTTPServer, connections: Int = 4, engine: HTTPEngine = .shared,
-                  configure: (inout DownloadConfiguration) -> Void = { _ in })
-        async throws -> (Result<DownloadResult, DownloadError>, String) {
+    func download(
+        _ server: TestHTTPServer, connections: Int = 4, engine: HTTPEngine = .shared,
+        configure: (inout DownloadConfiguration) -> Void = { _ in }
+    )
+        async throws -> (Result<DownloadResult, DownloadError>, String)
+    {
         let folder = try TestFiles.makeTemporaryFolder()
         var configuration = DownloadConfiguration()
         configuration.connections = connections
@@ -63,7 +66,7 @@ import SlipstreamHTTP
         switch result {
         case .success:
             let exact = TestFiles.contents(of: folder + "/file.bin", equal: Self.content)
-        #expect(exact)
+            #expect(exact)
         case .failure(let error):
             #expect(error.code == .rangeNotHonoured)
             #expect(error.message.contains("does not honour ranges reliably"))
@@ -76,7 +79,9 @@ import SlipstreamHTTP
         let count = Mutex(0)
         let server = try TestHTTPServer { request in
             var response = TestHTTPServer.Response.file(Self.content, for: request)
-            let n = count.withLock { $0 += 1; return $0 }
+            let n = count.withLock {
+                $0 += 1; return $0
+            }
             if n <= 3 { response.closeAfter = 100_000 }
             return response
         }
@@ -116,7 +121,11 @@ import SlipstreamHTTP
         let count = Mutex(0)
         let server = try TestHTTPServer { request in
             var response = TestHTTPServer.Response.file(Self.content, for: request)
-            if count.withLock({ $0 += 1; return $0 }) == 2 { response.stallAfter = 10_000 }
+            if count.withLock({
+                $0 += 1; return $0
+            }) == 2 {
+                response.stallAfter = 10_000
+            }
             return response
         }
         defer { server.stop() }
@@ -169,7 +178,11 @@ import SlipstreamHTTP
         let count = Mutex(0)
         let server = try TestHTTPServer { _ in
             var response = TestHTTPServer.Response(status: 200, body: Self.content)
-            if count.withLock({ $0 += 1; return $0 }) == 1 { response.closeAfter = 700_000 }
+            if count.withLock({
+                $0 += 1; return $0
+            }) == 1 {
+                response.closeAfter = 700_000
+            }
             return response
         }
         defer { server.stop() }
@@ -184,7 +197,8 @@ import SlipstreamHTTP
 
     @Test func redirectToAnotherPath() async throws {
         let server = try TestHTTPServer { request in
-            request.path == "/file.bin" ? .init(status: 302, headers: [("Location", "/real/data.bin")])
+            request.path == "/file.bin"
+                ? .init(status: 302, headers: [("Location", "/real/data.bin")])
                 : .file(Self.content, for: request)
         }
         defer { server.stop() }

@@ -146,8 +146,9 @@ import TestSupport
     @Test func aFailedQueuedWriteIsReportedAndStopsLaterOnes() async throws {
         let file = try PartFile(creating: "/dev/full")
         let failures = AsyncStream.makeStream(of: DownloadError.self)
-        let writer = DiskWriter(opening: { file }, slotSize: 4096, maxSlots: 1,
-                                hooks: .init(onError: { failures.continuation.yield($0) }))
+        let writer = DiskWriter(
+            opening: { file }, slotSize: 4096, maxSlots: 1,
+            hooks: .init(onError: { failures.continuation.yield($0) }))
         let bytes = [UInt8](repeating: 7, count: 1000)
         // Queued (a slot is free), so it fails on the writer thread.
         #expect(try bytes.withUnsafeBytes { try writer.take($0, at: 0) })
@@ -167,8 +168,11 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let file = try PartFile(creating: folder + "/parts")
         let gate = Gate()
-        let writer = DiskWriter(opening: { gate.wait(); return file }, slotSize: 16, maxSlots: 8,
-                                hooks: .init(onError: { _ in Issue.record("no error expected") }))
+        let writer = DiskWriter(
+            opening: {
+                gate.wait(); return file
+            }, slotSize: 16, maxSlots: 8,
+            hooks: .init(onError: { _ in Issue.record("no error expected") }))
         let bytes = (0..<100).map { UInt8($0) }
         // 100 bytes take 7 of the 8 slots; another 100 find only one free: refused, nothing taken.
         #expect(try bytes.withUnsafeBytes { try writer.take($0, at: 0) })
@@ -187,11 +191,13 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let file = try PartFile(creating: folder + "/joined")
         let writes = Mutex<[Range<Int64>]>([])
-        let writer = DiskWriter(opening: { file }, slotSize: 100, maxSlots: 8,
-                                hooks: .init(onError: { _ in Issue.record("no error expected") },
-                                             beforeWrite: { offset, count in
-                                                 writes.withLock { $0.append(offset..<(offset + Int64(count))) }
-                                             }))
+        let writer = DiskWriter(
+            opening: { file }, slotSize: 100, maxSlots: 8,
+            hooks: .init(
+                onError: { _ in Issue.record("no error expected") },
+                beforeWrite: { offset, count in
+                    writes.withLock { $0.append(offset..<(offset + Int64(count))) }
+                }))
         let bytes = (0..<250).map { UInt8($0) }
         let taken = try bytes.withUnsafeBytes { all in
             // Two connections, interleaved: 0..<100 in four slices, 100..<250 in three.
@@ -215,15 +221,19 @@ import TestSupport
         let file = try PartFile(creating: folder + "/slow")
         let gate = Gate()
         let rooms = AsyncStream.makeStream(of: Void.self)
-        let writer = DiskWriter(opening: { file }, slotSize: 10, maxSlots: 2,
-                                hooks: .init(onError: { _ in Issue.record("no error expected") },
-                                             onRoom: { rooms.continuation.yield() },
-                                             beforeWrite: { _, _ in gate.wait() }))
+        let writer = DiskWriter(
+            opening: { file }, slotSize: 10, maxSlots: 2,
+            hooks: .init(
+                onError: { _ in Issue.record("no error expected") },
+                onRoom: { rooms.continuation.yield() },
+                beforeWrite: { _, _ in gate.wait() }))
         let bytes = (0..<30).map { UInt8($0) }
         let taken = try bytes.withUnsafeBytes { all in
-            [try writer.take(UnsafeRawBufferPointer(rebasing: all[0..<10]), at: 0),
-             try writer.take(UnsafeRawBufferPointer(rebasing: all[10..<20]), at: 10),
-             try writer.take(UnsafeRawBufferPointer(rebasing: all[20..<30]), at: 20)]
+            [
+                try writer.take(UnsafeRawBufferPointer(rebasing: all[0..<10]), at: 0),
+                try writer.take(UnsafeRawBufferPointer(rebasing: all[10..<20]), at: 10),
+                try writer.take(UnsafeRawBufferPointer(rebasing: all[20..<30]), at: 20),
+            ]
         }
         #expect(taken == [true, true, false])
         gate.open()
@@ -245,8 +255,10 @@ import TestSupport
         let bytes = (0..<100).map { UInt8($0) }
         // Out of order, as the pieces of a file fetched over two connections come.
         let taken = try bytes.withUnsafeBytes { all in
-            [try writer.take(UnsafeRawBufferPointer(rebasing: all[60..<100]), at: 60),
-             try writer.take(UnsafeRawBufferPointer(rebasing: all[0..<60]), at: 0)]
+            [
+                try writer.take(UnsafeRawBufferPointer(rebasing: all[60..<100]), at: 60),
+                try writer.take(UnsafeRawBufferPointer(rebasing: all[0..<60]), at: 0),
+            ]
         }
         #expect(taken == [true, true])
         #expect(writer.written.ranges == [0..<100])

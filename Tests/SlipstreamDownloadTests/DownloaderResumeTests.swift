@@ -11,8 +11,10 @@ import TestSupport
 @Suite struct DownloaderResumeTests {
     /// A server of `content` whose responses wait at `gate` after 256 KiB; `version` picks the
     /// content and validators (`etag` "vN", or Last-Modified only, or none).
-    static func heldServer(_ contents: [[UInt8]], version: @escaping @Sendable () -> Int = { 1 },
-                           validators: Validators = .etag, gate: Gate) throws -> TestHTTPServer {
+    static func heldServer(
+        _ contents: [[UInt8]], version: @escaping @Sendable () -> Int = { 1 },
+        validators: Validators = .etag, gate: Gate
+    ) throws -> TestHTTPServer {
         try TestHTTPServer { request in
             let current = version()
             let content = contents[current - 1]
@@ -37,7 +39,8 @@ import TestSupport
 
     /// Starts a download and cancels it once `bytes` are done; returns how it ended.
     func interrupt(_ url: String, to path: String, after bytes: Int64, configuration: DownloadConfiguration = patient)
-        async throws -> DownloadError? {
+        async throws -> DownloadError?
+    {
         let download = try Downloader(configuration: configuration).start(url, to: .file(path))
         for await event in download.events {
             if case .progress(let progress) = event, progress.completedBytes >= bytes { break }
@@ -53,7 +56,8 @@ import TestSupport
 
     /// Runs a download to its end, collecting its notices.
     func finish(_ url: String, to path: String, configuration: DownloadConfiguration = .init())
-        async throws -> (Result<DownloadResult, DownloadError>, [String]) {
+        async throws -> (Result<DownloadResult, DownloadError>, [String])
+    {
         let download = try Downloader(configuration: configuration).start(url, to: .file(path))
         var notices: [String] = []
         for await event in download.events {
@@ -177,8 +181,9 @@ import TestSupport
         let first = TestFiles.randomBytes(2 << 20, seed: 10)
         let second = TestFiles.randomBytes(2 << 20, seed: 11)
         let gate = Gate()
-        let server = try Self.heldServer([first, second], version: { version.withLock { $0 } }, validators: validators,
-                                        gate: gate)
+        let server = try Self.heldServer(
+            [first, second], version: { version.withLock { $0 } }, validators: validators,
+            gate: gate)
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let path = folder + "/v.bin"
@@ -188,8 +193,9 @@ import TestSupport
         let (result, notices) = try await finish(server.url("/v.bin"), to: path)
         _ = try result.get()
         #expect(notices.count == 1)
-        #expect(notices.first?.contains(validators == .lastModified ? "changed" : "no ETag or Last-Modified") == true,
-                "\(notices)")
+        #expect(
+            notices.first?.contains(validators == .lastModified ? "changed" : "no ETag or Last-Modified") == true,
+            "\(notices)")
         let exact = TestFiles.contents(of: path, equal: second)
         #expect(exact)
     }
@@ -267,7 +273,9 @@ import TestSupport
         let content = TestFiles.randomBytes(1 << 20, seed: 13)
         let count = Mutex(0)
         let server = try TestHTTPServer { request in
-            if count.withLock({ $0 += 1; return $0 }) <= 2 {
+            if count.withLock({
+                $0 += 1; return $0
+            }) <= 2 {
                 return .init(status: 503, headers: [("Retry-After", "1")])
             }
             return .file(content, for: request)
@@ -321,7 +329,9 @@ import TestSupport
         let server = try TestHTTPServer { request in
             var response = TestHTTPServer.Response.file(content, for: request)
             // The second request crawls at 16 KiB/s; the others at 2 MiB/s.
-            let isSecond = count.withLock { $0 += 1; return $0 == 2 }
+            let isSecond = count.withLock {
+                $0 += 1; return $0 == 2
+            }
             if isSecond { crawling.withLock { $0 = request.range } }
             response.bytesPerSecond = isSecond ? 16 << 10 : 2 << 20
             return response

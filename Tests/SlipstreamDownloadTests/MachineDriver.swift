@@ -63,8 +63,10 @@ struct MachineDriver {
     /// What went against the rules, for `#expect(driver.violations.isEmpty)`.
     var violations: [String] = []
 
-    init(server: Server, settings: (inout Machine.Settings) -> Void = { _ in }, seed: UInt64 = 1,
-         resume: Machine.ResumePoint? = nil) {
+    init(
+        server: Server, settings: (inout Machine.Settings) -> Void = { _ in }, seed: UInt64 = 1,
+        resume: Machine.ResumePoint? = nil
+    ) {
         var values = Machine.Settings(url: "http://h/f")
         values.expectedPath = "/d/f"
         values.connections = 4

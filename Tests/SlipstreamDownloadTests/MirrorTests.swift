@@ -10,7 +10,8 @@ import TestSupport
 @Suite(.serialized) struct MirrorTests {
     /// The download's events, gathered while it runs, and its result.
     static func run(_ url: String, mirrors: [String], to path: String, connections: Int = 8)
-        async throws -> (result: DownloadResult, notices: [String]) {
+        async throws -> (result: DownloadResult, notices: [String])
+    {
         var configuration = DownloadConfiguration()
         configuration.connections = connections
         // Small splits, so that the end is never a long piece left to a throttled mirror.
@@ -46,8 +47,9 @@ import TestSupport
         // download took over 8 s, so a loaded machine cannot make it look fast.
         let throttled = try TestNginx.url(name, location: "rate", query: "rate=128k")
         let fast = try TestNginx.url(name)
-        let (result, notices) = try await Self.run(throttledFirst ? throttled : fast,
-                                                   mirrors: [throttledFirst ? fast : throttled], to: folder + "/out.bin")
+        let (result, notices) = try await Self.run(
+            throttledFirst ? throttled : fast,
+            mirrors: [throttledFirst ? fast : throttled], to: folder + "/out.bin")
         #expect(notices.isEmpty)
         let exact = await TestFiles.equalOffPool(result.path, source)
         #expect(exact)
@@ -63,8 +65,9 @@ import TestSupport
         let source = try TestNginx.makeFile("mirror-same-8m.bin", size: size)
         // Another file of the same size; an older modification time gives it another ETag.
         let other = try TestNginx.makeFile("mirror-other-8m.bin", size: size)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)],
-                                              ofItemAtPath: other)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)],
+            ofItemAtPath: other)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (result, notices) = try await Self.run(
@@ -116,8 +119,9 @@ import TestSupport
                 response = .init(status: 200, headers: [("ETag", "\"v1\"")], body: content)
             case "/shifted" where response.status == 206:
                 let start = request.range!.start + 1
-                response = .init(status: 206, headers: [("Content-Range", "bytes \(start)-\(content.count - 1)/\(content.count)")],
-                                 body: Array(content[Int(start)...]))
+                response = .init(
+                    status: 206, headers: [("Content-Range", "bytes \(start)-\(content.count - 1)/\(content.count)")],
+                    body: Array(content[Int(start)...]))
             case "/bigger" where response.status == 206:
                 // The same bytes, said to be of a file one byte longer.
                 let header = response.headers.firstIndex { $0.0 == "Content-Range" }!
@@ -131,8 +135,9 @@ import TestSupport
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let (result, notices) = try await Self.run(server.url("/file.bin"), mirrors: [server.url(path)],
-                                                   to: folder + "/out.bin", connections: 4)
+        let (result, notices) = try await Self.run(
+            server.url("/file.bin"), mirrors: [server.url(path)],
+            to: folder + "/out.bin", connections: 4)
         #expect(TestFiles.contents(of: result.path, equal: content))
         #expect(notices.count == 1)
         #expect(notices.first?.hasPrefix("mirror \(server.url(path)) ") == true, "\(notices)")

@@ -115,7 +115,11 @@ import TestSupport
 
     @Test func sentHeadersAndIdentityEncoding() async throws {
         let server = try TestHTTPServer { request in
-            .init(status: 200, body: Array("\(request.headers["accept-encoding"] ?? "-")|\(request.headers["x-test"] ?? "-")|\(request.headers["user-agent"] ?? "-")".utf8))
+            .init(
+                status: 200,
+                body: Array(
+                    "\(request.headers["accept-encoding"] ?? "-")|\(request.headers["x-test"] ?? "-")|\(request.headers["user-agent"] ?? "-")"
+                        .utf8))
         }
         defer { server.stop() }
         var request = HTTPRequest(url: server.url("/echo"))
@@ -196,8 +200,12 @@ import TestSupport
 /// Tells how long after `started` the head came (measured on the I/O thread), and the result.
 final class TimingSink: HTTPSink {
     private let started: ContinuousClock.Instant
-    private let state = Mutex<(head: Duration?, result: Result<Void, HTTPError>?,
-                               waiter: CheckedContinuation<(Result<Void, HTTPError>, Duration?), Never>?)>((nil, nil, nil))
+    private let state = Mutex<
+        (
+            head: Duration?, result: Result<Void, HTTPError>?,
+            waiter: CheckedContinuation<(Result<Void, HTTPError>, Duration?), Never>?
+        )
+    >((nil, nil, nil))
 
     init(started: ContinuousClock.Instant) {
         self.started = started

@@ -10,9 +10,11 @@ import TestSupport
 /// that plays in real time; the stream gets every byte in time (no underrun once it plays),
 /// and the download completes exactly. (Were a write made on the engine's thread, the stream
 /// would get nothing while the disk hangs: the time limit catches that.)
-@Suite(.enabled(if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
-                "needs nginx and the audio fixtures: run with scripts/test.sh"),
-       .timeLimit(.minutes(2)))
+@Suite(
+    .enabled(
+        if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
+        "needs nginx and the audio fixtures: run with scripts/test.sh"),
+    .timeLimit(.minutes(2)))
 struct SlowDiskTests {
     @Test func aSlowDiskStallsNeitherTheEngineNorAStreamOnIt() async throws {
         let size = 1 << 20
@@ -39,8 +41,9 @@ struct SlowDiskTests {
         playback.output = { NullOutput(paced: true) }
         playback.startThreshold = .seconds(1)
         // Twice real time (128 kbit/s is 16 000 bytes a second): what a live station's burst gives.
-        let player = AudioStreamer(url: try TestNginx.url("audio-mp3-cbr128.mp3", location: "rate", query: "rate=32000"),
-                                   configuration: playback)
+        let player = AudioStreamer(
+            url: try TestNginx.url("audio-mp3-cbr128.mp3", location: "rate", query: "rate=32000"),
+            configuration: playback)
         player.play()
         var states: [AudioStreamerEvent] = []
         for await event in player.events {

@@ -39,10 +39,12 @@ public enum AudioFixtures {
         return text.split(separator: "\n").compactMap { line in
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count == 10, let samples = Int64(f[3]), let duration = Double(f[4]),
-                  let rate = Int(f[5]), let channels = Int(f[6]) else { return nil }
+                let rate = Int(f[5]), let channels = Int(f[6])
+            else { return nil }
             let tag = { (s: String) in s == "-" ? nil : s }
-            return Reference(name: f[0], kind: f[1], packets: Int(f[2]), samples: samples, duration: duration,
-                             sampleRate: rate, channels: channels, title: tag(f[7]), artist: tag(f[8]), album: tag(f[9]))
+            return Reference(
+                name: f[0], kind: f[1], packets: Int(f[2]), samples: samples, duration: duration,
+                sampleRate: rate, channels: channels, title: tag(f[7]), artist: tag(f[8]), album: tag(f[9]))
         }
     }()
 

@@ -8,7 +8,8 @@ public enum ReferenceDecoder {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let out = folder + "/out.wav"
-        try ExternalProgram.run(["mpg123", "-q", gapless ? "--gapless" : "--no-gapless"] + (float ? ["-e", "f32"] : []) + ["-w", out, file])
+        try ExternalProgram.run(
+            ["mpg123", "-q", gapless ? "--gapless" : "--no-gapless"] + (float ? ["-e", "f32"] : []) + ["-w", out, file])
         return try wavData(out)
     }
 
@@ -27,7 +28,8 @@ public enum ReferenceDecoder {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let out = folder + "/out.wav"
-        try ExternalProgram.run(["sox", "-D", file] + (float ? ["-b", "32", "-e", "floating-point"] : ["-b", "16", "-e", "signed-integer"]) + [out])
+        try ExternalProgram.run(
+            ["sox", "-D", file] + (float ? ["-b", "32", "-e", "floating-point"] : ["-b", "16", "-e", "signed-integer"]) + [out])
         return try wavData(out)
     }
 

@@ -51,8 +51,10 @@ public final class RunningCommand: Sendable {
     /// for the signal (so that it reaches the handler, not the default action, nor a moment when
     /// it is still ignored; SIGKILL needs none). Looks every 5 ms; gives up when the process ends
     /// or after `timeoutSeconds`.
-    public func kill(_ signal: Int32, whenFileExists path: String, afterMilliseconds milliseconds: Int = 0,
-                     timeoutSeconds: Double = 10) {
+    public func kill(
+        _ signal: Int32, whenFileExists path: String, afterMilliseconds milliseconds: Int = 0,
+        timeoutSeconds: Double = 10
+    ) {
         Thread { [self] in
             let deadline = DispatchTime.now() + timeoutSeconds
             while process.isRunning, DispatchTime.now() < deadline {
@@ -69,8 +71,8 @@ public final class RunningCommand: Sendable {
     /// Whether the process has a handler installed for `signal` (`SigCgt` in /proc/PID/status).
     private func catches(_ signal: Int32) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+            let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
         else { return false }
         return mask & (1 << UInt64(signal - 1)) != 0
     }
@@ -83,9 +85,10 @@ public final class RunningCommand: Sendable {
                 pipesDrained.wait()
                 process.waitUntilExit()
                 let (stdout, stderr) = captured.withLock { ($0[0], $0[1]) }
-                continuation.resume(returning: CommandRunner.Output(
-                    status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                    stderr: String(decoding: stderr, as: UTF8.self)))
+                continuation.resume(
+                    returning: CommandRunner.Output(
+                        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                        stderr: String(decoding: stderr, as: UTF8.self)))
             }.start()
         }
     }

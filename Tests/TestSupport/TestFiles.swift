@@ -5,7 +5,7 @@ public enum TestFiles {
     /// Writes `size` bytes from a seeded generator (xorshift), 1 MiB at a time.
     public static func writeRandom(to path: String, size: Int, seed: UInt64) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path)
+            let handle = FileHandle(forWritingAtPath: path)
         else { throw POSIXError(.EACCES) }
         defer { try? handle.close() }
         var state = seed | 1

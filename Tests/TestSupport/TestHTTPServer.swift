@@ -58,8 +58,10 @@ public final class TestHTTPServer: Sendable {
         /// The honest answer for `content` to `request`: 206 with Content-Range for a
         /// satisfiable range (when an `If-Range` matches the ETag or Last-Modified, or there is
         /// none), 416 for an unsatisfiable one, else 200 with the whole content.
-        public static func file(_ content: [UInt8], for request: Request, etag: String? = "\"v1\"",
-                                lastModified: String? = nil) -> Response {
+        public static func file(
+            _ content: [UInt8], for request: Request, etag: String? = "\"v1\"",
+            lastModified: String? = nil
+        ) -> Response {
             var headers: [(String, String)] = [("Accept-Ranges", "bytes")]
             if let etag { headers.append(("ETag", etag)) }
             if let lastModified { headers.append(("Last-Modified", lastModified)) }
@@ -125,7 +127,6 @@ public final class TestHTTPServer: Sendable {
 
     /// Every request received so far, in order.
     public var requests: [Request] { state.withLock { $0.requests } }
-
 
     /// Body bytes written to connections so far, over all responses (heads and chunk framing
     /// not counted). Bytes the client never read may be among them, up to the sockets' buffers.
@@ -255,7 +256,8 @@ public final class TestHTTPServer: Sendable {
             if let hold = response.holdAfter, sent < hold { count = min(count, hold - sent) }
             if count == 0 { return false }  // closeAfter reached
             let slice = Array(body.prefix(count))
-            let framed = response.chunked
+            let framed =
+                response.chunked
                 ? Array(String(count, radix: 16).utf8) + [13, 10] + slice + [13, 10] : slice
             if count == body.count, !response.chunked { ending() }
             guard write(framed, to: client) else { return false }

@@ -30,7 +30,7 @@ extension TestNginx {
             let request = quoted[1].split(separator: " ")
             let statusAndBytes = quoted[2].split(separator: " ")
             guard request.count > 1, matches(request[1]), statusAndBytes.count > 1,
-                  let status = Int(statusAndBytes[0]), let bytes = Int(statusAndBytes[1])
+                let status = Int(statusAndBytes[0]), let bytes = Int(statusAndBytes[1])
             else { continue }
             found.append((status, bytes))
         }

@@ -37,7 +37,8 @@ public enum TestNginx {
     public static func makeFile(_ name: String, size: Int) throws -> String {
         let path = try filesFolder() + "/" + name
         if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-           (attributes[.size] as? NSNumber)?.intValue == size {
+            (attributes[.size] as? NSNumber)?.intValue == size
+        {
             return path
         }
         let temporary = path + ".tmp\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

@@ -26,7 +26,7 @@ public final class TmpfsMount: Sendable {
     /// Writes zeros to `file` until the filesystem is full.
     public func fill(_ file: String) throws {
         guard FileManager.default.createFile(atPath: file, contents: nil),
-              let handle = FileHandle(forWritingAtPath: file)
+            let handle = FileHandle(forWritingAtPath: file)
         else { throw POSIXError(.EIO) }
         defer { try? handle.close() }
         let block = Data(count: 64 << 10)

@@ -12,14 +12,13 @@ print("\(info.audio.format), \(info.audio.duration.map { "\($0) s" } ?? "live")"
 var configuration = AudioStreamerConfiguration()
 configuration.startTime = .seconds(30)
 let player = AudioStreamer(url: url, configuration: configuration)
+// State changes, buffering, progress, properties, reconnects; it ends after the last state.
 let printer = Task {
-    for await event in player.events {   // state changes, buffering, progress, properties,
-        print(event)                      // reconnects; it ends after the last state
-    }
+    for await event in player.events { print(event) }
 }
 player.play()
 do {
-    let end = try await player.waitUntilFinished()   // cancelling this task stops the player
+    let end = try await player.waitUntilFinished()  // cancelling this task stops the player
     print("ended: \(end)")
 } catch {
     print("stopped (\(error.code)): \(error.message)")

@@ -24,7 +24,10 @@ package final class AACDecoder: SelectableAudioDecoder {
     /// Creates a decoder for ADTS AAC of `format` that outputs `sampleType` PCM.
     package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
         guard format.codec == .aac, (1...8).contains(format.channels), format.sampleRate > 0 else {
-            throw AudioDecoderError(.unsupportedFormat, "AACDecoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz is not ADTS AAC it decodes", codec: format.codecDescription)
+            throw AudioDecoderError(
+                .unsupportedFormat,
+                "AACDecoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz is not ADTS AAC it decodes",
+                codec: format.codecDescription)
         }
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
         codecDescription = format.codecDescription
@@ -87,7 +90,8 @@ package final class AACDecoder: SelectableAudioDecoder {
     /// the core rate.
     private func makeHandle() throws(AudioDecoderError) -> NeAACDecHandle {
         guard let handle = NeAACDecOpen() else {
-            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot create a decoder for \(codecDescription)", codec: codecDescription)
+            throw AudioDecoderError(
+                .initializationFailed, "libfaad2: cannot create a decoder for \(codecDescription)", codec: codecDescription)
         }
         guard let configuration = NeAACDecGetCurrentConfiguration(handle) else {
             NeAACDecClose(handle)
@@ -98,7 +102,8 @@ package final class AACDecoder: SelectableAudioDecoder {
         configuration.pointee.dontUpSampleImplicitSBR = 1
         guard NeAACDecSetConfiguration(handle, configuration) != 0 else {
             NeAACDecClose(handle)
-            throw AudioDecoderError(.initializationFailed, "libfaad2: cannot set up \(outputFormat) output for \(codecDescription)", codec: codecDescription)
+            throw AudioDecoderError(
+                .initializationFailed, "libfaad2: cannot set up \(outputFormat) output for \(codecDescription)", codec: codecDescription)
         }
         return handle
     }

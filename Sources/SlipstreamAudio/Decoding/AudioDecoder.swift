@@ -29,4 +29,3 @@ public protocol AudioDecoder: AnyObject {
     /// Forgets all stream state: the next packet follows a discontinuity (a seek or reconnect).
     func reset()
 }
-

@@ -38,8 +38,10 @@ public struct AudioDecoderError: Error, Sendable, Hashable, CustomStringConverti
     public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, codec: String? = nil, libraryStatus: Int? = nil,
-                underlying: (any Error & Sendable)? = nil) {
+    public init(
+        _ code: Code, _ message: String, codec: String? = nil, libraryStatus: Int? = nil,
+        underlying: (any Error & Sendable)? = nil
+    ) {
         self.code = code
         self.message = message
         self.codec = codec

@@ -14,7 +14,9 @@ public enum AudioDecoders {
     /// count: the first of `available` that takes the format. Throws `.unsupportedFormat`,
     /// naming the codec, for a format none of them takes (or one whose variant the decoder
     /// that takes the codec refuses, e.g. AAC with 9 channels).
-    public static func make(for format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) -> any AudioDecoder {
+    public static func make(for format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError)
+        -> any AudioDecoder
+    {
         guard let decoder = available.first(where: { $0.decodes(format) }) else {
             throw AudioDecoderError(.unsupportedFormat, "no decoder for \(format.codecDescription)", codec: format.codecDescription)
         }

@@ -48,9 +48,10 @@ package struct GaplessTrim: Hashable, Sendable {
             self = .none
             return
         }
-        self.init(encoderDelay: properties.encoderDelay ?? 0, decoderDelay: decoderDelay,
-                  encoderPadding: properties.encoderPadding ?? 0,
-                  statedFrameCount: packets * Int64(format.framesPerPacket))
+        self.init(
+            encoderDelay: properties.encoderDelay ?? 0, decoderDelay: decoderDelay,
+            encoderPadding: properties.encoderPadding ?? 0,
+            statedFrameCount: packets * Int64(format.framesPerPacket))
     }
 
     /// The frames to keep of a block of `frameCount` decoded frames whose first is raw frame

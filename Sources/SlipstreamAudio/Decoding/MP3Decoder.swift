@@ -39,10 +39,13 @@ package final class MP3Decoder: SelectableAudioDecoder {
     /// `sampleType` PCM at the stream's own rate and channel count.
     package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
         guard [.mp1, .mp2, .mp3].contains(format.codec) else {
-            throw AudioDecoderError(.unsupportedFormat, "MP3Decoder: \(format.codecDescription) is not MPEG audio", codec: format.codecDescription)
+            throw AudioDecoderError(
+                .unsupportedFormat, "MP3Decoder: \(format.codecDescription) is not MPEG audio", codec: format.codecDescription)
         }
         guard (1...2).contains(format.channels), format.sampleRate > 0 else {
-            throw AudioDecoderError(.unsupportedFormat, "MP3Decoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz", codec: format.codecDescription)
+            throw AudioDecoderError(
+                .unsupportedFormat, "MP3Decoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz",
+                codec: format.codecDescription)
         }
         self.format = format
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
@@ -66,7 +69,8 @@ package final class MP3Decoder: SelectableAudioDecoder {
         // format alone, would print an error for it (a player makes a new decoder when the
         // stream's format changes).
         if let header = MPEGFrameHeader(bytes), header.codec == format.codec, header.sampleRate == format.sampleRate,
-           header.channels == format.channels {
+            header.channels == format.channels
+        {
             if !isOpen { try open(for: bytes, header: header, startFrame: packet.startFrame) }
             if packetsToSkip > 0 {
                 packetsToSkip -= 1
@@ -89,7 +93,7 @@ package final class MP3Decoder: SelectableAudioDecoder {
     /// out and nothing was left over.
     private func decodeFrames(of bytes: UnsafeRawBufferPointer, into room: UnsafeMutableRawBufferPointer) -> Int {
         guard let handle, let base = bytes.baseAddress,
-              mpg123_feed(handle, base.assumingMemoryBound(to: UInt8.self), bytes.count) == MPG123_OK.rawValue
+            mpg123_feed(handle, base.assumingMemoryBound(to: UInt8.self), bytes.count) == MPG123_OK.rawValue
         else {
             close()
             return 0
@@ -120,23 +124,26 @@ package final class MP3Decoder: SelectableAudioDecoder {
         _ = mpg123Initialisation
         var status: Int32 = 0
         guard let handle = mpg123_new(nil, &status) else {
-            throw AudioDecoderError(.initializationFailed, "libmpg123: cannot create a decoder: \(Self.message(status))",
-                                    codec: format.codecDescription, libraryStatus: Int(status))
+            throw AudioDecoderError(
+                .initializationFailed, "libmpg123: cannot create a decoder: \(Self.message(status))",
+                codec: format.codecDescription, libraryStatus: Int(status))
         }
         let encoding = outputFormat.sampleType == .signed16 ? MPG123_ENC_SIGNED_16 : MPG123_ENC_FLOAT_32
         let removed = MPG123_GAPLESS.rawValue | MPG123_AUTO_RESAMPLE.rawValue
-        let added = MPG123_QUIET.rawValue | MPG123_NO_RESYNC.rawValue | MPG123_NO_READAHEAD.rawValue
+        let added =
+            MPG123_QUIET.rawValue | MPG123_NO_RESYNC.rawValue | MPG123_NO_READAHEAD.rawValue
             | MPG123_IGNORE_INFOFRAME.rawValue | MPG123_SKIP_ID3V2.rawValue
         guard slipstream_mpg123_param(handle, MPG123_REMOVE_FLAGS, Int(removed)) == MPG123_OK.rawValue,
-              slipstream_mpg123_param(handle, MPG123_ADD_FLAGS, Int(added)) == MPG123_OK.rawValue,
-              mpg123_format_none(handle) == MPG123_OK.rawValue,
-              mpg123_format(handle, format.sampleRate, Int32(format.channels), Int32(encoding.rawValue)) == MPG123_OK.rawValue
+            slipstream_mpg123_param(handle, MPG123_ADD_FLAGS, Int(added)) == MPG123_OK.rawValue,
+            mpg123_format_none(handle) == MPG123_OK.rawValue,
+            mpg123_format(handle, format.sampleRate, Int32(format.channels), Int32(encoding.rawValue)) == MPG123_OK.rawValue
         else {
             let status = mpg123_errcode(handle)
             mpg123_delete(handle)
-            throw AudioDecoderError(.initializationFailed,
-                                    "libmpg123: cannot set up \(outputFormat) output for \(format.codecDescription): \(Self.message(status))",
-                                    codec: format.codecDescription, libraryStatus: Int(status))
+            throw AudioDecoderError(
+                .initializationFailed,
+                "libmpg123: cannot set up \(outputFormat) output for \(format.codecDescription): \(Self.message(status))",
+                codec: format.codecDescription, libraryStatus: Int(status))
         }
         return handle
     }
@@ -159,12 +166,13 @@ package final class MP3Decoder: SelectableAudioDecoder {
             size = bytes.count - 4 - (header.isPadded ? (header.layer == 1 ? 4 : 1) : 0)
         }
         guard slipstream_mpg123_param(handle, MPG123_FREEFORMAT_SIZE, size) == MPG123_OK.rawValue,
-              mpg123_open_feed(handle) == MPG123_OK.rawValue
+            mpg123_open_feed(handle) == MPG123_OK.rawValue
         else {
             let status = mpg123_errcode(handle)
             close()
-            throw AudioDecoderError(.decodingFailed, "libmpg123: cannot open a feed for \(format.codecDescription): \(Self.message(status))",
-                                    codec: format.codecDescription, libraryStatus: Int(status))
+            throw AudioDecoderError(
+                .decodingFailed, "libmpg123: cannot open a feed for \(format.codecDescription): \(Self.message(status))",
+                codec: format.codecDescription, libraryStatus: Int(status))
         }
         isOpen = true
         packetsToSkip = 0

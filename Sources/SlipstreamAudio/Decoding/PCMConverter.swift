@@ -42,18 +42,18 @@ final class PCMConverter {
         let frames = Int(max(0, (last * outRate - framesMade * inRate + inRate - 1) / inRate))
         let room = buffer.reserve(frames * output.bytesPerFrame)
         let source = block.bytes
-        for j in 0 ..< frames {
+        for j in 0..<frames {
             let position = (framesMade + Int64(j)) * inRate
             let index = position / outRate - framesTaken
             let fraction = Float(position % outRate) / Float(outRate)
-            for channel in 0 ..< output.channels {
+            for channel in 0..<output.channels {
                 let a = index < 0 ? previous[channel] : sample(source, frame: Int(index), channel: channel)
                 let b = sample(source, frame: Int(index) + 1, channel: channel)
                 store(a + (b - a) * fraction, room, frame: j, channel: channel)
             }
         }
         buffer.commit(frames * output.bytesPerFrame)
-        for channel in 0 ..< output.channels { previous[channel] = sample(source, frame: count - 1, channel: channel) }
+        for channel in 0..<output.channels { previous[channel] = sample(source, frame: count - 1, channel: channel) }
         framesMade += Int64(frames)
         framesTaken += Int64(count)
         return buffer

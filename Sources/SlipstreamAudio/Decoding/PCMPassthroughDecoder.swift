@@ -15,11 +15,12 @@ package final class PCMPassthroughDecoder: SelectableAudioDecoder {
     /// Creates a converter for a `.pcm` stream of `format` (which must carry its `pcm` layout).
     package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
         guard format.codec == .pcm, let layout = format.pcm, format.channels > 0,
-              layout.bytesPerFrame == format.channels * layout.bitsPerSample / 8,
-              layout.isFloat ? [32, 64].contains(layout.bitsPerSample) : [8, 16, 24, 32].contains(layout.bitsPerSample)
+            layout.bytesPerFrame == format.channels * layout.bitsPerSample / 8,
+            layout.isFloat ? [32, 64].contains(layout.bitsPerSample) : [8, 16, 24, 32].contains(layout.bitsPerSample)
         else {
-            throw AudioDecoderError(.unsupportedFormat, "PCMPassthroughDecoder: \(format.codecDescription) is not a PCM layout it converts",
-                                    codec: format.codecDescription)
+            throw AudioDecoderError(
+                .unsupportedFormat, "PCMPassthroughDecoder: \(format.codecDescription) is not a PCM layout it converts",
+                codec: format.codecDescription)
         }
         self.layout = layout
         sampleBytes = layout.bitsPerSample / 8

@@ -35,8 +35,10 @@ public struct AudioInfo: Hashable, Sendable, Codable {
     /// (`.file`, `.network`, `.httpStatus`, `.rangeNotHonoured`, `.invalidURL`) or is not audio
     /// in a supported format (`.notAudio`). Cancelling the calling task cancels the read and
     /// throws `.cancelled`.
-    public static func read(from location: String, options: Options = Options(),
-                            engine: HTTPEngine? = nil) async throws(AudioInfoError) -> AudioInfo {
+    public static func read(
+        from location: String, options: Options = Options(),
+        engine: HTTPEngine? = nil
+    ) async throws(AudioInfoError) -> AudioInfo {
         let place = AudioLocation(location)
         let source: any AudioSource
         switch place {

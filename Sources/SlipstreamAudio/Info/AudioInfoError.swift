@@ -57,8 +57,10 @@ public struct AudioInfoError: Error, Sendable, Hashable, CustomStringConvertible
     public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, url: String? = nil, path: String? = nil, offset: Int64? = nil,
-                status: Int? = nil, underlying: (any Error & Sendable)? = nil) {
+    public init(
+        _ code: Code, _ message: String, url: String? = nil, path: String? = nil, offset: Int64? = nil,
+        status: Int? = nil, underlying: (any Error & Sendable)? = nil
+    ) {
         self.code = code
         self.message = message
         self.url = url
@@ -92,15 +94,17 @@ extension AudioInfoError {
     /// A source's failure, as the info reader tells it.
     init(_ error: AudioStreamerError) {
         let http = error.underlying as? HTTPError
-        let code: Code = switch error.code {
-        case .httpStatus: .httpStatus
-        case .rangeNotHonoured: .rangeNotHonoured
-        case .file: .file
-        case .cancelled: .cancelled
-        case _ where http?.code == .malformedURL || http?.code == .unsupportedScheme: .invalidURL
-        default: .network
-        }
-        self.init(code, error.message, url: error.url, path: error.path, offset: error.offset, status: error.status,
-                  underlying: http ?? error)
+        let code: Code =
+            switch error.code {
+            case .httpStatus: .httpStatus
+            case .rangeNotHonoured: .rangeNotHonoured
+            case .file: .file
+            case .cancelled: .cancelled
+            case _ where http?.code == .malformedURL || http?.code == .unsupportedScheme: .invalidURL
+            default: .network
+            }
+        self.init(
+            code, error.message, url: error.url, path: error.path, offset: error.offset, status: error.status,
+            underlying: http ?? error)
     }
 }

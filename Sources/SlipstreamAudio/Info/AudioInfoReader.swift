@@ -42,8 +42,11 @@ struct AudioInfoReader {
         while true {
             let count = canSeek ? (exact ? Self.exactChunkSize : Self.chunkSize) : max(Self.chunkSize, Int(offset))
             let bytes = try await read(at: offset, count: count)
-            var current = parser ?? AudioStreamParser(hints: AudioStreamHints(
-                contentType: summary.contentType, fileExtension: Self.fileExtension(of: name), totalByteCount: summary.size))
+            var current =
+                parser
+                ?? AudioStreamParser(
+                    hints: AudioStreamHints(
+                        contentType: summary.contentType, fileExtension: Self.fileExtension(of: name), totalByteCount: summary.size))
             hasWholeStream = bytes.count < count
             let canSeek = canSeek, size = summary.size
             try audio { () throws(AudioParserError) in
@@ -85,7 +88,9 @@ struct AudioInfoReader {
     /// answers ranges, else the first `offset + count` bytes; notes what the answer said.
     private mutating func read(at offset: Int64, count: Int) async throws(AudioInfoError) -> [UInt8] {
         let ranged = summary.acceptsRanges != false
-        let request = ranged ? AudioSourceRequest(offset: offset, length: Int64(count))
+        let request =
+            ranged
+            ? AudioSourceRequest(offset: offset, length: Int64(count))
             : AudioSourceRequest(offset: 0, length: offset + Int64(count))
         let read: AudioSourceRead
         do throws(AudioStreamerError) {
@@ -109,8 +114,10 @@ struct AudioInfoReader {
                 summary.acceptsRanges = true
             } else if summary.acceptsRanges == true {
                 let url = source.location.text
-                throw AudioInfoError(.rangeNotHonoured, "\(url): asked for bytes \(offset)-\(offset + Int64(count) - 1) but the server "
-                                     + "sent the whole file, after answering earlier ranges", url: url, offset: offset)
+                throw AudioInfoError(
+                    .rangeNotHonoured,
+                    "\(url): asked for bytes \(offset)-\(offset + Int64(count) - 1) but the server "
+                        + "sent the whole file, after answering earlier ranges", url: url, offset: offset)
             } else {
                 summary.acceptsRanges = false
             }
@@ -125,8 +132,9 @@ struct AudioInfoReader {
             return try body()
         } catch {
             let location = source.location
-            throw AudioInfoError(.notAudio, "\(name): \(error)", url: location.url, path: location.path, offset: error.offset,
-                                 underlying: error)
+            throw AudioInfoError(
+                .notAudio, "\(name): \(error)", url: location.url, path: location.path, offset: error.offset,
+                underlying: error)
         }
     }
 

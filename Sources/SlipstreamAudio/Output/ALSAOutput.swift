@@ -74,25 +74,31 @@ public final class ALSAOutput: AudioOutput {
         }
         defer { snd_pcm_hw_params_free(params) }
         try check(snd_pcm_hw_params_any(handle, params), .formatNotSupported, "cannot read its parameters")
-        try check(snd_pcm_hw_params_set_access(handle, params, SND_PCM_ACCESS_RW_INTERLEAVED),
-                  .formatNotSupported, "cannot play interleaved samples")
+        try check(
+            snd_pcm_hw_params_set_access(handle, params, SND_PCM_ACCESS_RW_INTERLEAVED),
+            .formatNotSupported, "cannot play interleaved samples")
         let sampleFormat = format.sampleType == .signed16 ? SND_PCM_FORMAT_S16_LE : SND_PCM_FORMAT_FLOAT_LE
-        try check(snd_pcm_hw_params_set_format(handle, params, sampleFormat),
-                  .formatNotSupported, "cannot play \(format)")
-        try check(snd_pcm_hw_params_set_channels(handle, params, UInt32(format.channels)),
-                  .formatNotSupported, "cannot play \(format.channels) channels")
+        try check(
+            snd_pcm_hw_params_set_format(handle, params, sampleFormat),
+            .formatNotSupported, "cannot play \(format)")
+        try check(
+            snd_pcm_hw_params_set_channels(handle, params, UInt32(format.channels)),
+            .formatNotSupported, "cannot play \(format.channels) channels")
         var rate = UInt32(format.sampleRate)
-        try check(snd_pcm_hw_params_set_rate_near(handle, params, &rate, nil),
-                  .formatNotSupported, "cannot play \(format.sampleRate) Hz")
+        try check(
+            snd_pcm_hw_params_set_rate_near(handle, params, &rate, nil),
+            .formatNotSupported, "cannot play \(format.sampleRate) Hz")
         guard rate == UInt32(format.sampleRate) else {
             throw AudioOutputError(.formatNotSupported, "\(name): plays \(rate) Hz, not \(format.sampleRate) Hz", output: name)
         }
         var period = Self.periodMicroseconds
-        try check(snd_pcm_hw_params_set_period_time_near(handle, params, &period, nil),
-                  .formatNotSupported, "cannot take a period of \(period) µs")
+        try check(
+            snd_pcm_hw_params_set_period_time_near(handle, params, &period, nil),
+            .formatNotSupported, "cannot take a period of \(period) µs")
         var buffer = Self.bufferMicroseconds
-        try check(snd_pcm_hw_params_set_buffer_time_near(handle, params, &buffer, nil),
-                  .formatNotSupported, "cannot take a buffer of \(buffer) µs")
+        try check(
+            snd_pcm_hw_params_set_buffer_time_near(handle, params, &buffer, nil),
+            .formatNotSupported, "cannot take a buffer of \(buffer) µs")
         try check(snd_pcm_hw_params(handle, params), .formatNotSupported, "cannot play \(format)")
         canPause = snd_pcm_hw_params_can_pause(params) == 1
     }

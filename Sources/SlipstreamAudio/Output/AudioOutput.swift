@@ -31,4 +31,3 @@ public protocol AudioOutput: AnyObject {
     /// Releases the device or finishes the file. Safe to call more than once.
     func close()
 }
-

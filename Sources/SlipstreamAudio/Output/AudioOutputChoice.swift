@@ -50,8 +50,9 @@ public enum AudioOutputChoice: Hashable, Sendable, CustomStringConvertible {
         case ("wav", _):
             throw ParseError(message: "output \"\(argument)\": wav needs a file, as in wav:out.wav")
         default:
-            throw ParseError(message: "unknown output \"\(argument)\": use auto, pulse[:SERVER], alsa[:DEVICE], "
-                + "wav:FILE, null or null:paced")
+            throw ParseError(
+                message: "unknown output \"\(argument)\": use auto, pulse[:SERVER], alsa[:DEVICE], "
+                    + "wav:FILE, null or null:paced")
         }
     }
 
@@ -73,11 +74,13 @@ public enum AudioOutputChoice: Hashable, Sendable, CustomStringConvertible {
     public func makeOutput() throws(AudioOutputError) -> sending any AudioOutput {
         switch self {
         case .automatic:
-            return PulseServerProbe.answers(server: nil, within: PulseServerProbe.automaticTimeoutSeconds) ? PulseAudioOutput() : ALSAOutput()
+            return PulseServerProbe.answers(server: nil, within: PulseServerProbe.automaticTimeoutSeconds)
+                ? PulseAudioOutput() : ALSAOutput()
         case .pulse(let server):
             guard PulseServerProbe.answers(server: server, within: PulseServerProbe.namedServerTimeoutSeconds) else {
-                throw AudioOutputError(.unavailable, "\(PulseAudioOutput.name(of: server)): no server answers",
-                                       output: PulseAudioOutput.name(of: server))
+                throw AudioOutputError(
+                    .unavailable, "\(PulseAudioOutput.name(of: server)): no server answers",
+                    output: PulseAudioOutput.name(of: server))
             }
             return PulseAudioOutput(server: server)
         case .alsa(let device):

@@ -45,8 +45,10 @@ public struct AudioOutputError: Error, Sendable, Hashable, CustomStringConvertib
     public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, output: String? = nil, path: String? = nil,
-                systemStatus: Int32? = nil, underlying: (any Error & Sendable)? = nil) {
+    public init(
+        _ code: Code, _ message: String, output: String? = nil, path: String? = nil,
+        systemStatus: Int32? = nil, underlying: (any Error & Sendable)? = nil
+    ) {
         self.code = code
         self.message = message
         self.output = output

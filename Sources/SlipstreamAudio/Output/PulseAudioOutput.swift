@@ -47,18 +47,22 @@ public final class PulseAudioOutput: AudioOutput {
             rate: UInt32(clamping: format.sampleRate), channels: UInt8(clamping: format.channels))
         let target = Double(format.sampleRate * format.bytesPerFrame) * Self.targetLatencySeconds
         // (uint32_t)-1 asks for the server's default.
-        var attributes = pa_buffer_attr(maxlength: .max, tlength: UInt32(target), prebuf: .max, minreq: .max,
-                                        fragsize: .max)
+        var attributes = pa_buffer_attr(
+            maxlength: .max, tlength: UInt32(target), prebuf: .max, minreq: .max,
+            fragsize: .max)
         // Channels in WAVE order (front left, front right, centre, LFE, ...), as in WAV files.
         var map = pa_channel_map()
         slipstream_pa_channel_map_init_extend(&map, UInt32(spec.channels), PA_CHANNEL_MAP_WAVEEX)
         var error: Int32 = 0
-        guard let opened = slipstream_pa_simple_new(server, applicationName, PA_STREAM_PLAYBACK, nil, applicationName,
-                                         &spec, &map, &attributes, &error)
+        guard
+            let opened = slipstream_pa_simple_new(
+                server, applicationName, PA_STREAM_PLAYBACK, nil, applicationName,
+                &spec, &map, &attributes, &error)
         else {
             let unsupported = error == Int32(PA_ERR_INVALID.rawValue) || error == Int32(PA_ERR_NOTSUPPORTED.rawValue)
-            throw failure(unsupported ? .formatNotSupported : .unavailable,
-                          unsupported ? "cannot play \(format)" : "cannot connect", error)
+            throw failure(
+                unsupported ? .formatNotSupported : .unavailable,
+                unsupported ? "cannot play \(format)" : "cannot connect", error)
         }
         stream = opened
         self.format = format
@@ -126,8 +130,9 @@ public final class PulseAudioOutput: AudioOutput {
 
     /// One error naming the server, what was being done and PulseAudio's message for `error`.
     private func failure(_ code: AudioOutputError.Code, _ action: String, _ error: Int32) -> AudioOutputError {
-        AudioOutputError(code, "\(Self.name(of: server)): \(action): \(String(cString: slipstream_pa_strerror(error)))",
-                         output: Self.name(of: server), systemStatus: error)
+        AudioOutputError(
+            code, "\(Self.name(of: server)): \(action): \(String(cString: slipstream_pa_strerror(error)))",
+            output: Self.name(of: server), systemStatus: error)
     }
 
     /// "PulseAudio server \"unix:/x\"", or "PulseAudio (default server)", for messages.

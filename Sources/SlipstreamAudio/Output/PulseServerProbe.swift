@@ -29,7 +29,7 @@ enum PulseServerProbe {
             guard remaining > 0 else { return false }
             // Wait at most until the deadline (microseconds) for the connection to move on.
             guard slipstream_pa_mainloop_prepare(loop, Int32(remaining / 1000)) >= 0, slipstream_pa_mainloop_poll(loop) >= 0,
-                  slipstream_pa_mainloop_dispatch(loop) >= 0
+                slipstream_pa_mainloop_dispatch(loop) >= 0
             else { return false }
         }
     }

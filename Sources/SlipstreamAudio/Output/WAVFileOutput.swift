@@ -47,13 +47,16 @@ public final class WAVFileOutput: AudioOutput {
     public func open(_ format: PCMFormat) throws(AudioOutputError) {
         if let current = self.format {
             guard current == format else {
-                throw AudioOutputError(.formatNotSupported, "\(name): holds \(current), cannot switch to \(format)",
-                                       output: name, path: path)
+                throw AudioOutputError(
+                    .formatNotSupported, "\(name): holds \(current), cannot switch to \(format)",
+                    output: name, path: path)
             }
             framesWritten = 0
             return
         }
-        let opened = path == "-" ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0)
+        let opened =
+            path == "-"
+            ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0)
             : Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard opened >= 0 else { throw fileError("cannot create it") }
         descriptor = opened
@@ -165,8 +168,9 @@ public final class WAVFileOutput: AudioOutput {
     /// An error naming the file, the action and `errno`'s message.
     private func fileError(_ action: String) -> AudioOutputError {
         let number = errno
-        return AudioOutputError(.fileFailed, "\(name): \(action): \(String(cString: strerror(number)))", output: name, path: path,
-                                systemStatus: number)
+        return AudioOutputError(
+            .fileFailed, "\(name): \(action): \(String(cString: strerror(number)))", output: name, path: path,
+            systemStatus: number)
     }
 
     /// `WAV file "out.wav"`, for messages.

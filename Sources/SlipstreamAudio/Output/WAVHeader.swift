@@ -57,14 +57,16 @@ struct WAVHeader {
     /// Sets every size field to its maximum, the usual mark of a WAV stream of unknown length.
     mutating func markUnknownLength() {
         for offset in [riffSizeOffset, dataSizeOffset] + (factOffset.map { [$0] } ?? []) {
-            bytes.replaceSubrange(offset ..< offset + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
+            bytes.replaceSubrange(offset..<offset + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
         }
     }
 
     func sizes(dataBytes: Int64, format: PCMFormat) -> (riff: UInt32, frames: UInt32, data: UInt32) {
         let clamp = { (value: Int64) in UInt32(min(value, Int64(UInt32.max))) }
-        return (clamp(Int64(bytes.count) - 8 + dataBytes), clamp(dataBytes / Int64(format.bytesPerFrame)),
-                clamp(dataBytes))
+        return (
+            clamp(Int64(bytes.count) - 8 + dataBytes), clamp(dataBytes / Int64(format.bytesPerFrame)),
+            clamp(dataBytes)
+        )
     }
 
     private mutating func append(_ text: String) { bytes += Array(text.utf8) }

@@ -56,7 +56,8 @@ struct ADTSHeader: SyncFrameHeader {
     /// The stream's format, given the packet size convention (one ADTS frame per packet).
     var format: AudioFormat {
         let name = ["Main", "LC", "SSR", "LTP"][profile]
-        return AudioFormat(codec: .aac, codecDescription: "AAC \(name) (ADTS, \(isMPEG2 ? "MPEG-2" : "MPEG-4"))",
-                           sampleRate: sampleRate, channels: channels, framesPerPacket: frameCount)
+        return AudioFormat(
+            codec: .aac, codecDescription: "AAC \(name) (ADTS, \(isMPEG2 ? "MPEG-2" : "MPEG-4"))",
+            sampleRate: sampleRate, channels: channels, framesPerPacket: frameCount)
     }
 }

@@ -43,8 +43,9 @@ public struct AudioSeekTable: Hashable, Sendable {
         }
         if let size = constantPacketSize {
             let packet = frame / Int64(framesPerPacket)
-            return point(frame: packet * Int64(framesPerPacket),
-                         offset: dataOffset + Int64((Double(packet) * size).rounded(.down)), .constantBitRate)
+            return point(
+                frame: packet * Int64(framesPerPacket),
+                offset: dataOffset + Int64((Double(packet) * size).rounded(.down)), .constantBitRate)
         }
         if let offset = interpolate(frame, from: tableFrames, to: tableOffsets) {
             return point(frame: frame, offset: offset, tableMethod)
@@ -65,8 +66,9 @@ public struct AudioSeekTable: Hashable, Sendable {
         }
         if let size = constantPacketSize {
             let packet = Int64(Double(relative) / size)
-            return point(frame: packet * Int64(framesPerPacket),
-                         offset: dataOffset + Int64((Double(packet) * size).rounded(.down)), .constantBitRate)
+            return point(
+                frame: packet * Int64(framesPerPacket),
+                offset: dataOffset + Int64((Double(packet) * size).rounded(.down)), .constantBitRate)
         }
         if let frame = interpolate(offset, from: tableOffsets, to: tableFrames) {
             return point(frame: frame, offset: offset, tableMethod)

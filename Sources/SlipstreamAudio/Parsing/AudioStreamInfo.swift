@@ -67,8 +67,9 @@ public struct AudioStreamInfo: Hashable, Sendable, Codable {
         let properties = parser.properties
         guard let format = properties.format else {
             if case .sniffing(let sniffer) = parser.stage { throw sniffer.failure(parser.state.hints) }
-            throw AudioParserError(code: .unrecognisedFormat,
-                                   message: "no audio packet in the first \(parser.nextByteOffset) bytes")
+            throw AudioParserError(
+                code: .unrecognisedFormat,
+                message: "no audio packet in the first \(parser.nextByteOffset) bytes")
         }
         self.init(properties: properties, format: format, totalByteCount: parser.state.hints.totalByteCount)
         if let tail { tags.merge(tail.withUnsafeBytes { TrailingTags.read($0) }) }

@@ -71,7 +71,6 @@ public struct AudioStreamParser: Sendable {
         return error
     }
 
-
     /// Parses `bytes` and returns what was found (without the packets' contents).
     public mutating func parse(_ bytes: [UInt8]) throws(AudioParserError) -> [AudioStreamEvent] {
         var collector = AudioStreamEventCollector()

@@ -40,9 +40,12 @@ struct FormatSniffer: Sendable {
         }
         var scratch = StreamState(hints: hints)
         var mpeg = FrameSync<MPEGFrameHeader>()
-        switch mpeg.next(window, isFinal: isFinal, state: &scratch, size: {
-            MPEGAudioParser.frameSize($0, $1, freeFormatSize: nil, isFinal: isFinal)
-        }) {
+        switch mpeg.next(
+            window, isFinal: isFinal, state: &scratch,
+            size: {
+                MPEGAudioParser.frameSize($0, $1, freeFormatSize: nil, isFinal: isFinal)
+            })
+        {
         case .frame: return .found(.mpeg)
         case .step(.need(let count)): return .step(.need(count))
         case .step: break

@@ -27,9 +27,11 @@ struct MPEGAudioParser: Sendable {
             state.isFreeFormat = true
         }
         if isNewFormat {
-            state.setFormat(AudioFormat(codec: header.codec, codecDescription: header.codecDescription,
-                                        sampleRate: header.sampleRate, channels: header.channels,
-                                        framesPerPacket: header.samplesPerFrame))
+            state.setFormat(
+                AudioFormat(
+                    codec: header.codec, codecDescription: header.codecDescription,
+                    sampleRate: header.sampleRate, channels: header.channels,
+                    framesPerPacket: header.samplesPerFrame))
         }
         let frame = UnsafeRawBufferPointer(rebasing: window[..<size])
         if isAtFirstFrame {
@@ -39,7 +41,8 @@ struct MPEGAudioParser: Sendable {
         state.noteFrameBitRate(header.bitRate)
         // CBR: every packet has the same mean size (padding spreads the remainder).
         if state.headerBitRate == nil, let kbps = state.commonFrameBitRate {
-            state.seekTable.constantPacketSize = kbps > 0
+            state.seekTable.constantPacketSize =
+                kbps > 0
                 ? Double(kbps * 1000 * header.samplesPerFrame) / 8 / Double(header.sampleRate) : nil
         }
         state.set(\.isSeekableByTime, state.headerFrameCount != nil || state.seekTable.constantPacketSize != nil)

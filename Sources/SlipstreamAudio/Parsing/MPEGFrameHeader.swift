@@ -71,8 +71,9 @@ struct MPEGFrameHeader: Hashable, Sendable {
     /// Bytes of the frame, header included, or `nil` for free format (bit rate index 0).
     var frameSize: Int? {
         guard bitRate > 0 else { return nil }
-        return Self.frameSize(bitRate: bitRate * 1000, layer: layer, version: version,
-                              sampleRate: sampleRate, padded: isPadded)
+        return Self.frameSize(
+            bitRate: bitRate * 1000, layer: layer, version: version,
+            sampleRate: sampleRate, padded: isPadded)
     }
 
     /// Bytes of a frame at `bitRate` bit/s.

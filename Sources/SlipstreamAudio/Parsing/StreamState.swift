@@ -99,7 +99,7 @@ struct StreamState: Sendable {
             result.duration = Double(trimmed) / rate
             result.durationSource = result.totalsSource
         } else if let total = hints.totalByteCount, let dataOffset = properties.dataOffset,
-                  let bitRate = result.bitRate, bitRate.bitsPerSecond > 0
+            let bitRate = result.bitRate, bitRate.bitsPerSecond > 0
         {
             result.duration = Double(max(total - dataOffset, 0)) * 8 / bitRate.bitsPerSecond
             result.durationSource = .estimate

@@ -63,8 +63,9 @@ struct TagReader: Hashable, Sendable {
             let footer = version == 4 && flags & 0x10 != 0 ? 10 : 0
             // v2.2/2.3 unsynchronise the whole tag, frame headers included: not walkable.
             if flags & 0x80 != 0, version < 4 { return .tag(step: .skip(Int64(10 + size + footer)), reader: nil) }
-            let mode = Mode.id3v2(version: version, remaining: size, trailer: footer,
-                                  unsynchronised: flags & 0x80 != 0, extendedHeader: flags & 0x40 != 0 && version > 2)
+            let mode = Mode.id3v2(
+                version: version, remaining: size, trailer: footer,
+                unsynchronised: flags & 0x80 != 0, extendedHeader: flags & 0x40 != 0 && version > 2)
             return .tag(step: .skip(10), reader: TagReader(mode: mode))
         case .id3v1:
             tags.noteKind(.id3v1)
@@ -93,11 +94,13 @@ struct TagReader: Hashable, Sendable {
                 mode = .id3v2(version: version, remaining: 0, trailer: 0, unsynchronised: false, extendedHeader: false)
                 return .skip(Int64(trailer))
             }
-            let (step, used) = id3v2Frame(window, version: version, remaining: remaining,
-                                          unsynchronised: unsynchronised, extendedHeader: extendedHeader,
-                                          isFinal: isFinal, tags: &tags)
-            mode = .id3v2(version: version, remaining: remaining - used, trailer: trailer,
-                          unsynchronised: unsynchronised, extendedHeader: extendedHeader && used == 0)
+            let (step, used) = id3v2Frame(
+                window, version: version, remaining: remaining,
+                unsynchronised: unsynchronised, extendedHeader: extendedHeader,
+                isFinal: isFinal, tags: &tags)
+            mode = .id3v2(
+                version: version, remaining: remaining - used, trailer: trailer,
+                unsynchronised: unsynchronised, extendedHeader: extendedHeader && used == 0)
             return step
         case .ape(let remaining):
             guard remaining > 0 else { return nil }
@@ -146,7 +149,8 @@ struct TagReader: Hashable, Sendable {
         if grouped, body.count > 0 { body = UnsafeRawBufferPointer(rebasing: body[1...]) }
         if version == 4, flags & 0x0001 != 0, body.count >= 4 { body = UnsafeRawBufferPointer(rebasing: body[4...]) }
         let kind: AudioTags.Kind = version == 2 ? .id3v22 : version == 3 ? .id3v23 : .id3v24
-        let text = version == 4 && (unsynchronised || flags & 0x0002 != 0)
+        let text =
+            version == 4 && (unsynchronised || flags & 0x0002 != 0)
             ? TagText.resynchronised(body).withUnsafeBytes { TagText.id3v2($0) } : TagText.id3v2(body)
         if let text { tags.set(field, text, from: kind) }
         return (.skip(Int64(frameSize)), frameSize)

@@ -35,7 +35,7 @@ enum TrailingTags {
         }
         window = UnsafeRawBufferPointer(rebasing: window[Int(headerSize)...])
         while let step = reader.step(window, isFinal: true, tags: &tags), case .skip(let count) = step,
-              count > 0, count <= window.count
+            count > 0, count <= window.count
         {
             window = UnsafeRawBufferPointer(rebasing: window[Int(count)...])
         }

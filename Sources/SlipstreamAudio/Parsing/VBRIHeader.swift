@@ -28,7 +28,7 @@ struct VBRIHeader: Hashable, Sendable {
         framesPerEntry = Int(frame.bigEndian(at: start + 24, count: 2))
         let tableStart = start + 26
         guard (1...4).contains(entrySize), framesPerEntry > 0,
-              frame.count >= tableStart + entries * entrySize
+            frame.count >= tableStart + entries * entrySize
         else {
             entryByteCounts = []
             return

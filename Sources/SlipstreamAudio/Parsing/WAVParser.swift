@@ -110,22 +110,29 @@ struct WAVParser: Sendable {
         let isFloat = tag == 3
         guard tag == 1 || isFloat else {
             let hex = String(tag, radix: 16, uppercase: true)
-            throw AudioParserError(code: .unsupportedFormat, message:
-                "WAV with format tag 0x\(hex) (only PCM and IEEE float are supported)", offset: offset)
+            throw AudioParserError(
+                code: .unsupportedFormat,
+                message:
+                    "WAV with format tag 0x\(hex) (only PCM and IEEE float are supported)", offset: offset)
         }
         let validBits = isFloat ? [32, 64] : [8, 16, 24, 32]
         guard channels > 0, sampleRate > 0, validBits.contains(bits), blockAlign == channels * bits / 8 else {
-            throw AudioParserError(code: .unsupportedFormat, message:
-                "WAV with \(channels) channels, \(sampleRate) Hz, \(bits) bits, \(blockAlign)-byte frames", offset: offset)
+            throw AudioParserError(
+                code: .unsupportedFormat,
+                message:
+                    "WAV with \(channels) channels, \(sampleRate) Hz, \(bits) bits, \(blockAlign)-byte frames", offset: offset)
         }
-        let layout = AudioFormat.PCMLayout(bitsPerSample: bits, bytesPerFrame: blockAlign, isFloat: isFloat,
-                                           isBigEndian: isBigEndian)
+        let layout = AudioFormat.PCMLayout(
+            bitsPerSample: bits, bytesPerFrame: blockAlign, isFloat: isFloat,
+            isBigEndian: isBigEndian)
         self.layout = layout
         framesPerPacket = max(1, min(1024, Self.maximumPacketSize / blockAlign))
         let kind = isFloat ? "float" : bits == 8 ? "unsigned" : "signed"
         let description = "PCM \(bits)-bit \(kind) \(isBigEndian ? "big" : "little")-endian"
-        state.setFormat(AudioFormat(codec: .pcm, codecDescription: description, sampleRate: sampleRate,
-                                    channels: channels, framesPerPacket: framesPerPacket, pcm: layout))
+        state.setFormat(
+            AudioFormat(
+                codec: .pcm, codecDescription: description, sampleRate: sampleRate,
+                channels: channels, framesPerPacket: framesPerPacket, pcm: layout))
         state.pcmBitRate = Double(sampleRate * blockAlign * 8)
         state.seekTable.pcmBytesPerFrame = blockAlign
         state.set(\.isSeekableByTime, true)

@@ -18,9 +18,11 @@ struct XingHeader: Hashable, Sendable {
     init?(frame: UnsafeRawBufferPointer, header: MPEGFrameHeader) {
         // Some writers leave out the CRC bytes when placing the header; accept both spots.
         let candidates = header.hasCRC ? [header.xingOffset, header.xingOffset - 2] : [header.xingOffset]
-        guard let start = candidates.first(where: {
-            frame.starts(with: "Xing", at: $0) || frame.starts(with: "Info", at: $0)
-        }), frame.count >= start + 8 else { return nil }
+        guard
+            let start = candidates.first(where: {
+                frame.starts(with: "Xing", at: $0) || frame.starts(with: "Info", at: $0)
+            }), frame.count >= start + 8
+        else { return nil }
         isConstantBitRate = frame.starts(with: "Info", at: start)
         let flags = frame.bigEndian(at: start + 4, count: 4)
         var cursor = start + 8
@@ -38,7 +40,7 @@ struct XingHeader: Hashable, Sendable {
         _ = field(8, size: 4)  // quality
         // The LAME tag: a 9-byte encoder name, then delay and padding (12 bits each) at 21...23.
         if frame.count >= cursor + 24,
-           frame.starts(with: "LAME", at: cursor) || frame.starts(with: "Lav", at: cursor)
+            frame.starts(with: "LAME", at: cursor) || frame.starts(with: "Lav", at: cursor)
         {
             encoderDelay = Int(frame[cursor + 21]) << 4 | Int(frame[cursor + 22] >> 4)
             encoderPadding = Int(frame[cursor + 22] & 0x0F) << 8 | Int(frame[cursor + 23])

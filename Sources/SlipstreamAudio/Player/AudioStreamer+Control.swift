@@ -20,7 +20,7 @@ extension AudioStreamer {
         case .seekConnect(let offset):
             control.withLock { $0.network }?.connect(from: offset)
         case .seekBuffered:
-            break // the queue and the playback side were moved by `seek(to:)`
+            break  // the queue and the playback side were moved by `seek(to:)`
         case .disconnect:
             control.withLock { $0.network }?.disconnect()
         case .resumeProducer:
@@ -130,8 +130,11 @@ extension AudioStreamer {
             return (stalled, control.machine.state == .playing)
         }
         if stalled {
-            send(.connectionFailed(AudioStreamerError(.timedOut, "no data from \(source) for \(formatSeconds(timeout))",
-                                                      url: location.url, path: location.path)))
+            send(
+                .connectionFailed(
+                    AudioStreamerError(
+                        .timedOut, "no data from \(source) for \(formatSeconds(timeout))",
+                        url: location.url, path: location.path)))
         }
         if playing { emit(.progress(progress)) }
     }

@@ -29,8 +29,9 @@ extension AudioStreamer {
         case .stopped(.user)? where !Task.isCancelled:
             return .stopped(.user)
         default:
-            throw AudioStreamerError(.cancelled, "the task awaiting \(source) was cancelled; playback was stopped",
-                                     url: location.url, path: location.path)
+            throw AudioStreamerError(
+                .cancelled, "the task awaiting \(source) was cancelled; playback was stopped",
+                url: location.url, path: location.path)
         }
     }
 }

@@ -10,7 +10,8 @@ extension AudioStreamer {
     /// for it. Throws `.seek` when the stream cannot seek (finished, or a live stream for a
     /// target not queued).
     public func seek(to time: Double) throws(AudioStreamerError) {
-        let planned = try control.withLock { control throws(AudioStreamerError) -> (SeekPlanner.Target, SeekPlanner.Stream, NetworkSide?)? in
+        let planned = try control.withLock {
+            control throws(AudioStreamerError) -> (SeekPlanner.Target, SeekPlanner.Stream, NetworkSide?)? in
             let state = control.machine.state
             guard !state.isFinal else {
                 throw AudioStreamerError(.seek, "cannot seek: the stream is \(state)", url: location.url, path: location.path)
@@ -49,11 +50,14 @@ extension AudioStreamer {
     }
 
     /// Serves `target` from the queue if it holds it, else by the network side; returns how.
-    private func carryOut(_ target: SeekPlanner.Target, stream: SeekPlanner.Stream,
-                          network: NetworkSide?) throws(AudioStreamerError) -> PlayerStateMachine.SeekPlan {
+    private func carryOut(
+        _ target: SeekPlanner.Target, stream: SeekPlanner.Stream,
+        network: NetworkSide?
+    ) throws(AudioStreamerError) -> PlayerStateMachine.SeekPlan {
         let plan = try queue.withLock { queue throws(AudioStreamerError) -> SeekPlanner.Plan in
-            let plan = try SeekPlanner.plan(target, isBuffered: queue.holds(frame: target.rawFrame, priming: stream.primingPackets),
-                                            stream: stream)
+            let plan = try SeekPlanner.plan(
+                target, isBuffered: queue.holds(frame: target.rawFrame, priming: stream.primingPackets),
+                stream: stream)
             if case .buffered = plan {
                 _ = queue.rewind(toFrame: target.rawFrame, priming: stream.primingPackets, position: target.position)
             }

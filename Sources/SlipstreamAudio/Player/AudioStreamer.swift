@@ -48,8 +48,10 @@ public final class AudioStreamer: Sendable {
     /// Creates a streamer for an `http(s)://` URL or a local file path, fetching a URL on
     /// `engine` (default: the shared one, which a file does not start); nothing happens until
     /// `play()`.
-    public init(url: String, configuration: AudioStreamerConfiguration = AudioStreamerConfiguration(),
-                engine: HTTPEngine? = nil) {
+    public init(
+        url: String, configuration: AudioStreamerConfiguration = AudioStreamerConfiguration(),
+        engine: HTTPEngine? = nil
+    ) {
         source = url
         self.configuration = configuration
         self.engine = engine
@@ -79,8 +81,9 @@ public final class AudioStreamer: Sendable {
     public var progress: AudioStreamerProgress {
         let properties = self.properties
         let (position, buffered, bytes) = queue.withLock { ($0.position, $0.unplayedSeconds, $0.bytesReceived) }
-        return AudioStreamerProgress(position: Double(position) / 1e9, duration: properties.duration, buffered: buffered,
-                                     bitRate: properties.bitRate?.bitsPerSecond, bytesReceived: bytes)
+        return AudioStreamerProgress(
+            position: Double(position) / 1e9, duration: properties.duration, buffered: buffered,
+            bitRate: properties.bitRate?.bitsPerSecond, bytesReceived: bytes)
     }
 
     /// Starts playing (connecting first), or resumes after `pause()`.

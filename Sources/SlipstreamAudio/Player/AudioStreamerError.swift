@@ -74,8 +74,10 @@ public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvert
 
     /// Creates an error; `retryable` defaults to what the code says (network trouble and
     /// timeouts are, nothing else is).
-    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil, url: String? = nil,
-                path: String? = nil, offset: Int64? = nil, status: Int? = nil, retryable: Bool? = nil) {
+    public init(
+        _ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil, url: String? = nil,
+        path: String? = nil, offset: Int64? = nil, status: Int? = nil, retryable: Bool? = nil
+    ) {
         self.code = code
         self.message = message
         self.underlying = underlying
@@ -117,15 +119,17 @@ extension AudioStreamerError {
         case .rangeNotHonoured: (code, retryable) = (.rangeNotHonoured, nil)
         default: code = .network
         }
-        self.init(code, error.description, underlying: error, url: error.url, offset: offset, status: error.status,
-                  retryable: retryable)
+        self.init(
+            code, error.description, underlying: error, url: error.url, offset: offset, status: error.status,
+            retryable: retryable)
     }
 
     /// The player's view of a parser error in the stream from `source` (a URL or a file path).
     init(parserError error: AudioParserError, source: AudioLocation) {
         let code: Code = error.code == .malformed ? .noAudioData : .unsupportedFormat
-        self.init(code, "\(source.text): \(error.message)", underlying: error, url: source.url, path: source.path,
-                  offset: error.offset)
+        self.init(
+            code, "\(source.text): \(error.message)", underlying: error, url: source.url, path: source.path,
+            offset: error.offset)
     }
 
     /// The player's view of a decoder failure.

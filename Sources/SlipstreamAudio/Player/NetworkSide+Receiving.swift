@@ -95,10 +95,13 @@ extension NetworkSide {
 
     /// Runs the parser (`body`: a parse or the finish) with a sink into the queue, and keeps
     /// what the sink learned.
-    private func parse(_ state: inout State, _ parsed: inout Parsed,
-                       _ body: (inout AudioStreamParser, inout NetworkSink) throws(AudioParserError) -> Void) {
-        var sink = NetworkSink(queue: queue, streamer: streamer, nextFrameGuess: state.nextFrameGuess, dropBeforeFrame: state.dropBeforeFrame,
-                               positionsEstimated: state.positionsEstimated, formatIndex: state.formatIndex, format: state.format)
+    private func parse(
+        _ state: inout State, _ parsed: inout Parsed,
+        _ body: (inout AudioStreamParser, inout NetworkSink) throws(AudioParserError) -> Void
+    ) {
+        var sink = NetworkSink(
+            queue: queue, streamer: streamer, nextFrameGuess: state.nextFrameGuess, dropBeforeFrame: state.dropBeforeFrame,
+            positionsEstimated: state.positionsEstimated, formatIndex: state.formatIndex, format: state.format)
         do throws(AudioParserError) {
             try body(&state.parser, &sink)
         } catch {

@@ -43,8 +43,10 @@ final class NetworkSide: Sendable {
 
     /// A network side reading `source` into `queue` for `streamer`, the parser helped by
     /// `hints`, every slice given to `rawTap` first.
-    init(source: any AudioSource, queue: SharedPacketQueue, hints: AudioStreamHints,
-         rawTap: (@Sendable (Int64, UnsafeRawBufferPointer) -> Void)?, streamer: AudioStreamer) {
+    init(
+        source: any AudioSource, queue: SharedPacketQueue, hints: AudioStreamHints,
+        rawTap: (@Sendable (Int64, UnsafeRawBufferPointer) -> Void)?, streamer: AudioStreamer
+    ) {
         state = Mutex(State(parser: AudioStreamParser(hints: hints)))
         self.source = source
         self.queue = queue
@@ -88,9 +90,10 @@ final class NetworkSide: Sendable {
     func retarget(_ target: SeekPlanner.Target) -> PlayerStateMachine.SeekPlan {
         let (plan, old) = state.withLock { state -> (PlayerStateMachine.SeekPlan, (any AudioSourceConnection)?) in
             guard !state.isStopped else { return (.buffered, nil) }
-            let network = SeekPlanner.network(target, seekPoint: state.parser.seekTable.offset(forTime: target.primedTime),
-                                              rangesSupported: state.rangesSupported, isConnected: state.connection != nil,
-                                              nextFrame: state.nextFrameGuess)
+            let network = SeekPlanner.network(
+                target, seekPoint: state.parser.seekTable.offset(forTime: target.primedTime),
+                rangesSupported: state.rangesSupported, isConnected: state.connection != nil,
+                nextFrame: state.nextFrameGuess)
             queue.withLock { $0.clear(seekFrame: target.rawFrame, position: target.position) }
             switch network {
             case .readOn(let dropBefore):

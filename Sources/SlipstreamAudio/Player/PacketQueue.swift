@@ -221,8 +221,10 @@ extension PacketQueue {
     /// its bytes (valid only during the call) before the packet counts as played.
     /// `resumeEpisode` is the producer's pause when taking a packet brought the unplayed bytes
     /// below the low watermark while the producer was paused (the producer may go on).
-    mutating func next(decoderFormat: Int?, running: Bool,
-                       take: (PacketRing.Entry, UnsafeRawBufferPointer) -> Void) -> (step: Step, resumeEpisode: Int?) {
+    mutating func next(
+        decoderFormat: Int?, running: Bool,
+        take: (PacketRing.Entry, UnsafeRawBufferPointer) -> Void
+    ) -> (step: Step, resumeEpisode: Int?) {
         if let flush = pendingFlush {
             pendingFlush = nil
             return (.flush(flush), nil)
@@ -237,7 +239,11 @@ extension PacketQueue {
         }
         if isEnded, ring!.unplayedCount == 0 { return (.ended, nil) }
         guard running else { return (.idle, nil) }
-        guard let entry = ring!.playNext({ entry, bytes in take(entry, bytes); return entry }) else { return (.empty, nil) }
+        guard
+            let entry = ring!.playNext({ entry, bytes in
+                take(entry, bytes); return entry
+            })
+        else { return (.empty, nil) }
         var resume: Int?
         if isProducerPaused, let low = lowWatermark, ring!.unplayedBytes < low {
             isProducerPaused = false

@@ -89,7 +89,7 @@ struct PacketRing {
         cursor += 1
         unplayedBytes -= entry.size
         unplayedFrames -= Int64(entry.frameCount)
-        return try ring.withUnsafeBytes { try body(entry, UnsafeRawBufferPointer(rebasing: $0[entry.start ..< entry.start + entry.size])) }
+        return try ring.withUnsafeBytes { try body(entry, UnsafeRawBufferPointer(rebasing: $0[entry.start..<entry.start + entry.size])) }
     }
 
     /// Moves the play cursor to the kept packet containing stream frame `frame`, `before` packets
@@ -99,7 +99,7 @@ struct PacketRing {
         guard let found = index(holding: frame) else { return nil }
         let target = max(entryHead, found - before)
         // Every packet from `target` on must have a known, continuous position.
-        for i in target ..< entries.count where entries[i].startFrame == nil { return nil }
+        for i in target..<entries.count where entries[i].startFrame == nil { return nil }
         cursor = target
         recount()
         return entries[target]
@@ -108,15 +108,17 @@ struct PacketRing {
     /// Whether `rewind(toFrame:before:)` would find `frame` in the kept packets.
     func canRewind(toFrame frame: Int64, before: Int) -> Bool {
         guard let found = index(holding: frame) else { return false }
-        return !(max(entryHead, found - before) ..< entries.count).contains { entries[$0].startFrame == nil }
+        return !(max(entryHead, found - before)..<entries.count).contains { entries[$0].startFrame == nil }
     }
 
     /// The index of the kept packet that holds stream frame `frame`.
     private func index(holding frame: Int64) -> Int? {
-        guard let found = (entryHead ..< entries.count).last(where: { i in
-            guard let s = entries[i].startFrame else { return false }
-            return s <= frame
-        }), let s = entries[found].startFrame, frame < s + Int64(entries[found].frameCount) else { return nil }
+        guard
+            let found = (entryHead..<entries.count).last(where: { i in
+                guard let s = entries[i].startFrame else { return false }
+                return s <= frame
+            }), let s = entries[found].startFrame, frame < s + Int64(entries[found].frameCount)
+        else { return nil }
         return found
     }
 
@@ -164,7 +166,7 @@ struct PacketRing {
     private mutating func grow(toHold size: Int) {
         var bigger = [UInt8](repeating: 0, count: max(ring.count * 2, size * 2))
         var at = 0
-        for i in entryHead ..< entries.count {
+        for i in entryHead..<entries.count {
             let e = entries[i]
             bigger.withUnsafeMutableBytes { dst in
                 ring.withUnsafeBytes { src in
@@ -189,7 +191,7 @@ struct PacketRing {
     private mutating func recount() {
         unplayedBytes = 0
         unplayedFrames = 0
-        for i in cursor ..< entries.count {
+        for i in cursor..<entries.count {
             unplayedBytes += entries[i].size
             unplayedFrames += Int64(entries[i].frameCount)
         }

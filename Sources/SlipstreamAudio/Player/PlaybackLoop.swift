@@ -46,8 +46,10 @@ final class PlaybackLoop {
     private var hasEnded = false
     private var hasFailed = false
 
-    private init(streamer: AudioStreamer, queue: SharedPacketQueue, mailbox: PlaybackMailbox,
-                 configuration: AudioStreamerConfiguration, volume: Double) {
+    private init(
+        streamer: AudioStreamer, queue: SharedPacketQueue, mailbox: PlaybackMailbox,
+        configuration: AudioStreamerConfiguration, volume: Double
+    ) {
         self.streamer = streamer
         self.queue = queue
         self.mailbox = mailbox
@@ -61,8 +63,10 @@ final class PlaybackLoop {
     deinit { scratch.deallocate() }
 
     /// Starts the playback thread for `streamer`, reading `queue`, at `volume`; returns its mailbox.
-    static func start(for streamer: AudioStreamer, queue: SharedPacketQueue,
-                      configuration: AudioStreamerConfiguration, volume: Double) -> PlaybackMailbox {
+    static func start(
+        for streamer: AudioStreamer, queue: SharedPacketQueue,
+        configuration: AudioStreamerConfiguration, volume: Double
+    ) -> PlaybackMailbox {
         let mailbox = PlaybackMailbox(queue: queue)
         IOThread.start {
             PlaybackLoop(streamer: streamer, queue: queue, mailbox: mailbox, configuration: configuration, volume: volume).run()
@@ -152,7 +156,7 @@ final class PlaybackLoop {
         var packet = entry.packet
         packet.startFrame = packet.startFrame.map { $0 - formatFirstFrame }
         do throws(AudioDecoderError) {
-            try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0 ..< entry.size]), packet: packet, into: pcm)
+            try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0..<entry.size]), packet: packet, into: pcm)
         } catch {
             fail(AudioStreamerError(decoderError: error))
             return
@@ -189,10 +193,10 @@ final class PlaybackLoop {
 
     /// The frames of a decoded block starting at raw frame `rawStart` that are heard.
     private func keptFrames(rawStart: Int64, count: Int, estimated: Bool) -> Range<Int> {
-        let kept = estimated ? 0 ..< count : (trim ?? .none).keptFrames(start: rawStart, frameCount: count)
+        let kept = estimated ? 0..<count : (trim ?? .none).keptFrames(start: rawStart, frameCount: count)
         guard let target = seekFrame, target > rawStart else { return kept }
         let lower = max(kept.lowerBound, Int(min(target - rawStart, Int64(count))))
-        return lower < kept.upperBound ? lower ..< kept.upperBound : 0 ..< 0
+        return lower < kept.upperBound ? lower..<kept.upperBound : 0..<0
     }
 }
 
@@ -249,7 +253,7 @@ extension PlaybackLoop {
                 try output!.open(format)
                 openFormat = format
                 converter = nil
-            } catch where error.code == .formatNotSupported && openFormat != nil {
+            } catch  where error.code == .formatNotSupported && openFormat != nil {
                 let kept = openFormat!
                 try output!.open(kept)
                 converter = kept == format ? nil : PCMConverter(from: format, to: kept)

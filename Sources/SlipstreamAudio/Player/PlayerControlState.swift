@@ -24,11 +24,12 @@ struct PlayerControlState {
     /// The state for a streamer with `configuration`.
     init(configuration: AudioStreamerConfiguration) {
         let start = configuration.startTime.flatMap { $0 > .zero ? $0.seconds : nil }
-        machine = PlayerStateMachine(reconnectAttempts: configuration.reconnectAttempts,
-                                     reconnectDelay: configuration.reconnectDelay.seconds,
-                                     startThreshold: configuration.startThreshold.seconds,
-                                     restartThreshold: configuration.restartThreshold.seconds,
-                                     startsWithSeek: start != nil)
+        machine = PlayerStateMachine(
+            reconnectAttempts: configuration.reconnectAttempts,
+            reconnectDelay: configuration.reconnectDelay.seconds,
+            startThreshold: configuration.startThreshold.seconds,
+            restartThreshold: configuration.restartThreshold.seconds,
+            startsWithSeek: start != nil)
         pendingStart = start
         volume = min(max(configuration.volume, 0), 1)
     }
@@ -36,8 +37,9 @@ struct PlayerControlState {
     /// What a seek needs to know of the stream now; nil before the format and the decoder are.
     var seekStream: SeekPlanner.Stream? {
         guard let format = properties.format, let decoder = machine.decoder else { return nil }
-        return SeekPlanner.Stream(sampleRate: format.sampleRate, framesPerPacket: format.framesPerPacket,
-                                  duration: properties.duration, trim: decoder.trim,
-                                  primingPackets: decoder.primingPackets, canSeekNetwork: canSeekNetwork)
+        return SeekPlanner.Stream(
+            sampleRate: format.sampleRate, framesPerPacket: format.framesPerPacket,
+            duration: properties.duration, trim: decoder.trim,
+            primingPackets: decoder.primingPackets, canSeekNetwork: canSeekNetwork)
     }
 }

@@ -127,8 +127,10 @@ struct PlayerStateMachine: Sendable {
     private(set) var decoder: DecoderFacts?
 
     /// A machine for a player that starts at a start time (`startsWithSeek`) or not.
-    init(reconnectAttempts: Int = 3, reconnectDelay: Double = 0.5, startThreshold: Double = 0.05,
-         restartThreshold: Double = 1, startsWithSeek: Bool = false) {
+    init(
+        reconnectAttempts: Int = 3, reconnectDelay: Double = 0.5, startThreshold: Double = 0.05,
+        restartThreshold: Double = 1, startsWithSeek: Bool = false
+    ) {
         self.reconnectAttempts = reconnectAttempts
         self.reconnectDelay = reconnectDelay
         self.startThreshold = startThreshold

@@ -69,9 +69,10 @@ enum SeekPlanner {
         let presentation = Int64(seconds * rate)
         let raw = stream.trim.rawFrame(ofPresentationFrame: presentation)
         let primed = max(raw - Int64(stream.primingPackets * max(stream.framesPerPacket, 0)), 0)
-        return Target(presentationFrame: presentation, rawFrame: raw, primedFrame: primed,
-                      position: MonotonicTime.nanoseconds(frames: presentation, rate: stream.sampleRate),
-                      primedTime: Double(primed) / rate)
+        return Target(
+            presentationFrame: presentation, rawFrame: raw, primedFrame: primed,
+            position: MonotonicTime.nanoseconds(frames: presentation, rate: stream.sampleRate),
+            primedTime: Double(primed) / rate)
     }
 
     /// From the queue when `isBuffered` (it keeps the packets from the primed frame on), else
@@ -86,8 +87,10 @@ enum SeekPlanner {
     /// for the primed time (nil when it has none), `rangesSupported` what the server said to a
     /// range request (nil before one), `isConnected` whether a connection is open, `nextFrame`
     /// the stream frame of the next packet it will read.
-    static func network(_ target: Target, seekPoint: AudioSeekPoint?, rangesSupported: Bool?,
-                        isConnected: Bool, nextFrame: Int64) -> NetworkPlan {
+    static func network(
+        _ target: Target, seekPoint: AudioSeekPoint?, rangesSupported: Bool?,
+        isConnected: Bool, nextFrame: Int64
+    ) -> NetworkPlan {
         let drop = target.primedFrame
         // No ranges here: a forward seek reads on and drops what comes before the target.
         if rangesSupported == false, target.rawFrame >= nextFrame, isConnected { return .readOn(dropBefore: drop) }

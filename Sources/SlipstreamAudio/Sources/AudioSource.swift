@@ -29,8 +29,10 @@ package protocol AudioSourceConnection: AnyObject, Sendable {
 
 /// Opens the source for `location`: a local file, or an `http(s)://` URL with `configuration`'s
 /// proxy, headers and timeouts on `engine` (nil: the shared engine).
-package func makeAudioSource(_ location: AudioLocation, configuration: AudioStreamerConfiguration,
-                             engine: HTTPEngine?) -> any AudioSource {
+package func makeAudioSource(
+    _ location: AudioLocation, configuration: AudioStreamerConfiguration,
+    engine: HTTPEngine?
+) -> any AudioSource {
     switch location {
     case .file(let path):
         return FileAudioSource(path: path)

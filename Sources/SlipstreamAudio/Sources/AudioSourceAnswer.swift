@@ -21,8 +21,10 @@ package struct AudioSourceAnswer: Sendable {
     package var headers: HTTPHeaders
 
     /// An answer; see the properties.
-    package init(offset: Int64, totalSize: Int64?, rangesSupported: Bool?, isLive: Bool, contentType: String? = nil,
-                 effectiveURL: String? = nil, headers: HTTPHeaders = HTTPHeaders()) {
+    package init(
+        offset: Int64, totalSize: Int64?, rangesSupported: Bool?, isLive: Bool, contentType: String? = nil,
+        effectiveURL: String? = nil, headers: HTTPHeaders = HTTPHeaders()
+    ) {
         self.offset = offset
         self.totalSize = totalSize
         self.rangesSupported = rangesSupported

@@ -19,8 +19,10 @@ extension AudioSource {
     /// uniquely held and large enough: a caller that reads again and again hands back the last
     /// read's bytes, and no memory is allocated per read. Cancelling the calling task cancels
     /// the connection and throws `.cancelled`.
-    package func read(_ request: AudioSourceRequest, fromStartIfNeeded: Bool = true,
-                      reusing buffer: consuming [UInt8] = []) async throws(AudioStreamerError) -> AudioSourceRead {
+    package func read(
+        _ request: AudioSourceRequest, fromStartIfNeeded: Bool = true,
+        reusing buffer: consuming [UInt8] = []
+    ) async throws(AudioStreamerError) -> AudioSourceRead {
         let collector = ReadCollector(request: request, location: location, fromStartIfNeeded: fromStartIfNeeded, buffer: buffer)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -106,7 +108,7 @@ private final class ReadCollector: AudioSourceReceiver {
             // Counted as taken: up to the end asked for (a source that sends on past it is cut).
             state.received += max(min(Int64(bytes.count), end - offset), 0)
             let from = Int(max(request.offset - offset, 0)), to = Int(max(min(end - offset, Int64(bytes.count)), 0))
-            if from < to { state.bytes += bytes[from ..< to] }
+            if from < to { state.bytes += bytes[from..<to] }
             return offset + Int64(bytes.count) >= end
         }
         guard full else { return .proceed }
@@ -122,13 +124,17 @@ private final class ReadCollector: AudioSourceReceiver {
 
     /// Hands the read (or `failure`) to the continuation, the first time only.
     private func finish(_ failure: Result<AudioSourceRead, AudioStreamerError>?) {
-        let (continuation, result) = state.withLock { state -> (CheckedContinuation<Result<AudioSourceRead, AudioStreamerError>, Never>?, Result<AudioSourceRead, AudioStreamerError>) in
+        let (continuation, result) = state.withLock {
+            state -> (CheckedContinuation<Result<AudioSourceRead, AudioStreamerError>, Never>?, Result<AudioSourceRead, AudioStreamerError>)
+            in
             guard !state.isDone, let continuation = state.continuation else { return (nil, .failure(AudioStreamerError(.cancelled, ""))) }
             state.isDone = true
             state.continuation = nil
             if let failure { return (continuation, failure) }
             guard let answer = state.answer else {
-                return (continuation, .failure(AudioStreamerError(.network, "\(location): no answer", url: location.url, path: location.path)))
+                return (
+                    continuation, .failure(AudioStreamerError(.network, "\(location): no answer", url: location.url, path: location.path))
+                )
             }
             // Moved out, so that the caller holds the only reference and can hand it back.
             defer { state.bytes = [] }

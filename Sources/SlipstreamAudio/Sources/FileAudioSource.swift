@@ -93,11 +93,13 @@ package final class FileAudioSource: AudioSource {
                 if count < 0 {
                     if errno == EINTR { continue }
                     let number = errno
-                    if !isCancelled { receiver.sourceEnded(Self.failure(path, "cannot read at byte \(position)", number, offset: position)) }
+                    if !isCancelled {
+                        receiver.sourceEnded(Self.failure(path, "cannot read at byte \(position)", number, offset: position))
+                    }
                     return
                 }
                 if count == 0 { break }
-                guard deliver(UnsafeRawBufferPointer(rebasing: chunk[0 ..< count]), at: position, to: receiver) else { return }
+                guard deliver(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), at: position, to: receiver) else { return }
                 position += Int64(count)
             }
             if !isCancelled { receiver.sourceEnded(nil) }
@@ -125,8 +127,9 @@ package final class FileAudioSource: AudioSource {
         /// A file error naming the path, what failed (nil: opening it) and the system's words
         /// for `number`, e.g. `song.mp3: No such file or directory`.
         private static func failure(_ path: String, _ action: String?, _ number: Int32, offset: Int64? = nil) -> AudioStreamerError {
-            AudioStreamerError(.file, "\(path): " + (action.map { "\($0): " } ?? "") + String(cString: strerror(number)),
-                               path: path, offset: offset)
+            AudioStreamerError(
+                .file, "\(path): " + (action.map { "\($0): " } ?? "") + String(cString: strerror(number)),
+                path: path, offset: offset)
         }
     }
 }

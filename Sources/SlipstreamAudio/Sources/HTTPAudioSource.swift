@@ -114,8 +114,11 @@ package final class HTTPAudioSource: AudioSource {
                 totalSize = contentRange.total
                 rangesSupported = true
             case .wrongRange(let contentRange):
-                return .abort(HTTPError(.rangeNotHonoured, url: url, message: "asked for bytes \(requestedRange.map { "\($0)" } ?? "0-") "
-                                        + "but the server sent Content-Range \(contentRange ?? "(none)")", status: head.status))
+                return .abort(
+                    HTTPError(
+                        .rangeNotHonoured, url: url,
+                        message: "asked for bytes \(requestedRange.map { "\($0)" } ?? "0-") "
+                            + "but the server sent Content-Range \(contentRange ?? "(none)")", status: head.status))
             case .otherStatus(416) where start == 0 && head.contentRange?.total == 0:
                 // An empty file: nothing to send from byte 0.
                 (totalSize, rangesSupported, isEmpty) = (0, true, true)
@@ -125,11 +128,13 @@ package final class HTTPAudioSource: AudioSource {
                 // The whole stream from byte 0: the receiver reads and drops what comes before.
                 if requestedRange != nil || head.headers["Accept-Ranges"]?.lowercased() == "none" { rangesSupported = false }
             }
-            let isLive = source.learn(totalSize: totalSize, rangesSupported: rangesSupported, strongETag: head.hasStrongETag ? head.etag : nil)
-            let answer = AudioSourceAnswer(offset: offset, totalSize: totalSize, rangesSupported: rangesSupported, isLive: isLive,
-                                           contentType: head.contentType,
-                                           effectiveURL: head.effectiveURL.isEmpty || head.effectiveURL == url ? nil : head.effectiveURL,
-                                           headers: head.headers)
+            let isLive = source.learn(
+                totalSize: totalSize, rangesSupported: rangesSupported, strongETag: head.hasStrongETag ? head.etag : nil)
+            let answer = AudioSourceAnswer(
+                offset: offset, totalSize: totalSize, rangesSupported: rangesSupported, isLive: isLive,
+                contentType: head.contentType,
+                effectiveURL: head.effectiveURL.isEmpty || head.effectiveURL == url ? nil : head.effectiveURL,
+                headers: head.headers)
             return decide(receiver.sourceOpened(answer))
         }
 
