@@ -59,7 +59,7 @@ let package = Package(
         ),
         // Shared by the test targets: a loopback HTTP server that misbehaves on demand,
         // the nginx the test script starts, and helpers for test files.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SlipstreamCore"], path: "Tests/TestSupport"),
         // Counts the heap allocations of each thread in the test binary, for tests that check
         // a hot path allocates nothing.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "SlipstreamHTTPTests", dependencies: ["SlipstreamHTTP", "TestSupport"]),
         .testTarget(name: "SlipstreamDownloadTests", dependencies: ["SlipstreamDownload", "TestSupport"]),
         .testTarget(name: "SlipstreamAudioTests", dependencies: ["SlipstreamAudio", "TestSupport", "CAllocationCounter"]),
-        .testTarget(name: "SlipstreamCLITests", dependencies: ["slipstream", "TestSupport"]),
+        .testTarget(name: "SlipstreamCLITests", dependencies: ["slipstream", "SlipstreamCore", "TestSupport"]),
         // Downloads and playback on one engine at once.
         .testTarget(
             name: "SlipstreamIntegrationTests",

@@ -97,7 +97,7 @@ struct AACDecoderTests {
         let stream = try ParsedStream(AudioFixtures.bytes("aac-lc-128k.aac"))
         let decoder = try AudioDecoders.make(for: stream.format)
         let buffer = PCMBuffer(format: decoder.outputFormat)
-        var random = SeededGenerator(seed: 5)
+        var random = SplitMix64(seed: 5)
         for (i, packet) in stream.contents.enumerated() {
             var bytes = packet
             switch i % 4 {

@@ -330,7 +330,7 @@ struct AudioStreamerTests {
     @Test func garbageInTheMiddleIsSkipped() async throws {
         let name = "mp3-cbr128.mp3"
         var bytes = try AudioFixtures.bytes(name)
-        var generator = SeededGenerator(seed: 3)
+        var generator = SplitMix64(seed: 3)
         bytes.insert(contentsOf: (0..<5000).map { _ in UInt8.random(in: 0...255, using: &generator) }, at: bytes.count / 2)
         let content = bytes
         let server = try TestHTTPServer { request in .file(content, for: request) }

@@ -36,7 +36,7 @@ struct MP3DecoderTests {
     func randomSplitsDecodeTheSame(_ name: String) throws {
         let bytes = try AudioFixtures.bytes(name)
         let whole = try ParsedStream(bytes).decodeTrimmed()
-        var random = SeededGenerator(seed: UInt64(bytes.count))
+        var random = SplitMix64(seed: UInt64(bytes.count))
         let split = try ParsedStream(bytes, chunkSizes: { Int.random(in: 1...3000, using: &random) }).decodeTrimmed()
         let same = split == whole
         #expect(same)
@@ -56,7 +56,7 @@ struct MP3DecoderTests {
         let whole = try stream.decodeRaw()
         let decoder = try AudioDecoders.make(for: stream.format)
         let width = decoder.outputFormat.bytesPerFrame
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         let count = stream.packets.count
         var targets = [1, 2, decoder.primingPacketCount, count - 1]
         for _ in 0..<6 { targets.append(Int.random(in: 0..<count, using: &random)) }
@@ -120,7 +120,7 @@ struct MP3DecoderTests {
         let stream = try ParsedStream(AudioFixtures.bytes("mp3-cbr128.mp3"))
         let decoder = try AudioDecoders.make(for: stream.format)
         let buffer = PCMBuffer(format: decoder.outputFormat)
-        var random = SeededGenerator(seed: 3)
+        var random = SplitMix64(seed: 3)
         for (i, packet) in stream.contents.enumerated() {
             var bytes = packet
             switch i % 5 {

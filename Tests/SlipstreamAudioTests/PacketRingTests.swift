@@ -40,7 +40,7 @@ struct PacketRingTests {
     }
 
     @Test func bytesComeOutAsTheyWentInAcrossTheWrap() {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         var queue = PacketRing(limit: 64 * 1024)
         var appended = 0, played = 0
         for _ in 0..<5000 {

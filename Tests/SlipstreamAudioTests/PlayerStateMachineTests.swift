@@ -377,7 +377,7 @@ struct PlayerStateMachineTests {
     /// the output is started only after the watermark awaited was reached.
     @Test(arguments: 0..<50)
     func randomSequencesKeepBufferingEventsInTurn(_ seed: Int) {
-        var generator = SeededGenerator(seed: UInt64(seed))
+        var generator = SplitMix64(seed: UInt64(seed))
         var m = seed % 2 == 0 ? Machine() : Machine(startsWithSeek: true)
         var buffering = false
         var trace: [String] = []

@@ -1,4 +1,5 @@
 import Foundation
+import SlipstreamCore
 import Testing
 import TestSupport
 
@@ -26,7 +27,7 @@ import TestSupport
         let command = ["get", "-q", "-n", "8", "-o", "out.bin", try TestNginx.url(name, location: "rate", query: "rate=4m")]
         let fetchedBefore = try TestNginx.bodyBytesSent(path: "/rate/\(name)")
 
-        var generator = SeededGenerator(seed: 20)
+        var generator = SplitMix64(seed: 20)
         var completions = 0
         for _ in 0..<20 {
             let delay = Int.random(in: 50...400, using: &generator)

@@ -44,7 +44,7 @@ import TestSupport
     }
 
     @Test func randomBytesNeverDecode() {
-        var random = SeededGenerator(seed: 3)
+        var random = SplitMix64(seed: 3)
         for length in [0, 1, 12, 60, 500] {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
             #expect(throws: ControlFile.DecodingError.self) { try ControlFile(decoding: bytes) }

@@ -150,15 +150,24 @@ import Testing
         driver.checkEnd()
     }
 
-    @Test func aStragglerIsDroppedAfterTwoSlowLooks() {
+    /// Four connections for six looks of the watchdog: three fast, the fourth crawling; with
+    /// `diskBehind`, the first also waits for the disk at each look.
+    static func crawlingFourth(diskBehind: Bool) -> MachineDriver {
         var driver = MachineDriver(server: .init(size: 4_000_000), settings: { $0.connections = 4 })
         driver.transfers.keys.sorted().forEach { driver.answer($0) }
         driver.transfers.keys.sorted().forEach { driver.answer($0) }
         for _ in 0..<6 {
             for number in [1, 2, 3] { driver.deliver(number, count: 50_000) }
             driver.deliver(4, count: 100)
+            if diskBehind { driver.deliver(1, count: 100, writerFull: true) }
             driver.tick()
+            driver.apply(driver.machine.diskHasRoom(at: driver.now))
         }
+        return driver
+    }
+
+    @Test func aStragglerIsDroppedAfterTwoSlowLooks() {
+        var driver = Self.crawlingFourth(diskBehind: false)
         #expect(driver.transfers[4]?.cancelled == true)
         #expect(driver.transfers.filter { $0.value.cancelled }.count == 1)
         driver.runToEnd()
@@ -166,16 +175,7 @@ import Testing
     }
 
     @Test func noStragglerIsDroppedWhileTheDiskIsBehind() {
-        var driver = MachineDriver(server: .init(size: 4_000_000), settings: { $0.connections = 4 })
-        driver.transfers.keys.sorted().forEach { driver.answer($0) }
-        driver.transfers.keys.sorted().forEach { driver.answer($0) }
-        for _ in 0..<6 {
-            for number in [1, 2, 3] { driver.deliver(number, count: 50_000) }
-            driver.deliver(4, count: 100)
-            driver.deliver(1, count: 100, writerFull: true)
-            driver.tick()
-            driver.apply(driver.machine.diskHasRoom(at: driver.now))
-        }
+        var driver = Self.crawlingFourth(diskBehind: true)
         #expect(driver.transfers.allSatisfy { !$0.value.cancelled })
         driver.runToEnd()
         driver.checkEnd()

@@ -89,7 +89,7 @@ import TestSupport
     /// exactly one place, and a write never lands on a byte that another assignment owns.
     @Test(arguments: 1...40)
     func randomInterleavingsKeepEveryByteInOnePlace(seed: Int) {
-        var random = SeededGenerator(seed: UInt64(seed))
+        var random = SplitMix64(seed: UInt64(seed))
         let size = Int64.random(in: 0...5_000_000, using: &random)
         var map = PieceMap(size: size, minimumSplitSize: Int64.random(in: 1...200_000, using: &random))
         var writtenRanges = ByteRanges()

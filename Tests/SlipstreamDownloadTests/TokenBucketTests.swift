@@ -111,7 +111,7 @@ import TestSupport
         let rate = 1_000_000.0
         let depth = rate * 0.05
         var bucket = TokenBucket(rate: rate, depth: depth, at: 0)
-        var generator = SeededGenerator(seed: UInt64(clients * slice))
+        var generator = SplitMix64(seed: UInt64(clients * slice))
         var passed: [(time: Double, bytes: Int)] = []
         var perClient = [Int](repeating: 0, count: clients + 1)
         // When each client asks next, and for how much.

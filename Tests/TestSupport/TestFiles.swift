@@ -1,4 +1,5 @@
 import Foundation
+import SlipstreamCore
 
 /// Helpers for test files: fast reproducible content, comparison, temporary folders.
 public enum TestFiles {
@@ -29,7 +30,7 @@ public enum TestFiles {
 
     /// Random bytes in memory, for the in-test server.
     public static func randomBytes(_ count: Int, seed: UInt64 = 42) -> [UInt8] {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
@@ -84,22 +85,5 @@ public enum TestFiles {
         let path = base + "/t-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
-    }
-}
-
-/// A seedable random number generator (SplitMix64) so tests are reproducible.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    /// A generator that yields the same sequence for the same seed.
-    public init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
