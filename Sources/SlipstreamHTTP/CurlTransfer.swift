@@ -8,6 +8,8 @@ final class CurlTransfer {
     let sink: any HTTPSink
     let easy: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// Status lines taken for `HTTP/1.0 200` (`ICY`), when the request accepts them.
+    private var aliasList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
     /// Header fields of the response being received; reset at each status line
@@ -31,6 +33,7 @@ final class CurlTransfer {
     deinit {
         curl_easy_cleanup(easy)
         curl_slist_free_all(headerList)
+        curl_slist_free_all(aliasList)
         errorBuffer.deallocate()
     }
 
@@ -67,6 +70,10 @@ final class CurlTransfer {
             headerList = curl_slist_append(headerList, "\(field.name): \(field.value)")
         }
         _ = slipstream_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList)
+        if r.acceptsICYStatus {
+            aliasList = curl_slist_append(nil, "ICY")
+            _ = slipstream_curl_easy_setopt_slist(easy, CURLOPT_HTTP200ALIASES, aliasList)
+        }
 
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = slipstream_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
@@ -91,7 +98,7 @@ final class CurlTransfer {
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
         let text = UnsafeRawBufferPointer(rebasing: line[..<end])
-        if text.starts(with: "HTTP/".utf8) {
+        if text.starts(with: "HTTP/".utf8) || text.starts(with: "ICY ".utf8) {
             headers = HTTPHeaders()
         } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
             var start = colon + 1
@@ -99,7 +106,8 @@ final class CurlTransfer {
             while end > start, text[end - 1] == 32 || text[end - 1] == 9 { end -= 1 }
             headers.add(
                 name: String(decoding: UnsafeRawBufferPointer(rebasing: text[..<colon]), as: UTF8.self),
-                value: String(decoding: UnsafeRawBufferPointer(rebasing: text[start..<end]), as: UTF8.self))
+                // Radio stations send their names in Latin-1 as often as in UTF-8.
+                value: String(utf8OrWindows1252: UnsafeRawBufferPointer(rebasing: text[start..<end])))
         }
     }
 

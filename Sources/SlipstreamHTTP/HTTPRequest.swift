@@ -55,6 +55,9 @@ public struct HTTPRequest: Sendable {
     /// The size of libcurl's receive buffer in bytes (16 KiB to 1 MiB), which is also the
     /// largest slice a sink is handed at once. Default 128 KiB.
     public var receiveBufferSize: Int = 128 * 1024
+    /// Whether an old SHOUTcast server's `ICY 200 OK` status line is taken as `HTTP/1.0 200`
+    /// (libcurl's `CURLOPT_HTTP200ALIASES`). Default false.
+    public var acceptsICYStatus = false
 
     /// A GET request for `url` with every other option at its default.
     public init(url: String) {

@@ -47,6 +47,11 @@ public final class TestHTTPServer: Sendable {
         public var holdAfter: Int?
         /// The gate `holdAfter` waits on.
         public var gate: Gate?
+        /// The status line in place of `HTTP/1.1 <status> ...` (an old SHOUTcast server's
+        /// `ICY 200 OK`).
+        public var statusLine: String?
+        /// Send no Content-Length (and no chunking): the body ends when the connection closes.
+        public var untilClose = false
 
         /// A response with the given parts.
         public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
@@ -227,9 +232,11 @@ public final class TestHTTPServer: Sendable {
     /// Sends a response, calling `ending` just before its last bytes are written; false when the
     /// connection must close.
     private func send(_ response: Response, for request: Request, to client: Int32, ending: () -> Void) -> Bool {
-        var head = "HTTP/1.1 \(response.status) \(response.status < 300 ? "OK" : "Status")\r\n"
+        var head = (response.statusLine ?? "HTTP/1.1 \(response.status) \(response.status < 300 ? "OK" : "Status")") + "\r\n"
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
-        if response.chunked {
+        if response.untilClose {
+            head += "Connection: close\r\n"
+        } else if response.chunked {
             head += "Transfer-Encoding: chunked\r\n"
         } else {
             head += "Content-Length: \(response.body.count)\r\n"
@@ -271,7 +278,7 @@ public final class TestHTTPServer: Sendable {
             ending()
             return write(Array("0\r\n\r\n".utf8), to: client)
         }
-        return response.closeAfter == nil
+        return response.closeAfter == nil && !response.untilClose
     }
 
     private func write(_ bytes: [UInt8], to client: Int32) -> Bool {

@@ -105,6 +105,21 @@ extension AudioStreamer {
         controlQueue.async { [self] in emit(.properties(properties)) }
     }
 
+    /// A connection answered with a radio station's facts.
+    func networkFound(_ station: StationInfo) {
+        control.withLock { $0.station = station }
+        controlQueue.async { [self] in emit(.station(station)) }
+    }
+
+    /// The playback side is heard playing the packet title `id` starts with.
+    func playbackReachedTitle(_ id: Int) {
+        guard let title = queue.withLock({ $0.title(id) }) else { return }
+        controlQueue.async { [self] in
+            control.withLock { $0.title = title }
+            emit(.titleChanged(title))
+        }
+    }
+
     // MARK: - Timer: inactivity, progress
 
     private func startTimer() {

@@ -77,6 +77,13 @@ public final class AudioStreamer: Sendable {
     /// What the parser knows about the stream so far (format, duration, bit rate, tags).
     public var properties: AudioStreamProperties { control.withLock { $0.properties } }
 
+    /// What the radio station says about itself (name, genre, ...), once it has answered; nil
+    /// for a stream that is no station.
+    public var station: StationInfo? { control.withLock { $0.station } }
+
+    /// The radio title of what is heard now (the last `.titleChanged`), if the station gave one.
+    public var title: StreamTitle? { control.withLock { $0.title } }
+
     /// Position, duration, buffered audio and bit rate now.
     public var progress: AudioStreamerProgress {
         let properties = self.properties

@@ -40,6 +40,11 @@ public struct AudioStreamerConfiguration: Sendable {
     public var proxy: String?
     /// Extra request headers.
     public var headers = HTTPHeaders()
+    /// Whether a radio station is asked for the titles of what it plays (`Icy-MetaData: 1`):
+    /// they come as `.titleChanged` events when the audio they belong to is heard, and are
+    /// taken out of the bytes before anything else sees them (the raw tap included). Default
+    /// true; a server that is no radio station ignores the request.
+    public var requestsStreamMetadata = true
     /// A Content-Type (`audio/mpeg`) or file extension (`mp3`) to help format detection; the
     /// bytes decide. Default none.
     public var fileTypeHint: String?

@@ -15,6 +15,12 @@ public enum AudioStreamerEvent: Hashable, Sendable {
     case properties(AudioStreamProperties)
     /// The connection failed or stalled; reconnecting (attempt 1, 2, ...) after a pause.
     case reconnecting(attempt: Int, AudioStreamerError)
+    /// A radio station's facts, from its response headers (`icy-name`, ...), as each
+    /// connection answers.
+    case station(StationInfo)
+    /// A radio station's title for what plays now, told when the audio it belongs to is heard
+    /// (the output's clock), not when it arrives.
+    case titleChanged(StreamTitle)
 }
 
 extension AudioStreamerEvent: CoalescibleEvent {

@@ -64,6 +64,24 @@ extension NetworkSide {
         return parsed.failure == nil ? .proceed : .stop
     }
 
+    /// Metadata the source of connection `generation` found beside the bytes: the station's
+    /// facts are told at once; a title waits for the packet it starts with (`NetworkSink`).
+    func found(_ metadata: AudioSourceMetadata, generation: Int) {
+        switch metadata {
+        case .station(let station):
+            guard state.withLock({ $0.generation == generation && !$0.isStopped }) else { return }
+            streamer.networkFound(station)
+        case .title(let title, let offset):
+            state.withLock { state in
+                guard state.generation == generation, !state.isStopped, title != state.lastTitle else { return }
+                state.lastTitle = title
+                // Titles a packet has not reached yet are few; a flood of them keeps the newest.
+                if state.pendingTitles.count == PacketQueue.keptTitles { state.pendingTitles.removeFirst() }
+                state.pendingTitles.append((offset, title))
+            }
+        }
+    }
+
     /// Connection `generation` (nil: the current one) ended, with `error` or whole.
     func end(_ error: AudioStreamerError?, generation: Int?) {
         let parsed = state.withLock { state -> Parsed? in
@@ -101,7 +119,9 @@ extension NetworkSide {
     ) {
         var sink = NetworkSink(
             queue: queue, streamer: streamer, nextFrameGuess: state.nextFrameGuess, dropBeforeFrame: state.dropBeforeFrame,
-            positionsEstimated: state.positionsEstimated, formatIndex: state.formatIndex, format: state.format)
+            positionsEstimated: state.positionsEstimated, formatIndex: state.formatIndex, format: state.format,
+            pendingTitles: state.pendingTitles)
+        state.pendingTitles = []
         do throws(AudioParserError) {
             try body(&state.parser, &sink)
         } catch {
@@ -111,6 +131,7 @@ extension NetworkSide {
         state.dropBeforeFrame = sink.dropBeforeFrame
         state.formatIndex = sink.formatIndex
         state.format = sink.format
+        state.pendingTitles = sink.pendingTitles
         parsed.properties = sink.changedProperties
         parsed.readyWatermark = sink.readyWatermark
         parsed.failure = parsed.failure ?? sink.failure
@@ -151,8 +172,9 @@ final class ConnectionReceiver: AudioSourceReceiver {
         network.received(bytes, at: offset, receiver: self)
     }
 
-    /// Metadata beside the audio: nothing uses it yet (radio titles will).
-    func sourceFound(_ metadata: AudioSourceMetadata) {}
+    func sourceFound(_ metadata: AudioSourceMetadata) {
+        network.found(metadata, generation: generation)
+    }
 
     func sourceEnded(_ error: AudioStreamerError?) {
         network.end(error, generation: generation)

@@ -31,6 +31,11 @@ final class NetworkSide: Sendable {
         /// The queue's index of the format the parser is in, and that format.
         var formatIndex: Int?
         var format: AudioFormat?
+        /// Titles the source told of whose first byte no packet has reached yet, oldest first,
+        /// with the stream offset each starts at.
+        var pendingTitles: [(offset: Int64, title: StreamTitle)] = []
+        /// The title told last, on any connection (a station repeats it; a reconnect tells it again).
+        var lastTitle: StreamTitle?
         var isStopped = false
     }
 
@@ -63,6 +68,8 @@ final class NetworkSide: Sendable {
             guard !state.isStopped else { return nil }
             let old = drop(&state)
             state.connectionHasData = false
+            // A new connection counts its offsets anew (a live stream's from "now").
+            state.pendingTitles = []
             let receiver = ConnectionReceiver(network: self, generation: state.generation)
             state.receiver = receiver
             queue.withLock { $0.producerConnected(now: MonotonicTime.now()) }

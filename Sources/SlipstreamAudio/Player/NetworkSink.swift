@@ -1,6 +1,7 @@
 /// The parser's sink on the network side: adds each new format to the packet queue, gives
 /// packets without a known position the next frame in line, drops packets before a seek target
-/// as they arrive, and stores the rest in the queue (one short hold of its lock each).
+/// as they arrive, and stores the rest in the queue (one short hold of its lock each), each radio
+/// title with the first packet at or after the byte it starts at.
 struct NetworkSink: AudioStreamSink {
     let queue: SharedPacketQueue
     /// Told of new properties at once.
@@ -14,6 +15,8 @@ struct NetworkSink: AudioStreamSink {
     /// The queue's index of the current format, and that format.
     var formatIndex: Int?
     var format: AudioFormat?
+    /// Titles no packet has reached yet, oldest first, with the stream offset each starts at.
+    var pendingTitles: [(offset: Int64, title: StreamTitle)]
     /// The properties, when they changed during this parse.
     var changedProperties: AudioStreamProperties?
     /// A readiness watermark the stored packets reached.
@@ -44,8 +47,15 @@ struct NetworkSink: AudioStreamSink {
         var packet = packet
         packet.startFrame = start
         let estimated = positionsEstimated
-        let ready = queue.withLock { queue -> Int? in
-            _ = queue.append(bytes, packet: packet, formatIndex: formatIndex, estimated: estimated)
+        // The newest title this packet reached (the ones before it were never heard).
+        var title: StreamTitle?
+        while let first = pendingTitles.first, first.offset <= packet.offset {
+            title = first.title
+            pendingTitles.removeFirst()
+        }
+        let ready = queue.withLock { [title] queue -> Int? in
+            _ = queue.append(
+                bytes, packet: packet, formatIndex: formatIndex, estimated: estimated, titleID: title.map { queue.addTitle($0) })
             return queue.readyFired()
         }
         if let ready { readyWatermark = ready }

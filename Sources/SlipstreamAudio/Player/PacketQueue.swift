@@ -5,6 +5,8 @@
 /// In order, in band: the stream's formats (`FormatRecord`; each packet names its own, so the
 /// playback side rebuilds its decoder where the format changes, and a seek back across a change
 /// finds the right one), the packets (in a `PacketRing`), a seek's flush (`Flush`), the end.
+/// A radio title rides on the packet it starts with (`titleID`), so that it is announced when
+/// that packet is heard.
 ///
 /// Watermarks answer the two backpressure questions: the producer must pause when a chunk of
 /// bytes would take the unplayed packets past the limit (the high watermark), and may resume
@@ -68,6 +70,10 @@ struct PacketQueue {
     private(set) var isEnded = false
     /// Packets ever stored.
     private(set) var appendedCount = 0
+    /// The newest titles packets name (`titleID`s from `firstTitleID` on): a few are kept, for
+    /// a queue holds the packets of a few titles at most.
+    private var titles: [StreamTitle] = []
+    private var firstTitleID = 0
     /// Seeks so far.
     private(set) var flushGeneration = 0
     private var pendingFlush: Flush?
@@ -152,10 +158,32 @@ extension PacketQueue {
         return formats.count - 1
     }
 
-    /// Stores a packet in format `formatIndex` (its frames `estimated` after an inexact seek);
-    /// false when there is no ring yet (no format) or a bounded ring cannot hold it.
-    mutating func append(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, formatIndex: Int, estimated: Bool = false) -> Bool {
-        guard ring != nil, ring!.append(bytes, packet: packet, formatIndex: formatIndex, estimated: estimated) else { return false }
+    /// Keeps a title for a packet to name; returns its id.
+    mutating func addTitle(_ title: StreamTitle) -> Int {
+        if titles.count == Self.keptTitles {
+            titles.removeFirst()
+            firstTitleID += 1
+        }
+        titles.append(title)
+        return firstTitleID + titles.count - 1
+    }
+
+    /// The title with id `id`, while it is kept.
+    func title(_ id: Int) -> StreamTitle? {
+        titles.indices.contains(id - firstTitleID) ? titles[id - firstTitleID] : nil
+    }
+
+    /// How many titles are kept.
+    static let keptTitles = 16
+
+    /// Stores a packet in format `formatIndex` (its frames `estimated` after an inexact seek;
+    /// title `titleID` starting with it); false when there is no ring yet (no format) or a
+    /// bounded ring cannot hold it.
+    mutating func append(
+        _ bytes: UnsafeRawBufferPointer, packet: AudioPacket, formatIndex: Int, estimated: Bool = false, titleID: Int? = nil
+    ) -> Bool {
+        guard ring != nil, ring!.append(bytes, packet: packet, formatIndex: formatIndex, estimated: estimated, titleID: titleID)
+        else { return false }
         appendedCount += 1
         return true
     }

@@ -21,6 +21,8 @@ struct PacketRing {
         /// The packet's `startFrame` is an estimate (after a seek by an estimated offset): its
         /// frames are played untrimmed.
         var isEstimated: Bool
+        /// The title (`PacketQueue.title(_:)`) that starts being heard with this packet, if one does.
+        var titleID: Int?
 
         /// The packet's size in bytes.
         var size: Int { packet.size }
@@ -64,7 +66,9 @@ struct PacketRing {
     /// Stores a packet (the caller checked `canStore`); returns false only when a bounded ring
     /// cannot hold it even after dropping every played packet.
     @discardableResult
-    mutating func append(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, formatIndex: Int = 0, estimated: Bool = false) -> Bool {
+    mutating func append(
+        _ bytes: UnsafeRawBufferPointer, packet: AudioPacket, formatIndex: Int = 0, estimated: Bool = false, titleID: Int? = nil
+    ) -> Bool {
         let size = bytes.count
         guard let start = reserve(size) else { return false }
         ring.withUnsafeMutableBytes { ringBytes in
@@ -72,7 +76,7 @@ struct PacketRing {
         }
         var packet = packet
         packet.size = size
-        entries.append(Entry(start: start, packet: packet, formatIndex: formatIndex, isEstimated: estimated))
+        entries.append(Entry(start: start, packet: packet, formatIndex: formatIndex, isEstimated: estimated, titleID: titleID))
         writeIndex = start + size
         unplayedBytes += size
         unplayedFrames += Int64(packet.frameCount)

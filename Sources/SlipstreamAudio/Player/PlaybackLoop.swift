@@ -41,6 +41,11 @@ final class PlaybackLoop {
     /// reopening, and the frames written since.
     private var basePosition: Int64?
     private var framesWritten: Int64 = 0
+    /// Radio titles written and not yet heard: the position each starts at, and its id in
+    /// the queue (a few at most; room for them is made once).
+    private var titleMarks: [(position: Int64, id: Int)] = []
+    /// A title whose packet was trimmed away entirely: it starts with the next frame written.
+    private var carriedTitle: Int?
     private var hasNotifiedStart = false
     private var hasNotifiedUnderrun = false
     private var hasEnded = false
@@ -58,6 +63,7 @@ final class PlaybackLoop {
         self.volume = volume
         pcm = PCMBuffer(format: PCMFormat(sampleRate: 44100, channels: 2, sampleType: configuration.sampleType))
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
+        titleMarks.reserveCapacity(PacketQueue.keptTitles)
     }
 
     deinit { scratch.deallocate() }
@@ -111,12 +117,14 @@ final class PlaybackLoop {
                 hasNotifiedUnderrun = false
                 play(entry)
             case .idle:
+                announceTitles()
                 if openFormat != nil, !isOutputPaused {
                     isOutputPaused = true
                     perform { output throws(AudioOutputError) in try output.setPaused(true) }
                 }
                 queue.waitForNews(seconds: 0.2)
             case .empty:
+                announceTitles()
                 if !hasNotifiedUnderrun {
                     hasNotifiedUnderrun = true
                     streamer.send(.underrun)
@@ -128,6 +136,7 @@ final class PlaybackLoop {
                     if openFormat != nil { perform { output throws(AudioOutputError) in try output.drain() } }
                     // Drained: every frame written has been heard, whatever the device's clock says.
                     publishPosition(drained: true)
+                    announceTitles(drained: true)
                     streamer.send(.endOfStream)
                 }
                 queue.waitForNews(seconds: 0.2)
@@ -144,6 +153,8 @@ final class PlaybackLoop {
         framesWritten = 0
         hasNotifiedStart = false
         hasEnded = false
+        titleMarks.removeAll(keepingCapacity: true)
+        carriedTitle = nil
         decoder?.reset()
         if openFormat != nil { perform { output throws(AudioOutputError) in try output.flush() } }
     }
@@ -164,19 +175,29 @@ final class PlaybackLoop {
         let rawStart = entry.startFrame ?? 0
         let kept = keptFrames(rawStart: rawStart, count: pcm.frameCount, estimated: entry.isEstimated)
         if let target = seekFrame, rawStart + Int64(pcm.frameCount) > target { seekFrame = nil }
-        guard !kept.isEmpty else { return }
+        guard !kept.isEmpty else {
+            carriedTitle = entry.titleID ?? carriedTitle
+            return
+        }
         pcm.keepFrames(kept)
         if basePosition == nil {
             let frame = (trim ?? .none).presentationFrame(ofRawFrame: rawStart + Int64(kept.lowerBound))
             basePosition = MonotonicTime.nanoseconds(frames: frame, rate: decoder.outputFormat.sampleRate)
         }
         if volume < 1 { PCMVolume.scale(pcm, by: volume) }
-        write(pcm)
+        let title = entry.titleID ?? carriedTitle
+        carriedTitle = nil
+        write(pcm, title: title)
     }
 
-    /// Writes decoded frames to the output, opening it (or reopening it for a new format).
-    private func write(_ decoded: PCMBuffer) {
+    /// Writes decoded frames to the output, opening it (or reopening it for a new format);
+    /// title `title` starts with them.
+    private func write(_ decoded: PCMBuffer, title: Int?) {
         guard openOutput(for: decoded.format) else { return }
+        if let title, let base = basePosition, let format = openFormat {
+            if titleMarks.count == PacketQueue.keptTitles { titleMarks.removeFirst() }
+            titleMarks.append((base + MonotonicTime.nanoseconds(frames: framesWritten, rate: format.sampleRate), title))
+        }
         let buffer = converter?.convert(decoded) ?? decoded
         if isOutputPaused {
             isOutputPaused = false
@@ -185,6 +206,7 @@ final class PlaybackLoop {
         perform { output throws(AudioOutputError) in try output.write(buffer.bytes) }
         framesWritten += Int64(buffer.frameCount)
         publishPosition()
+        announceTitles()
         if !hasNotifiedStart {
             hasNotifiedStart = true
             streamer.send(.outputStarted)
@@ -281,6 +303,15 @@ extension PlaybackLoop {
         guard let output, let base = basePosition, let format = openFormat else { return nil }
         let frames = drained ? framesWritten : output.framesPlayed()
         return base + MonotonicTime.nanoseconds(frames: frames, rate: format.sampleRate)
+    }
+
+    /// Tells the streamer of each title whose first frame has been heard (or, `drained`, written).
+    private func announceTitles(drained: Bool = false) {
+        guard !titleMarks.isEmpty, let position = currentPosition(drained: drained) else { return }
+        while let mark = titleMarks.first, mark.position <= position {
+            titleMarks.removeFirst()
+            streamer.playbackReachedTitle(mark.id)
+        }
     }
 
     private func publishPosition(drained: Bool = false) {

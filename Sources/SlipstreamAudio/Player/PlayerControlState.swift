@@ -6,6 +6,10 @@ struct PlayerControlState {
     var machine: PlayerStateMachine
     /// What the parser told of the stream (format, duration, bit rate, tags).
     var properties = AudioStreamProperties()
+    /// The radio station's facts, from the last answer that gave them.
+    var station: StationInfo?
+    /// The radio title heard last.
+    var title: StreamTitle?
     /// Whether the network can fetch from another offset (a file, a stream of known size).
     var canSeekNetwork = false
     /// A time to seek to as soon as the decoder exists (the configured start time, or a seek

@@ -28,7 +28,9 @@ package protocol AudioSourceConnection: AnyObject, Sendable {
 }
 
 /// Opens the source for `location`: a local file, or an `http(s)://` URL with `configuration`'s
-/// proxy, headers and timeouts on `engine` (nil: the shared engine).
+/// proxy, headers and timeouts on `engine` (nil: the shared engine), asking a radio station for
+/// its titles (ICY metadata, taken out of the audio by `ICYAudioSource`) unless
+/// `configuration.requestsStreamMetadata` is false.
 package func makeAudioSource(
     _ location: AudioLocation, configuration: AudioStreamerConfiguration,
     engine: HTTPEngine?
@@ -43,6 +45,10 @@ package func makeAudioSource(
         request.proxy = configuration.proxy
         request.receiveBufferSize = 16 * 1024
         request.headers = configuration.headers
-        return HTTPAudioSource(template: request, engine: engine ?? .shared)
+        request.acceptsICYStatus = true
+        guard configuration.requestsStreamMetadata else { return HTTPAudioSource(template: request, engine: engine ?? .shared) }
+        // Radio stations interleave titles with the audio only for a client that asks.
+        request.headers.add(name: "Icy-MetaData", value: "1")
+        return ICYAudioSource(HTTPAudioSource(template: request, engine: engine ?? .shared))
     }
 }
