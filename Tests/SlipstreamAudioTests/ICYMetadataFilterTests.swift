@@ -8,30 +8,6 @@ import Testing
 /// block is found once at its audio offset, whatever the reads are and wherever the receiver
 /// pauses.
 struct ICYMetadataFilterTests {
-    /// A stream of `audio` with a block after every `interval` bytes: block k (from 1) says
-    /// `titles[k-1]` when there is one, else is empty (length byte 0).
-    static func stream(audio: [UInt8], interval: Int, titles: [String]) -> [UInt8] {
-        var out: [UInt8] = []
-        var index = 0
-        var block = 0
-        while index < audio.count {
-            let end = min(index + interval, audio.count)
-            out += audio[index..<end]
-            index = end
-            guard end % interval == 0 else { break }
-            if block < titles.count {
-                var text = Array("StreamTitle='\(titles[block])';".utf8)
-                while text.count % 16 != 0 { text.append(0) }
-                out.append(UInt8(text.count / 16))
-                out += text
-            } else {
-                out.append(0)
-            }
-            block += 1
-        }
-        return out
-    }
-
     /// Runs the filter over `input` cut into pieces of the given sizes (cycled).
     static func filter(_ input: [UInt8], interval: Int, pieces: [Int]) -> (audio: [UInt8], blocks: [(String?, Int64)]) {
         var filter = ICYMetadataFilter(interval: interval)
@@ -67,7 +43,7 @@ struct ICYMetadataFilterTests {
     func everySplitGivesTheSameAudioAndBlocks(_ interval: Int) {
         let audio = Self.audio(interval * 5 + 3, seed: UInt64(interval))
         let titles = ["One", "Two's", "", "Four; and more"]
-        let input = Self.stream(audio: audio, interval: interval, titles: titles)
+        let input = ICYStream.build(audio: audio, interval: interval, titles: titles)
         let expected = Self.filter(input, interval: interval, pieces: [input.count])
         #expect(expected.audio == audio)
         #expect(expected.blocks.map(\.0) == titles)
@@ -85,7 +61,7 @@ struct ICYMetadataFilterTests {
 
     @Test func severalBlocksInOneReadAndTheLengthByteLastInARead() {
         let audio = Self.audio(40, seed: 9)
-        let input = Self.stream(audio: audio, interval: 8, titles: ["a", "b", "c", "d"])
+        let input = ICYStream.build(audio: audio, interval: 8, titles: ["a", "b", "c", "d"])
         // Everything in one read: four blocks found in it.
         #expect(Self.filter(input, interval: 8, pieces: [input.count]).blocks.count == 4)
         // A read that ends just after the first 8 bytes of audio, so the next starts with the
@@ -110,7 +86,7 @@ struct ICYMetadataFilterTests {
         let interval = 5
         let audio = Self.audio(200, seed: 3)
         let titles = (1...20).map { "Title \($0)" }
-        let input = Self.stream(audio: audio, interval: interval, titles: titles)
+        let input = ICYStream.build(audio: audio, interval: interval, titles: titles)
         for seed in 0..<50 as Range<UInt64> {
             let receiver = PausingReceiver(seed: seed)
             let source = ScriptedSource(input: input, headers: ["icy-metaint": "\(interval)", "icy-name": "Test FM"], seed: seed)

@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import SlipstreamAudio
+
+/// A radio stream as an old SHOUTcast server sends it (`ICY 200 OK`, `icy-metaint`, titles in
+/// UTF-8 and in Latin-1), from the in-test server: the player asks for the metadata, takes it
+/// out before the parser and the raw tap, and announces each title when its audio is heard.
+/// (The same against a real Icecast: IcecastTests.)
+@Suite(.enabled(if: AudioFixtures.directory != nil, "run with scripts/test.sh (the audio fixtures)"))
+struct ICYStreamTests {
+    static let interval = 8000
+    /// Block 0 a UTF-8 title, block 2 a Latin-1 one, repeated in block 3 (not a change).
+    static let titles: [[UInt8]?] = [
+        Array("Erste – Eins".utf8), nil, Array("Zweite ".utf8) + [0xDC], Array("Zweite ".utf8) + [0xDC],
+    ]
+
+    /// Serves `stream` as a radio station does, asking nothing of the request.
+    static func station(_ stream: [UInt8]) throws -> TestHTTPServer {
+        try TestHTTPServer { _ in
+            var response = TestHTTPServer.Response(
+                status: 200,
+                headers: [
+                    ("Content-Type", "audio/mpeg"), ("icy-metaint", "\(interval)"), ("icy-name", "Test FM"),
+                    ("icy-genre", "Jazz"), ("icy-br", "128"), ("icy-url", "http://radio.test/"),
+                ],
+                body: stream)
+            response.statusLine = "ICY 200 OK"
+            response.untilClose = true
+            return response
+        }
+    }
+
+    @Test func titlesAreTakenOutOfTheAudioAndToldWhenHeard() async throws {
+        let file = try PlayerFiles.fixture("mp3-cbr128.mp3")
+        let audio = try AudioFixtures.bytes("mp3-cbr128.mp3")
+        let server = try Self.station(ICYStream.build(audio: audio, interval: Self.interval, titles: Self.titles))
+        defer { server.stop() }
+        let wav = try TestFiles.makeTemporaryFolder() + "/out.wav"
+        let tapped = Mutex<[UInt8]>([])
+        var configuration = AudioStreamerConfiguration()
+        configuration.output = { WAVFileOutput(path: wav) }
+        configuration.rawTap = { offset, bytes in tapped.withLock { #expect(Int64($0.count) == offset); $0 += bytes } }
+        let player = AudioStreamer(url: server.url("/stream"), configuration: configuration)
+        let heard = HeardTitles()
+        player.delegate = heard
+        let run = try await PlayerRun.collect(player)
+        #expect(run.finalState == .done, "\(run.events)")
+        #expect(server.requests.first?.headers["icy-metadata"] == "1")
+        // Not a byte of metadata reached the parser or the tap.
+        #expect(tapped.withLock { $0 } == audio)
+        #expect(try ReferenceDecoder.wavData(wav).elementsEqual(try await Reference.mpg123(file)))
+        let titles = run.events.compactMap { if case .titleChanged(let title) = $0 { title.title } else { nil } }
+        #expect(titles == ["Erste – Eins", "Zweite Ü"])
+        #expect(run.events.contains(.station(StationInfo(name: "Test FM", genre: "Jazz", url: "http://radio.test/", bitRate: 128))))
+        #expect(player.title?.title == "Zweite Ü")
+        // Each title was told once the output had played up to its byte (128 kbit/s: 16,000
+        // bytes a second; less a frame for where the packet starts).
+        for (title, position) in heard.positions {
+            let block = title == "Erste – Eins" ? 1 : 3
+            #expect(position >= Double(block * Self.interval) / 16000 - 0.03, "\(title) at \(position) s")
+        }
+    }
+}
+
+/// Notes the playback position at each title change, as the streamer tells it.
+private final class HeardTitles: AudioStreamerDelegate {
+    private let heard = Mutex<[(String, Double)]>([])
+
+    var positions: [(String, Double)] { heard.withLock { $0 } }
+
+    func audioStreamer(_ streamer: AudioStreamer, didEmit event: AudioStreamerEvent) {
+        if case .titleChanged(let title) = event {
+            let position = streamer.progress.position
+            heard.withLock { $0.append((title.title, position)) }
+        }
+    }
+}
