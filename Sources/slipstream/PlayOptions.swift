@@ -17,6 +17,8 @@ struct PlayOptions: TargetOptions {
     var volume = 100
     /// The packet queue's limit.
     var buffer = AudioStreamerConfiguration.BufferLimit.seconds(30)
+    /// Reconnects of a live stream in all; nil: for as long as it plays.
+    var reconnect: Int?
     /// The proxy for a URL.
     var proxy: String?
     /// Extra request headers for a URL.
@@ -43,6 +45,9 @@ struct PlayOptions: TargetOptions {
               --volume PERCENT       0 to 100 (default 100)
               --buffer SIZE          audio queued ahead: a size (512K, 2M), seconds (30s), or
                                      'unlimited' to keep the whole stream (default 30s)
+              --reconnect N          reconnect a live stream (a radio station) at most N times
+                                     after it ends or drops (default: for as long as it plays;
+                                     0: a live stream ends with its response)
               --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
           -H, --header 'Name: value' send an extra header (repeatable)
           -q, --quiet                no status line
@@ -70,6 +75,8 @@ struct PlayOptions: TargetOptions {
             volume = try CommandLineArguments.integer(try reader.value(for: name, inline: inline), for: name, in: 0...100)
         case "--buffer":
             buffer = try Self.buffer(try reader.value(for: name, inline: inline), for: name)
+        case "--reconnect":
+            reconnect = try CommandLineArguments.integer(try reader.value(for: name, inline: inline), for: name, in: 0...1_000_000)
         case "--proxy":
             proxy = try CommandLineArguments.proxy(try reader.value(for: name, inline: inline), for: name)
         case "-H", "--header":
@@ -117,6 +124,7 @@ struct PlayOptions: TargetOptions {
     var configuration: AudioStreamerConfiguration {
         var configuration = AudioStreamerConfiguration()
         configuration.bufferLimit = buffer
+        configuration.liveReconnectAttempts = reconnect
         configuration.proxy = proxy
         configuration.headers = headers
         configuration.volume = Double(volume) / 100

@@ -41,7 +41,13 @@ struct ICYStreamTests {
         let tapped = Mutex<[UInt8]>([])
         var configuration = AudioStreamerConfiguration()
         configuration.output = { WAVFileOutput(path: wav) }
-        configuration.rawTap = { offset, bytes in tapped.withLock { #expect(Int64($0.count) == offset); $0 += bytes } }
+        // The station's stream is live: its end would be reconnected. Once is enough here.
+        configuration.liveReconnectAttempts = 0
+        configuration.rawTap = { offset, bytes in
+            tapped.withLock {
+                #expect(Int64($0.count) == offset); $0 += bytes
+            }
+        }
         let player = AudioStreamer(url: server.url("/stream"), configuration: configuration)
         let heard = HeardTitles()
         player.delegate = heard
@@ -61,6 +67,32 @@ struct ICYStreamTests {
             let block = title == "Erste – Eins" ? 1 : 3
             #expect(position >= Double(block * Self.interval) / 16000 - 0.03, "\(title) at \(position) s")
         }
+    }
+}
+
+extension ICYStreamTests {
+    /// A live stream whose responses end (the station drops its listeners) is reconnected and
+    /// plays on; each response's metadata is counted anew, and its titles are told again.
+    @Test func aLiveStreamThatEndsIsReconnectedAndPlaysOn() async throws {
+        let audio = try AudioFixtures.bytes("mp3-cbr128.mp3")
+        let server = try Self.station(ICYStream.build(audio: audio, interval: Self.interval, titles: Self.titles))
+        defer { server.stop() }
+        let output = RecordingOutput(NullOutput(paced: false))
+        var configuration = AudioStreamerConfiguration()
+        configuration.output = { output }
+        configuration.liveReconnectAttempts = 2
+        configuration.reconnectDelay = .milliseconds(50)
+        let run = try await PlayerRun.collect(AudioStreamer(url: server.url("/stream"), configuration: configuration))
+        #expect(run.finalState == .done, "\(run.events)")
+        #expect(server.requests.count == 3)
+        #expect(run.reconnects == 2)
+        let titles = run.events.compactMap { if case .titleChanged(let title) = $0 { title.title } else { nil } }
+        #expect(titles.count == 6)
+        if titles.count == 6 { #expect(titles == Array(repeating: ["Erste – Eins", "Zweite Ü"], count: 3).flatMap { $0 }) }
+        // Three times the audio (each response decoded whole, give or take the decoder's start).
+        let once = try await Reference.mpg123(try PlayerFiles.fixture("mp3-cbr128.mp3")).count
+        let played = output.segments.reduce(0) { $0 + $1.count }
+        #expect(played > once * 3 - 3 * 4 * 2 * 1152 && played < once * 3 + 3 * 4 * 2 * 1152, "\(played) vs 3 x \(once)")
     }
 }
 

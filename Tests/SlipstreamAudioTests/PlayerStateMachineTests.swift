@@ -9,6 +9,7 @@ struct PlayerStateMachineTests {
     static let forbidden = AudioStreamerError(.httpStatus, "403", status: 403, retryable: false)
     static let decoderError = AudioStreamerError(.decoder, "broken")
     static let facts = Machine.DecoderFacts(trim: .none, primingPackets: 4)
+    static let liveEnd = AudioStreamerError(.network, "the live stream ended", retryable: true)
 
     /// One step of a test: an input as given, or "the armed watermark was reached" (whatever
     /// its id is).
@@ -31,6 +32,7 @@ struct PlayerStateMachineTests {
         .input(.producerResumable(episode: 1)), .input(.outputStarted), .input(.underrun), .input(.endOfStream),
         .input(.dataArrived), .input(.connectionCompleted), .input(.connectionFailed(networkError)),
         .input(.connectionFailed(forbidden)), .input(.reconnectDue), .input(.fatal(decoderError)),
+        .input(.answered(isLive: true)), .input(.answered(isLive: false)), .input(.liveStreamEnded(liveEnd)),
     ]
 
     /// Steps that drive a fresh machine into each state.
@@ -355,6 +357,63 @@ struct PlayerStateMachineTests {
     @Test func aClientErrorIsNeverRetried() {
         var m = Self.machine(in: .playing)
         #expect(m.handle(.connectionFailed(Self.forbidden)) == [.emit(.stateChanged(.stopped(.error(Self.forbidden)))), .release])
+    }
+
+    // MARK: - Live streams
+
+    @Test func aLiveStreamThatEndsOrFailsIsReconnectedWithoutEndWithShortWaits() {
+        var m = Self.machine(in: .playing)
+        _ = m.handle(.answered(isLive: true))
+        var delays: [Double] = []
+        for attempt in 1...8 {
+            // Its end, a client error (the station's source went away: 404) and a drop alike.
+            let failure = [Self.liveEnd, Self.forbidden, Self.networkError][attempt % 3]
+            let actions = m.handle(attempt % 3 == 0 ? .liveStreamEnded(failure) : .connectionFailed(failure))
+            #expect(actions.contains(.disconnect) && actions.contains(.emit(.reconnecting(attempt: attempt, failure))), "\(actions)")
+            for case .scheduleReconnect(let delay) in actions { delays.append(delay) }
+            #expect(m.handle(.reconnectDue) == [.reconnect])
+        }
+        #expect(delays == [0.5, 1, 2, 4, 5, 5, 5, 5])
+        #expect(m.state == .playing && m.liveReconnects == 8)
+        // Audio again: the next failure is the first of a new streak.
+        _ = m.handle(.dataArrived)
+        #expect(m.handle(.liveStreamEnded(Self.liveEnd)).contains(.scheduleReconnect(after: 0.5)))
+    }
+
+    @Test func liveReconnectsCanBeBoundedInAllAndThenTheStreamEndsOrFails() {
+        var m = Self.machine(in: .playing) { Machine(liveReconnectAttempts: 2) }
+        _ = m.handle(.answered(isLive: true))
+        for _ in 0..<2 {
+            #expect(m.handle(.liveStreamEnded(Self.liveEnd)).contains(.scheduleReconnect(after: 0.5)))
+            _ = m.handle(.reconnectDue)
+            // Audio between the two: the bound counts every reconnect, not a streak.
+            _ = m.handle(.dataArrived)
+        }
+        // Spent: the end is the stream's end (what is queued plays out), a failure fails.
+        var ended = m
+        #expect(ended.handle(.liveStreamEnded(Self.liveEnd)) == [.finishStream])
+        #expect(ended.isNetworkComplete && ended.state == .playing)
+        #expect(ended.handle(.endOfStream) == [.emit(.stateChanged(.done)), .release])
+        #expect(m.handle(.connectionFailed(Self.forbidden)) == [.emit(.stateChanged(.stopped(.error(Self.forbidden)))), .release])
+    }
+
+    @Test func aStreamThatIsNotLiveEndsWithItsResponse() {
+        var m = Self.machine(in: .playing)
+        _ = m.handle(.answered(isLive: false))
+        #expect(m.handle(.connectionFailed(Self.forbidden)).contains(.release))
+        var zero = Self.machine(in: .playing) { Machine(liveReconnectAttempts: 0) }
+        _ = zero.handle(.answered(isLive: true))
+        #expect(zero.handle(.liveStreamEnded(Self.liveEnd)) == [.finishStream])
+    }
+
+    @Test func aPausedLiveStreamThatWasDroppedReconnectsAndBuffersOn() {
+        var m = Self.machine(in: .paused)
+        _ = m.handle(.answered(isLive: true))
+        let actions = m.handle(.liveStreamEnded(Self.liveEnd))
+        #expect(actions.contains(.emit(.reconnecting(attempt: 1, Self.liveEnd))))
+        #expect(m.handle(.reconnectDue) == [.reconnect])
+        #expect(m.state == .paused)
+        #expect(m.handle(.play).contains(.resumeOutput))
     }
 
     @Test func aTimeoutIsRetriedLikeADrop() {

@@ -9,6 +9,7 @@ struct PlayOptionsTests {
         let options = try PlayOptions.parse([
             "http://127.0.0.1/a.mp3", "--output", "wav:/tmp/x.wav", "--start", "1:30", "--save", "copy.mp3",
             "--volume=40", "--buffer", "2M", "--proxy", "socks5h://127.0.0.1:1080", "-H", "X-A: b", "-q",
+            "--reconnect", "5",
         ])
         #expect(options.target == "http://127.0.0.1/a.mp3")
         #expect(options.output == .wav(path: "/tmp/x.wav"))
@@ -22,6 +23,9 @@ struct PlayOptionsTests {
         let configuration = options.configuration
         #expect(configuration.volume == 0.4)
         #expect(configuration.startTime == .seconds(90))
+        #expect(configuration.liveReconnectAttempts == 5)
+        #expect(try PlayOptions.parse(["x.mp3"]).configuration.liveReconnectAttempts == nil)
+        #expect(throws: UsageError.self) { try PlayOptions.parse(["x.mp3", "--reconnect", "-1"]) }
     }
 
     @Test(arguments: [("90", 90.0), ("12.5", 12.5), ("1:30", 90), ("1:02:03.5", 3723.5), ("0:00", 0)])

@@ -17,6 +17,8 @@ extension AudioStreamer {
             start()
         case .reconnect:
             control.withLock { $0.network }?.reconnect()
+        case .finishStream:
+            control.withLock { $0.network }?.finish()
         case .seekConnect(let offset):
             control.withLock { $0.network }?.connect(from: offset)
         case .seekBuffered:
@@ -90,8 +92,9 @@ extension AudioStreamer {
     // MARK: - What the network side tells
 
     /// A connection answered: whether the network can now fetch from another offset.
-    func networkAnswered(canSeek: Bool) {
+    func networkAnswered(canSeek: Bool, isLive: Bool) {
         control.withLock { $0.canSeekNetwork = canSeek }
+        send(.answered(isLive: isLive))
     }
 
     /// The parser found new properties: known at once (before the playback side can see a

@@ -31,6 +31,12 @@ public struct AudioStreamerConfiguration: Sendable {
     /// Reconnects after a dropped or stalled connection, per streak of failures (a byte of
     /// progress ends a streak). Default 3; the delay starts at `reconnectDelay` and doubles.
     public var reconnectAttempts = 3
+    /// Reconnects of a live stream (a radio station: no length, no end) in all, after it
+    /// failed or ended: nil (the default) keeps reconnecting for as long as the player plays,
+    /// 0 lets a live stream end where its response ends. Any failure of a
+    /// live stream is retried (a station whose source went away answers 404 until it is back);
+    /// the waits double from `reconnectDelay` up to 5 s, so a gap stays short.
+    public var liveReconnectAttempts: Int?
     /// The wait before the first reconnect. Default 0.5 s.
     public var reconnectDelay = Duration.milliseconds(500)
     /// The time allowed to connect. Default 10 s.

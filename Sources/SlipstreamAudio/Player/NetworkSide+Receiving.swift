@@ -16,6 +16,7 @@ extension NetworkSide {
         let totalSize = state.withLock { state -> Int64?? in
             guard state.generation == generation, !state.isStopped else { return .none }
             if let supported = answer.rangesSupported { state.rangesSupported = supported }
+            state.isLive = answer.isLive
             state.totalSize = answer.totalSize ?? state.totalSize
             state.seekOffset = nil
             if answer.offset != state.parser.nextByteOffset {
@@ -32,7 +33,7 @@ extension NetworkSide {
             return .some(state.totalSize)
         }
         guard case .some(let size) = totalSize else { return .stop }
-        streamer.networkAnswered(canSeek: size != nil || answer.rangesSupported == true)
+        streamer.networkAnswered(canSeek: !answer.isLive && (size != nil || answer.rangesSupported == true), isLive: answer.isLive)
         return .proceed
     }
 
@@ -82,13 +83,34 @@ extension NetworkSide {
         }
     }
 
-    /// Connection `generation` (nil: the current one) ended, with `error` or whole.
+    /// Connection `generation` (nil: the current one) ended, with `error` or whole. The end
+    /// of a live stream's response is not the stream's: the state machine says whether to
+    /// reconnect or `finish()`.
     func end(_ error: AudioStreamerError?, generation: Int?) {
-        let parsed = state.withLock { state -> Parsed? in
+        let liveEnd = state.withLock { state -> Bool? in
             guard generation == nil || state.generation == generation, !state.isStopped else { return nil }
             state.connection = nil
             state.receiver = nil
-            if error != nil { return Parsed() }
+            return error == nil && state.isLive
+        }
+        switch liveEnd {
+        case nil:
+            return
+        case true:
+            let location = source.location
+            streamer.send(
+                .liveStreamEnded(AudioStreamerError(.network, "the live stream \(location) ended", url: location.url, retryable: true)))
+        case false:
+            if let error { streamer.send(.connectionFailed(error)) } else { finish(generation: generation) }
+        }
+    }
+
+    /// No more bytes will come from connection `generation` (nil: whichever was last): the
+    /// parser's last packets go to the queue, which is marked ended (a stream with no packet
+    /// at all fails).
+    func finish(generation: Int? = nil) {
+        let parsed = state.withLock { state -> Parsed? in
+            guard generation == nil || state.generation == generation, !state.isStopped else { return nil }
             var parsed = Parsed()
             parse(&state, &parsed) { (parser, sink) throws(AudioParserError) in try parser.finish(into: &sink) }
             let (appended, ready) = queue.withLock { queue in
@@ -103,11 +125,7 @@ extension NetworkSide {
             return parsed
         }
         guard let parsed else { return }
-        if let error, parsed.failure == nil {
-            streamer.send(.connectionFailed(error))
-        } else if parsed.failure == nil {
-            streamer.send(.connectionCompleted)
-        }
+        if parsed.failure == nil { streamer.send(.connectionCompleted) }
         report(parsed)
     }
 

@@ -14,6 +14,8 @@ final class NetworkSide: Sendable {
         var generation = 0
         /// The current connection has delivered a byte.
         var connectionHasData = false
+        /// The current connection's answer said the stream is live.
+        var isLive = false
         var totalSize: Int64?
         /// Whether the source answers ranges; nil until a range was asked for.
         var rangesSupported: Bool?

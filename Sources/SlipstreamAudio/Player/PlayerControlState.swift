@@ -30,6 +30,7 @@ struct PlayerControlState {
         let start = configuration.startTime.flatMap { $0 > .zero ? $0.seconds : nil }
         machine = PlayerStateMachine(
             reconnectAttempts: configuration.reconnectAttempts,
+            liveReconnectAttempts: configuration.liveReconnectAttempts,
             reconnectDelay: configuration.reconnectDelay.seconds,
             startThreshold: configuration.startThreshold.seconds,
             restartThreshold: configuration.restartThreshold.seconds,

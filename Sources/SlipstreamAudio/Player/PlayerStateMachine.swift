@@ -51,8 +51,13 @@ struct PlayerStateMachine: Sendable {
         case endOfStream
         /// Bytes arrived on the current connection (ends a streak of failed reconnects).
         case dataArrived
+        /// A connection answered: the stream is live (no length, no end) or not.
+        case answered(isLive: Bool)
         /// The connection delivered the whole response.
         case connectionCompleted
+        /// The response of a live stream ended (the station dropped the listener, or its
+        /// source went away): reconnect, unless the live reconnects are spent.
+        case liveStreamEnded(AudioStreamerError)
         /// The connection failed (a timeout included).
         case connectionFailed(AudioStreamerError)
         /// A scheduled reconnect is due.
@@ -66,6 +71,9 @@ struct PlayerStateMachine: Sendable {
         case connect
         /// Open a connection from where the stream is to go on (after a failure).
         case reconnect
+        /// No more bytes will come: the packets queued are the last (a live stream that ended
+        /// with no reconnect left).
+        case finishStream
         /// Open a connection from this offset (a seek), dropping the current one.
         case seekConnect(offset: Int64)
         /// The seek was served from the queue (nothing to do: the queue moved already).
@@ -93,6 +101,11 @@ struct PlayerStateMachine: Sendable {
 
     /// Reconnects allowed per streak of failures.
     let reconnectAttempts: Int
+    /// Reconnects of a live stream allowed in all (nil: no bound); a live stream is
+    /// reconnected after any failure, and after its end.
+    let liveReconnectAttempts: Int?
+    /// The longest wait before a reconnect of a live stream, in seconds (the gap stays short).
+    static let longestLiveReconnectDelay = 5.0
     /// Delay before the first reconnect, doubled for each further one.
     let reconnectDelay: Double
     /// Seconds queued before playing starts, or starts again after a seek.
@@ -111,6 +124,10 @@ struct PlayerStateMachine: Sendable {
     private(set) var isConnected = false
     /// The current connection ended well: no more bytes will come (until a seek).
     private(set) var isNetworkComplete = false
+    /// The stream is live, as its last answer said.
+    private(set) var isLive = false
+    /// Reconnects of the live stream so far.
+    private(set) var liveReconnects = 0
     /// Failed connection attempts in the current streak.
     private(set) var failures = 0
     /// A reconnect is scheduled.
@@ -128,10 +145,11 @@ struct PlayerStateMachine: Sendable {
 
     /// A machine for a player that starts at a start time (`startsWithSeek`) or not.
     init(
-        reconnectAttempts: Int = 3, reconnectDelay: Double = 0.5, startThreshold: Double = 0.05,
-        restartThreshold: Double = 1, startsWithSeek: Bool = false
+        reconnectAttempts: Int = 3, liveReconnectAttempts: Int? = nil, reconnectDelay: Double = 0.5,
+        startThreshold: Double = 0.05, restartThreshold: Double = 1, startsWithSeek: Bool = false
     ) {
         self.reconnectAttempts = reconnectAttempts
+        self.liveReconnectAttempts = liveReconnectAttempts
         self.reconnectDelay = reconnectDelay
         self.startThreshold = startThreshold
         self.restartThreshold = restartThreshold
@@ -180,10 +198,20 @@ extension PlayerStateMachine {
         case .dataArrived:
             failures = 0
             return []
+        case .answered(let live):
+            isLive = live
+            return []
         case .connectionCompleted:
             isNetworkComplete = true
             isConnected = false
             return []
+        case .liveStreamEnded(let error):
+            guard canReconnect(after: error) else {
+                isNetworkComplete = true
+                isConnected = false
+                return [.finishStream]
+            }
+            return connectionFailed(error)
         case .connectionFailed(let error): return connectionFailed(error)
         case .reconnectDue:
             guard isReconnectPending else { return [] }
@@ -291,13 +319,23 @@ extension PlayerStateMachine {
     }
 
     private mutating func connectionFailed(_ error: AudioStreamerError) -> [Action] {
-        guard error.isRetryable, failures < reconnectAttempts else { return fail(error) }
-        let delay = reconnectDelay * Double(1 << min(failures, 6))
+        guard canReconnect(after: error) else { return fail(error) }
+        var delay = reconnectDelay * Double(1 << min(failures, 6))
+        if isLive { delay = min(delay, max(Self.longestLiveReconnectDelay, reconnectDelay)) }
         failures += 1
+        if isLive { liveReconnects += 1 }
         isReconnectPending = true
         isConnected = false
         resumedEpisode = pausedEpisode
         return [.disconnect, .scheduleReconnect(after: delay), .emit(.reconnecting(attempt: failures, error))]
+    }
+
+    /// Whether a failure may be retried: a retryable one within the streak's attempts, or on a
+    /// live stream any one (a station whose source went away answers 404 until it is back)
+    /// within the live attempts.
+    private func canReconnect(after error: AudioStreamerError) -> Bool {
+        if isLive { return liveReconnects < liveReconnectAttempts ?? Int.max }
+        return error.isRetryable && failures < reconnectAttempts
     }
 
     private mutating func fail(_ error: AudioStreamerError) -> [Action] {
