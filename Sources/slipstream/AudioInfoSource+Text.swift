@@ -8,7 +8,19 @@ extension AudioInfo.Source {
         if let url { fields.append(("URL", url)) }
         if let effectiveURL { fields.append(("Redirected to", effectiveURL)) }
         if let contentType { fields.append(("Content-Type", contentType)) }
-        fields.append(("Size", size.map { "\(Formatting.bytes($0)) (\($0) bytes)" } ?? "unknown"))
+        if let station {
+            if let name = station.name { fields.append(("Station", name)) }
+            if let genre = station.genre { fields.append(("Genre", genre)) }
+            if let description = station.description { fields.append(("Description", description)) }
+            if let url = station.url { fields.append(("Web site", url)) }
+            if let bitRate = station.bitRate { fields.append(("Stated bit rate", "\(bitRate) kbit/s")) }
+        }
+        if let title { fields.append(("Now playing", title.title + (title.url.map { " (\($0))" } ?? ""))) }
+        if isLive {
+            fields.append(("Size", "live stream (no end)"))
+        } else {
+            fields.append(("Size", size.map { "\(Formatting.bytes($0)) (\($0) bytes)" } ?? "unknown"))
+        }
         if let acceptsRanges { fields.append(("Ranges", acceptsRanges ? "yes" : "no")) }
         let what = url == nil ? "read" : "request"
         fields.append(("Read", "\(Formatting.bytes(bytesRead)) in \(requests) \(what)\(requests == 1 ? "" : "s")"))

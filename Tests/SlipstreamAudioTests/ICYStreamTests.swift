@@ -96,6 +96,36 @@ extension ICYStreamTests {
     }
 }
 
+extension ICYStreamTests {
+    /// `info` on a station that never ends answers after a few seconds of it at most: the
+    /// station's facts, the format and bit rate, live, and the title told meanwhile.
+    @Test func infoOnALiveStreamDescribesTheStationAndItsTitle() async throws {
+        let audio = try AudioFixtures.bytes("mp3-cbr128.mp3")
+        // Sent in real time (16,000 bytes a second) for as long as the file is, over and over.
+        let looped = Array(repeatElement(audio, count: 20).joined())
+        let server = try TestHTTPServer { _ in
+            var response = TestHTTPServer.Response(
+                status: 200, headers: [("Content-Type", "audio/mpeg"), ("icy-metaint", "16000"), ("icy-name", "Loop FM")],
+                body: ICYStream.build(audio: looped, interval: 16000, titles: [Array("Artist - Loop".utf8)]))
+            response.statusLine = "ICY 200 OK"
+            response.untilClose = true
+            response.bytesPerSecond = 16000
+            return response
+        }
+        defer { server.stop() }
+        let info = try await AudioInfo.read(from: server.url("/live"))
+        #expect(info.source.isLive)
+        #expect(info.source.station?.name == "Loop FM")
+        #expect(info.source.title == StreamTitle(title: "Artist - Loop"))
+        #expect(info.audio.format.sampleRate == 44100)
+        #expect(info.audio.bitRate?.bitsPerSecond == 128_000)
+        #expect(info.audio.duration == nil)
+        #expect(server.requests.count == 1)
+        // A few seconds' worth, not the 256 KiB a file's head read takes.
+        #expect(info.source.bytesRead < 100_000, "\(info.source.bytesRead)")
+    }
+}
+
 /// Notes the playback position at each title change, as the streamer tells it.
 private final class HeardTitles: AudioStreamerDelegate {
     private let heard = Mutex<[(String, Double)]>([])

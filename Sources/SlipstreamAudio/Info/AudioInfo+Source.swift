@@ -18,6 +18,13 @@ extension AudioInfo {
         public var bytesRead: Int64 = 0
         /// Reads (file) or requests (URL) made.
         public var requests = 0
+        /// Whether the stream is live (a radio station: no length, no end); it was read for a
+        /// few seconds only.
+        public var isLive = false
+        /// What the radio station says about itself, for a station.
+        public var station: StationInfo?
+        /// The station's title for what plays now, when it told one while the stream was read.
+        public var title: StreamTitle?
 
         /// A summary of nothing read yet from `location`.
         init(_ location: AudioLocation) {

@@ -4,7 +4,9 @@ import SlipstreamHTTP
 /// as few bytes as that takes: the head only until the first audio packet (so that a Xing or
 /// VBRI header or a WAV `fmt ` chunk is read), jumping over what the parser would only skip (a
 /// large ID3v2 picture) where the source answers ranges, then the last bytes for the tags that
-/// trail the audio. What the command line's `slipstream info` prints.
+/// trail the audio. A live stream (a radio station) is read for a few seconds at most: its
+/// station's facts, format, bit rate and current title. What the command line's `slipstream
+/// info` prints.
 ///
 ///     let info = try await AudioInfo.read(from: "http://127.0.0.1:8080/song.mp3")
 ///     print(info.audio.format.codecDescription, info.audio.duration ?? 0)
@@ -48,10 +50,20 @@ public struct AudioInfo: Hashable, Sendable, Codable {
             var template = HTTPRequest(url: url)
             template.proxy = options.proxy
             template.headers = options.headers
-            source = HTTPAudioSource(template: template, engine: engine ?? .shared)
+            source = makeHTTPAudioSource(template, engine: engine ?? .shared, requestsStreamMetadata: true)
         }
         var reader = AudioInfoReader(source: source, name: location)
-        let audio = try await reader.describe(exact: options.readsWholeStream)
+        var audio = try await reader.describe(exact: options.readsWholeStream)
+        if reader.summary.isLive { audio.forgetTotals() }
         return AudioInfo(source: reader.summary, audio: audio)
+    }
+}
+
+extension AudioStreamInfo {
+    /// Forgets the totals, which a live stream does not have (a station relaying a file sends
+    /// its Xing header's figures, which are the file's).
+    fileprivate mutating func forgetTotals() {
+        (duration, durationSource, packetCount, audioDataByteCount, totalsSource, trimmedFrameCount) = (nil, nil, nil, nil, nil, nil)
+        isSeekableByTime = false
     }
 }

@@ -14,6 +14,9 @@ struct AudioInfoReader {
     static let initialTailSize = 4096
     /// Bytes read for trailing tags at most.
     static let maximumTailSize = 1 << 20
+    /// How long a live stream is read: enough for its format and bit rate, and for the
+    /// station's first title (radio stations send one every 8 to 32 KiB of audio).
+    static let liveRead = LiveReadLimit(bytes: 40 << 10, seconds: 4)
 
     let source: any AudioSource
     /// The URL or file as given (its extension is a hint to the parser).
@@ -47,7 +50,8 @@ struct AudioInfoReader {
                 ?? AudioStreamParser(
                     hints: AudioStreamHints(
                         contentType: summary.contentType, fileExtension: Self.fileExtension(of: name), totalByteCount: summary.size))
-            hasWholeStream = bytes.count < count
+            // A live stream has no whole: what was read is all there is to read.
+            hasWholeStream = bytes.count < count && !summary.isLive
             let canSeek = canSeek, size = summary.size
             try audio { () throws(AudioParserError) in
                 // The parser's findings are read from its properties: its sink keeps nothing.
@@ -63,7 +67,7 @@ struct AudioInfoReader {
                 if hasWholeStream { try current.finish(into: &sink) }
             }
             parser = current
-            if hasWholeStream { break }
+            if hasWholeStream || summary.isLive { break }
             if !exact, current.properties.dataOffset != nil || summary.bytesRead >= Self.maximumHeadBytes { break }
         }
         let tail = hasWholeStream ? nil : try await readTail()
@@ -98,7 +102,8 @@ struct AudioInfoReader {
             // read it.
             let buffer = spare
             spare = []
-            read = try await source.read(request, fromStartIfNeeded: summary.acceptsRanges != true, reusing: consume buffer)
+            read = try await source.read(
+                request, fromStartIfNeeded: summary.acceptsRanges != true, live: Self.liveRead, reusing: consume buffer)
         } catch {
             throw AudioInfoError(error)
         }
@@ -108,6 +113,13 @@ struct AudioInfoReader {
         if summary.requests == 1 {
             summary.contentType = answer.contentType
             summary.effectiveURL = answer.effectiveURL
+            summary.isLive = answer.isLive
+        }
+        for metadata in read.metadata {
+            switch metadata {
+            case .station(let station): summary.station = station
+            case .title(let title, _): summary.title = title
+            }
         }
         if source.location.url != nil {
             if answer.rangesSupported == true {

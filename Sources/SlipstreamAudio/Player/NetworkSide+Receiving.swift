@@ -137,7 +137,7 @@ extension NetworkSide {
     ) {
         var sink = NetworkSink(
             queue: queue, streamer: streamer, nextFrameGuess: state.nextFrameGuess, dropBeforeFrame: state.dropBeforeFrame,
-            positionsEstimated: state.positionsEstimated, formatIndex: state.formatIndex, format: state.format,
+            positionsEstimated: state.positionsEstimated, isLive: state.isLive, formatIndex: state.formatIndex, format: state.format,
             pendingTitles: state.pendingTitles)
         state.pendingTitles = []
         do throws(AudioParserError) {

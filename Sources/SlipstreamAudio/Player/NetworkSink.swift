@@ -12,6 +12,8 @@ struct NetworkSink: AudioStreamSink {
     var dropBeforeFrame: Int64?
     /// The frames of the packets are estimates.
     let positionsEstimated: Bool
+    /// The stream is live: it has no duration, whatever a relayed file's header says.
+    let isLive: Bool
     /// The queue's index of the current format, and that format.
     var formatIndex: Int?
     var format: AudioFormat?
@@ -24,7 +26,9 @@ struct NetworkSink: AudioStreamSink {
     /// Set when the stream cannot be played.
     var failure: AudioStreamerError?
 
-    mutating func audioStream(propertiesChanged properties: AudioStreamProperties) {
+    mutating func audioStream(propertiesChanged found: AudioStreamProperties) {
+        var properties = found
+        if isLive { (properties.duration, properties.durationSource) = (nil, nil) }
         changedProperties = properties
         streamer.networkLearned(properties)
         guard let new = properties.format, new != format else { return }

@@ -29,8 +29,7 @@ package protocol AudioSourceConnection: AnyObject, Sendable {
 
 /// Opens the source for `location`: a local file, or an `http(s)://` URL with `configuration`'s
 /// proxy, headers and timeouts on `engine` (nil: the shared engine), asking a radio station for
-/// its titles (ICY metadata, taken out of the audio by `ICYAudioSource`) unless
-/// `configuration.requestsStreamMetadata` is false.
+/// its titles unless `configuration.requestsStreamMetadata` is false (`makeHTTPAudioSource`).
 package func makeAudioSource(
     _ location: AudioLocation, configuration: AudioStreamerConfiguration,
     engine: HTTPEngine?
@@ -45,10 +44,18 @@ package func makeAudioSource(
         request.proxy = configuration.proxy
         request.receiveBufferSize = 16 * 1024
         request.headers = configuration.headers
-        request.acceptsICYStatus = true
-        guard configuration.requestsStreamMetadata else { return HTTPAudioSource(template: request, engine: engine ?? .shared) }
-        // Radio stations interleave titles with the audio only for a client that asks.
-        request.headers.add(name: "Icy-MetaData", value: "1")
-        return ICYAudioSource(HTTPAudioSource(template: request, engine: engine ?? .shared))
+        return makeHTTPAudioSource(request, engine: engine ?? .shared, requestsStreamMetadata: configuration.requestsStreamMetadata)
     }
+}
+
+/// The source for `template`'s URL on `engine`: one that takes an old SHOUTcast server's `ICY
+/// 200 OK` for a 200, and, `requestsStreamMetadata`, asks a radio station for its titles and
+/// takes them out of the audio (`ICYAudioSource`).
+package func makeHTTPAudioSource(_ template: HTTPRequest, engine: HTTPEngine, requestsStreamMetadata: Bool) -> any AudioSource {
+    var request = template
+    request.acceptsICYStatus = true
+    guard requestsStreamMetadata else { return HTTPAudioSource(template: request, engine: engine) }
+    // Radio stations interleave titles with the audio only for a client that asks.
+    request.headers.add(name: "Icy-MetaData", value: "1")
+    return ICYAudioSource(HTTPAudioSource(template: request, engine: engine))
 }

@@ -9,6 +9,24 @@ package struct AudioSourceRead: Sendable {
     /// Every byte received, those before the offset asked for included (from a source that
     /// could only start at the beginning).
     package var bytesReceived: Int64
+    /// What the source found beside the bytes (a radio station's facts and titles), in order.
+    package var metadata: [AudioSourceMetadata] = []
+}
+
+/// How long a read of a live stream (which has no end to read to) goes on: until `bytes`
+/// have come and a title with them (or twice `bytes` without one), or for `seconds`, whichever
+/// is first.
+package struct LiveReadLimit: Sendable {
+    /// Bytes enough to describe the stream's format and bit rate.
+    package var bytes: Int
+    /// The longest the read goes on.
+    package var seconds: Double
+
+    /// A limit of `bytes` and `seconds`.
+    package init(bytes: Int, seconds: Double) {
+        self.bytes = bytes
+        self.seconds = seconds
+    }
 }
 
 extension AudioSource {
@@ -18,12 +36,14 @@ extension AudioSource {
     /// comes back alone). The bytes go into `buffer`'s storage (emptied first) when it is
     /// uniquely held and large enough: a caller that reads again and again hands back the last
     /// read's bytes, and no memory is allocated per read. Cancelling the calling task cancels
-    /// the connection and throws `.cancelled`.
+    /// the connection and throws `.cancelled`. A live stream is read as `live` says, not to
+    /// the length asked for.
     package func read(
-        _ request: AudioSourceRequest, fromStartIfNeeded: Bool = true,
+        _ request: AudioSourceRequest, fromStartIfNeeded: Bool = true, live: LiveReadLimit? = nil,
         reusing buffer: consuming [UInt8] = []
     ) async throws(AudioStreamerError) -> AudioSourceRead {
-        let collector = ReadCollector(request: request, location: location, fromStartIfNeeded: fromStartIfNeeded, buffer: buffer)
+        let collector = ReadCollector(
+            request: request, location: location, fromStartIfNeeded: fromStartIfNeeded, live: live, buffer: buffer)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 collector.start(continuation)
@@ -42,6 +62,10 @@ private final class ReadCollector: AudioSourceReceiver {
         var answer: AudioSourceAnswer?
         var bytes: [UInt8] = []
         var received: Int64 = 0
+        var metadata: [AudioSourceMetadata] = []
+        /// When the answer came (monotonic ns), for a live stream's time limit.
+        var answerTime: Int64 = 0
+        var isLive = false
         var continuation: CheckedContinuation<Result<AudioSourceRead, AudioStreamerError>, Never>?
         var connection: (any AudioSourceConnection)?
         var isCancelled = false
@@ -51,12 +75,17 @@ private final class ReadCollector: AudioSourceReceiver {
     private let request: AudioSourceRequest
     private let location: AudioLocation
     private let fromStartIfNeeded: Bool
+    private let live: LiveReadLimit?
     private let state = Mutex(State())
 
-    init(request: AudioSourceRequest, location: AudioLocation, fromStartIfNeeded: Bool, buffer: consuming [UInt8]) {
+    init(
+        request: AudioSourceRequest, location: AudioLocation, fromStartIfNeeded: Bool, live: LiveReadLimit?,
+        buffer: consuming [UInt8]
+    ) {
         self.request = request
         self.location = location
         self.fromStartIfNeeded = fromStartIfNeeded
+        self.live = live
         var bytes = consume buffer
         bytes.removeAll(keepingCapacity: true)
         // Room for the whole read at once (here, not on the source's thread, in its own heap).
@@ -94,7 +123,11 @@ private final class ReadCollector: AudioSourceReceiver {
     }
 
     func sourceOpened(_ answer: AudioSourceAnswer) -> AudioSourceDecision {
-        state.withLock { $0.answer = answer }
+        state.withLock { state in
+            state.answer = answer
+            state.isLive = answer.isLive && live != nil
+            state.answerTime = MonotonicTime.now()
+        }
         guard answer.offset == request.offset || fromStartIfNeeded else {
             finish(nil)
             return .stop
@@ -109,6 +142,7 @@ private final class ReadCollector: AudioSourceReceiver {
             state.received += max(min(Int64(bytes.count), end - offset), 0)
             let from = Int(max(request.offset - offset, 0)), to = Int(max(min(end - offset, Int64(bytes.count)), 0))
             if from < to { state.bytes += bytes[from..<to] }
+            if state.isLive, let live { return isEnough(state, live) }
             return offset + Int64(bytes.count) >= end
         }
         guard full else { return .proceed }
@@ -116,7 +150,17 @@ private final class ReadCollector: AudioSourceReceiver {
         return .stop
     }
 
-    func sourceFound(_ metadata: AudioSourceMetadata) {}
+    func sourceFound(_ metadata: AudioSourceMetadata) {
+        state.withLock { $0.metadata.append(metadata) }
+    }
+
+    /// Whether a live stream has been read long enough.
+    private func isEnough(_ state: State, _ live: LiveReadLimit) -> Bool {
+        let hasTitle = state.metadata.contains { if case .title = $0 { true } else { false } }
+        let count = state.bytes.count
+        if count >= 2 * live.bytes || (hasTitle && count >= live.bytes) { return true }
+        return Double(MonotonicTime.now() - state.answerTime) / 1e9 >= live.seconds && count > 0
+    }
 
     func sourceEnded(_ error: AudioStreamerError?) {
         finish(error.map { .failure($0) })
@@ -138,7 +182,10 @@ private final class ReadCollector: AudioSourceReceiver {
             }
             // Moved out, so that the caller holds the only reference and can hand it back.
             defer { state.bytes = [] }
-            return (continuation, .success(AudioSourceRead(answer: answer, bytes: state.bytes, bytesReceived: state.received)))
+            return (
+                continuation,
+                .success(AudioSourceRead(answer: answer, bytes: state.bytes, bytesReceived: state.received, metadata: state.metadata))
+            )
         }
         continuation?.resume(returning: result)
     }
