@@ -87,6 +87,8 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport"),
         .executableTarget(name: "AudioParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/AudioParserFuzzer"),
         .executableTarget(
+            name: "ICYMetadataFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/ICYMetadataFuzzer"),
+        .executableTarget(
             name: "ResumeRecordFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/ResumeRecordFuzzer"),
         .executableTarget(
             name: "DownloadListFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/DownloadListFuzzer"),

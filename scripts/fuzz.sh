@@ -5,6 +5,8 @@
 # Targets (Fuzz/TARGET/, declared by Package.swift only when SLIPSTREAM_FUZZ=1):
 #   AudioParserFuzzer   the audio stream parser, seeded with the first 64 KiB of each audio
 #                       fixture (scripts/make-audio-fixtures.sh)
+#   ICYMetadataFuzzer   a radio stream's ICY metadata: the filter under any cut of the stream,
+#                       and each block's title
 #   ResumeRecordFuzzer  the resume records beside a .part file (ControlFile, ResumeStore)
 #   DownloadListFuzzer  download lists and session files (DownloadList)
 #   ResponseHeadFuzzer  response heads: header lines, Content-Range, Content-Disposition file
@@ -26,7 +28,7 @@ seconds="${1:-600}"
 shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-all=(AudioParserFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer)
+all=(AudioParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 for target in "${targets[@]}"; do
