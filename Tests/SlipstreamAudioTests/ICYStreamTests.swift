@@ -126,6 +126,50 @@ extension ICYStreamTests {
     }
 }
 
+extension ICYStreamTests {
+    /// Paused, a live stream buffers up to its limit and then pauses its transfer; the station
+    /// drops the connection meanwhile; on play, what was buffered plays, the end is found, and
+    /// the stream is reconnected (back to live), saying so.
+    @Test func aPausedLiveStreamDroppedByTheStationIsReconnectedOnPlay() async throws {
+        let audio = try AudioFixtures.bytes("mp3-cbr128.mp3")
+        let looped = ICYStream.build(audio: Array(repeatElement(audio, count: 40).joined()), interval: 16000, titles: [String]())
+        let firstLength = 400_000
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response(
+                status: 200, headers: [("Content-Type", "audio/mpeg"), ("icy-metaint", "16000")], body: looped)
+            response.untilClose = true
+            // Four times real time; the first response is dropped after 400 kB.
+            response.bytesPerSecond = 64000
+            if request.path == "/live" { response.closeAfter = firstLength }
+            return response
+        }
+        defer { server.stop() }
+        var configuration = AudioStreamerConfiguration()
+        configuration.output = { NullOutput(paced: false) }
+        configuration.bufferLimit = .bytes(64 * 1024)
+        configuration.reconnectDelay = .milliseconds(50)
+        let player = AudioStreamer(url: server.url("/live"), configuration: configuration)
+        let run = try await PlayerRun.collect(player) { player in
+            player.play()
+            try await PlayerRun.wait { player.state == .playing }
+            player.pause()
+            // The station sends its 400 kB and drops the connection while the player is paused:
+            // the player's transfer paused long before (its buffer is 64 KiB), so it cannot know yet.
+            try await PlayerRun.wait { server.bodyBytesSent >= firstLength }
+            let received = player.progress.bytesReceived
+            #expect(received < Int64(firstLength), "the paused player read on: \(received)")
+            #expect(player.state == .paused)
+            player.play()
+            try await PlayerRun.wait { server.requests.count == 2 && player.state == .playing }
+            player.stop()
+        }
+        #expect(
+            run.events.contains { if case .reconnecting(1, let error) = $0 { error.message.contains("ended") } else { false } },
+            "\(run.events.suffix(12))")
+        #expect(run.finalState == .stopped(.user))
+    }
+}
+
 /// Notes the playback position at each title change, as the streamer tells it.
 private final class HeardTitles: AudioStreamerDelegate {
     private let heard = Mutex<[(String, Double)]>([])
