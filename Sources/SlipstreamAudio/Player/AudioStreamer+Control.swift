@@ -55,18 +55,28 @@ extension AudioStreamer {
         if let hint = configuration.fileTypeHint {
             if hint.contains("/") { hints.contentType = hint } else { hints.fileExtension = hint }
         }
-        let network = NetworkSide(source: source, queue: queue, hints: hints, rawTap: configuration.rawTap, streamer: self)
+        let recorder = configuration.recording.map { recording in
+            StreamRecorder(recording) { [self] event in controlQueue.async { [self] in emit(event) } }
+        }
+        let network = NetworkSide(
+            source: source, queue: queue, hints: hints, rawTap: configuration.rawTap, recorder: recorder, streamer: self)
         control.withLock { control in
             control.playback = PlaybackLoop.start(for: self, queue: queue, configuration: configuration, volume: control.volume)
             control.network = network
+            control.recorder = recorder
             control.expectingSince = MonotonicTime.now()
         }
         startTimer()
         network.connect(from: 0)
     }
 
-    /// Hands an event to the readers and the delegate; ends the stream after a final state.
+    /// Hands an event to the readers and the delegate; ends the stream after a final state,
+    /// which waits until the recording, if any, has closed its last file and told of it.
     func emit(_ event: AudioStreamerEvent) {
+        if case .stateChanged(let state) = event, state.isFinal, let recorder = control.withLock({ $0.recorder.take() }) {
+            recorder.close { [self] in controlQueue.async { [self] in emit(event) } }
+            return
+        }
         delegate?.audioStreamer(self, didEmit: event)
         eventChannel.yield(event)
         if case .stateChanged(let state) = event, state.isFinal {
@@ -110,7 +120,11 @@ extension AudioStreamer {
 
     /// A connection answered with a radio station's facts.
     func networkFound(_ station: StationInfo) {
-        control.withLock { $0.station = station }
+        let recorder = control.withLock { control in
+            control.station = station
+            return control.recorder
+        }
+        recorder?.stationFound(station)
         controlQueue.async { [self] in emit(.station(station)) }
     }
 

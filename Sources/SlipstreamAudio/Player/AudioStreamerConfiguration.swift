@@ -70,6 +70,11 @@ public struct AudioStreamerConfiguration: Sendable {
     /// its offset in the stream (offsets jump after a seek); valid only during the call. Used
     /// to save the stream while it plays. Default none.
     public var rawTap: (@Sendable (_ offset: Int64, _ bytes: UnsafeRawBufferPointer) -> Void)?
+    /// Records the stream's audio while it plays: split into files at radio titles in a folder,
+    /// or into one file (see `AudioRecording`). Never holds up playback; the files are told of
+    /// as `.recordingStarted`, `.recordingFinished` and `.recordingFailed` events, and the last
+    /// file is closed before the final state's event. Default none.
+    public var recording: AudioRecording?
     /// Where in the stream to begin playing (seeking as soon as the format is known, before
     /// any sound). Default none: from the start.
     public var startTime: Duration?

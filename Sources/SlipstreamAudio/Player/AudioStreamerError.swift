@@ -22,6 +22,7 @@ public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvert
             case file
             case seek
             case cancelled
+            case recording
         }
 
         private let kind: Kind
@@ -49,6 +50,8 @@ public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvert
         public static let seek = Code(.seek)
         /// The task awaiting the player's end was cancelled (the player was stopped).
         public static let cancelled = Code(.cancelled)
+        /// A recording file could not be created or written: the recording ended, playback went on.
+        public static let recording = Code(.recording)
 
         /// The code's name, e.g. `http status`.
         public var description: String { kind.rawValue }
@@ -63,7 +66,8 @@ public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvert
     public var underlying: (any Error & Sendable)?
     /// The URL played, when the player plays a URL.
     public var url: String?
-    /// The file played, when the player plays a local file.
+    /// The file played, when the player plays a local file; for `.recording`, the recording's
+    /// file that failed.
     public var path: String?
     /// The byte offset in the stream the failure concerns, where it concerns one.
     public var offset: Int64?

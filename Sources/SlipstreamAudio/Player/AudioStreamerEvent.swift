@@ -21,6 +21,15 @@ public enum AudioStreamerEvent: Hashable, Sendable {
     /// A radio station's title for what plays now, told when the audio it belongs to is heard
     /// (the output's clock), not when it arrives.
     case titleChanged(StreamTitle)
+    /// A file of the recording (`AudioStreamerConfiguration.recording`) was created: the audio
+    /// from here on goes to it.
+    case recordingStarted(AudioRecordingFile)
+    /// A file of the recording is complete and closed (a new title began, or the recording
+    /// ended), with the bytes it holds and any gap.
+    case recordingFinished(AudioRecordingFile)
+    /// The recording could not go on (a file could not be created or written, or the audio
+    /// cannot be recorded) and ended; playback goes on. The error's code is `.recording`.
+    case recordingFailed(AudioStreamerError)
 }
 
 extension AudioStreamerEvent: CoalescibleEvent {

@@ -136,8 +136,9 @@ extension NetworkSide {
         _ body: (inout AudioStreamParser, inout NetworkSink) throws(AudioParserError) -> Void
     ) {
         var sink = NetworkSink(
-            queue: queue, streamer: streamer, nextFrameGuess: state.nextFrameGuess, dropBeforeFrame: state.dropBeforeFrame,
-            positionsEstimated: state.positionsEstimated, isLive: state.isLive, formatIndex: state.formatIndex, format: state.format,
+            queue: queue, streamer: streamer, recorder: recorder, nextFrameGuess: state.nextFrameGuess,
+            dropBeforeFrame: state.dropBeforeFrame, positionsEstimated: state.positionsEstimated, isLive: state.isLive,
+            formatIndex: state.formatIndex, format: state.format,
             pendingTitles: state.pendingTitles)
         state.pendingTitles = []
         do throws(AudioParserError) {

@@ -45,19 +45,22 @@ final class NetworkSide: Sendable {
     let source: any AudioSource
     let queue: SharedPacketQueue
     let rawTap: (@Sendable (_ offset: Int64, _ bytes: UnsafeRawBufferPointer) -> Void)?
+    /// Given every packet stored, with the title it starts (it never waits for its disk).
+    let recorder: StreamRecorder?
     /// The streamer, told of what happens (it drops this side at release, ending the cycle).
     let streamer: AudioStreamer
 
     /// A network side reading `source` into `queue` for `streamer`, the parser helped by
-    /// `hints`, every slice given to `rawTap` first.
+    /// `hints`, every slice given to `rawTap` first and every packet stored to `recorder`.
     init(
         source: any AudioSource, queue: SharedPacketQueue, hints: AudioStreamHints,
-        rawTap: (@Sendable (Int64, UnsafeRawBufferPointer) -> Void)?, streamer: AudioStreamer
+        rawTap: (@Sendable (Int64, UnsafeRawBufferPointer) -> Void)?, recorder: StreamRecorder?, streamer: AudioStreamer
     ) {
         state = Mutex(State(parser: AudioStreamParser(hints: hints)))
         self.source = source
         self.queue = queue
         self.rawTap = rawTap
+        self.recorder = recorder
         self.streamer = streamer
     }
 

@@ -1,11 +1,13 @@
 /// The parser's sink on the network side: adds each new format to the packet queue, gives
 /// packets without a known position the next frame in line, drops packets before a seek target
 /// as they arrive, and stores the rest in the queue (one short hold of its lock each), each radio
-/// title with the first packet at or after the byte it starts at.
+/// title with the first packet at or after the byte it starts at; gives the recorder, if any,
+/// each packet stored, with its title.
 struct NetworkSink: AudioStreamSink {
     let queue: SharedPacketQueue
     /// Told of new properties at once.
     let streamer: AudioStreamer
+    let recorder: StreamRecorder?
     /// The stream frame of the next packet, when the parser cannot say.
     var nextFrameGuess: Int64
     /// Packets ending before this stream frame are dropped.
@@ -63,5 +65,6 @@ struct NetworkSink: AudioStreamSink {
             return queue.readyFired()
         }
         if let ready { readyWatermark = ready }
+        if let recorder, let format { recorder.take(bytes, codec: format.codec, title: title) }
     }
 }

@@ -21,6 +21,8 @@ struct PlayerControlState {
     var network: NetworkSide?
     /// The playback side's mailbox, for as long as its thread runs.
     var playback: PlaybackMailbox?
+    /// The recorder, from the first connect until the final state is told.
+    var recorder: StreamRecorder?
     /// Monotonic time (ns) since which bytes have been expected without a pause: the inactivity
     /// timeout counts from it or from the last byte, whichever is later.
     var expectingSince: Int64 = 0

@@ -1,0 +1,92 @@
+import Dispatch
+import Synchronization
+
+/// Records a stream's audio while it plays (`AudioStreamerConfiguration.recording`). The
+/// network side hands it every packet it stores (`take`, under the network side's lock): the
+/// packet is copied into a bounded `RecordingBuffer` and the call returns at once, whatever the
+/// disk does; when the buffer is full the packet is dropped (a gap). A thread of its own drains
+/// the buffer through a `RecordingWriter` into the files, and tells what happened as events.
+final class StreamRecorder: Sendable {
+    private struct State {
+        var buffer: RecordingBuffer
+        /// The station's facts, for naming the file before the first title.
+        var station: StationInfo?
+        /// The writer waits for `wake`.
+        var isWriterWaiting = false
+        /// No more packets are taken; the writer ends once the buffer is empty.
+        var isClosing = false
+        /// The recording failed: packets are no longer taken.
+        var hasFailed = false
+        /// Called once the writer has ended (after its last event).
+        var whenClosed: (@Sendable () -> Void)?
+    }
+
+    /// The writer's chunk: the most it takes from the buffer for one write.
+    static let chunkSize = 64 << 10
+
+    private let state: Mutex<State>
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// Starts recording as `recording` says, telling the events (file started, finished, or the
+    /// recording failed) to `report` on the writer's thread.
+    init(_ recording: AudioRecording, report: @escaping @Sendable (AudioStreamerEvent) -> Void) {
+        state = Mutex(State(buffer: RecordingBuffer(capacity: recording.bufferSize)))
+        IOThread.start { [self] in runWriter(RecordingWriter(recording, report: report)) }
+    }
+
+    /// Takes a packet of `codec` (its bytes, valid only during the call) that starts `title`,
+    /// if it does. Never waits for the disk.
+    func take(_ bytes: UnsafeRawBufferPointer, codec: AudioFormat.Codec, title: StreamTitle?) {
+        let wakeWriter = state.withLock { state -> Bool in
+            guard !state.isClosing, !state.hasFailed, state.buffer.append(bytes, codec: codec, title: title) else { return false }
+            defer { state.isWriterWaiting = false }
+            return state.isWriterWaiting
+        }
+        if wakeWriter { wake.signal() }
+    }
+
+    /// A connection answered with the station's facts.
+    func stationFound(_ station: StationInfo) {
+        state.withLock { $0.station = station }
+    }
+
+    /// Ends the recording: what the buffer holds is written, the open file closed and told of,
+    /// then `done` is called (on the writer's thread). Packets taken from now on are ignored.
+    func close(then done: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            state.isClosing = true
+            state.whenClosed = done
+        }
+        wake.signal()
+    }
+
+    private func runWriter(_ writer: RecordingWriter) {
+        var writer = writer
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        defer { chunk.deallocate() }
+        enum Step {
+            case item(RecordingBuffer.Item, StationInfo?)
+            case wait
+            case close(trailingGap: Int64, done: (@Sendable () -> Void)?)
+        }
+        while true {
+            let step = state.withLock { state -> Step in
+                if let item = state.buffer.take(into: chunk) { return .item(item, state.station) }
+                if state.isClosing { return .close(trailingGap: state.buffer.takeTrailingGap(), done: state.whenClosed) }
+                state.isWriterWaiting = true
+                return .wait
+            }
+            switch step {
+            case .item(let item, let station):
+                writer.handle(item, chunk: UnsafeRawBufferPointer(chunk), station: station)
+                if writer.hasFailed { state.withLock { $0.hasFailed = true } }
+            case .wait:
+                wake.wait()
+            case .close(let trailingGap, let done):
+                writer.finish(trailingGap: trailingGap)
+                done?()
+                return
+            }
+        }
+    }
+}

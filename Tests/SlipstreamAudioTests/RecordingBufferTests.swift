@@ -1,0 +1,99 @@
+import Testing
+@testable import SlipstreamAudio
+
+/// The recorder's buffer: bytes come out whole and in order with each mark at its byte,
+/// whatever the chunk size and the wrap of the ring; a full buffer drops whole packets and says
+/// how many bytes before the next one it keeps.
+struct RecordingBufferTests {
+    /// Everything `buffer` gives, taken in chunks of `chunk` bytes: the audio and the marks, each
+    /// with the audio position it came at.
+    static func drain(_ buffer: inout RecordingBuffer, chunk: Int) -> (audio: [UInt8], marks: [(Int, RecordingBuffer.Mark)]) {
+        var audio: [UInt8] = []
+        var marks: [(Int, RecordingBuffer.Mark)] = []
+        var storage = [UInt8](repeating: 0, count: chunk)
+        storage.withUnsafeMutableBytes { chunkBytes in
+            while let item = buffer.take(into: chunkBytes) {
+                switch item {
+                case .mark(let mark): marks.append((audio.count, mark))
+                case .audio(let count): audio += chunkBytes[..<count]
+                }
+            }
+        }
+        return (audio, marks)
+    }
+
+    static func packet(_ index: Int, size: Int) -> [UInt8] { (0..<size).map { UInt8(truncatingIfNeeded: index &* 31 &+ $0) } }
+
+    @Test(arguments: [1, 7, 1000, 64 << 10])
+    func bytesAndMarksComeOutInOrderAcrossTheWrap(_ chunk: Int) {
+        var buffer = RecordingBuffer(capacity: 0)  // the smallest: 64 KiB
+        var expected: [UInt8] = []
+        var expectedMarks: [(Int, RecordingBuffer.Mark)] = []
+        var out: [UInt8] = []
+        var marks: [(Int, RecordingBuffer.Mark)] = []
+        // 1000 packets of 417 bytes (6.4 ring lengths), drained every 50 packets.
+        for index in 0..<1000 {
+            let bytes = Self.packet(index, size: 417)
+            let title = index % 120 == 7 ? StreamTitle(title: "Title \(index)") : nil
+            let codec: AudioFormat.Codec = index < 500 ? .mp3 : .aac
+            if index == 0 || index == 500 { expectedMarks.append((expected.count, .codec(codec))) }
+            if let title { expectedMarks.append((expected.count, .title(title))) }
+            #expect(bytes.withUnsafeBytes { buffer.append($0, codec: codec, title: title) })
+            expected += bytes
+            if index % 50 == 49 {
+                let drained = Self.drain(&buffer, chunk: chunk)
+                marks += drained.marks.map { ($0.0 + out.count, $0.1) }
+                out += drained.audio
+                #expect(buffer.count == 0)
+            }
+        }
+        #expect(out == expected)
+        #expect(marks.map(\.0) == expectedMarks.map(\.0))
+        #expect(marks.map(\.1) == expectedMarks.map(\.1))
+    }
+
+    @Test func aFullBufferDropsWholePacketsAndMarksTheGap() {
+        var buffer = RecordingBuffer(capacity: 64 << 10)
+        let size = 1000
+        var kept: [UInt8] = []
+        // 65 packets fit; 10 more are dropped, the third of them starting a title.
+        for index in 0..<75 {
+            let title = index == 67 ? StreamTitle(title: "Lost start") : nil
+            let stored = Self.packet(index, size: size).withUnsafeBytes { buffer.append($0, codec: .mp3, title: title) }
+            #expect(stored == (index < 65))
+            if stored { kept += Self.packet(index, size: size) }
+        }
+        #expect(buffer.count == 65 * size)
+        var first = Self.drain(&buffer, chunk: 4096)
+        #expect(first.audio == kept)
+        // The next packet stored carries the gap and the newest title dropped.
+        #expect(Self.packet(75, size: size).withUnsafeBytes { buffer.append($0, codec: .mp3, title: nil) })
+        first = Self.drain(&buffer, chunk: 4096)
+        #expect(first.audio == Self.packet(75, size: size))
+        #expect(first.marks.map(\.1) == [.gap(droppedBytes: Int64(10 * size)), .title(StreamTitle(title: "Lost start"))])
+        // Dropped at the very end: told by takeTrailingGap, once.
+        var filler = RecordingBuffer(capacity: 64 << 10)
+        for index in 0..<70 { _ = Self.packet(index, size: size).withUnsafeBytes { filler.append($0, codec: .mp3, title: nil) } }
+        #expect(filler.takeTrailingGap() == Int64(5 * size))
+        #expect(filler.takeTrailingGap() == 0)
+    }
+
+    @Test func tooManyMarksDropPacketsToo() {
+        var buffer = RecordingBuffer(capacity: 1 << 20)
+        // A title on every packet: the marks fill up before the bytes do (the codec takes one).
+        var stored = 0
+        for index in 0..<100 {
+            let title = StreamTitle(title: "T\(index)")
+            if Self.packet(index, size: 10).withUnsafeBytes({ buffer.append($0, codec: .mp3, title: title) }) { stored += 1 }
+        }
+        #expect(stored == RecordingBuffer.maximumMarks - 1)
+        let drained = Self.drain(&buffer, chunk: 100)
+        #expect(drained.audio.count == stored * 10)
+        // Marks freed, the next packet is kept with the gap and its own title.
+        #expect(Self.packet(100, size: 10).withUnsafeBytes { buffer.append($0, codec: .mp3, title: StreamTitle(title: "T100")) })
+        #expect(
+            Self.drain(&buffer, chunk: 100).marks.map(\.1) == [
+                .gap(droppedBytes: Int64((100 - stored) * 10)), .title(StreamTitle(title: "T100")),
+            ])
+    }
+}
