@@ -2,6 +2,7 @@ import SlipstreamCore
 import SlipstreamHTTP
 import Synchronization
 import Testing
+import TestSupport
 @testable import SlipstreamAudio
 
 /// The ICY filter under every split of its input: the audio comes out whole and in order, each

@@ -48,27 +48,13 @@ struct ID3TagWriterTests {
             let path = folder + "/tagged\(index).mp3"
             try Data(ID3TagWriter.tag(title: song, artist: artist) + audio).write(to: URL(fileURLWithPath: path))
             let probe = try await offPool {
-                try Self.output(["ffprobe", "-v", "error", "-show_entries", "format_tags=title,artist", "-of", "default=nw=1", path])
+                try ExternalProgram.output([
+                    "ffprobe", "-v", "error", "-show_entries", "format_tags=title,artist", "-of", "default=nw=1", path,
+                ])
             }
-            #expect(probe.contains("TAG:title=\(song)") && probe.contains("TAG:artist=\(artist)"), "\(probe)")
-            let mpg123 = try await offPool { try Self.output(["mpg123", "-v", "-t", path]) }
-            #expect(mpg123.contains("Title:   \(song)") && mpg123.contains("Artist:  \(artist)"), "\(mpg123)")
+            #expect(probe.text.contains("TAG:title=\(song)") && probe.text.contains("TAG:artist=\(artist)"), "\(probe)")
+            let mpg123 = try await offPool { try ExternalProgram.output(["mpg123", "-v", "-t", path]) }
+            #expect(mpg123.text.contains("Title:   \(song)") && mpg123.text.contains("Artist:  \(artist)"), "\(mpg123)")
         }
-    }
-
-    /// What `arguments` print on standard output and standard error together.
-    static func output(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        // mpg123 prints tags in the locale's character set: '?' for all but ASCII under C.
-        process.environment = ProcessInfo.processInfo.environment.merging(["LC_ALL": "C.UTF-8"]) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -14,6 +14,23 @@ public enum ExternalProgram {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad, userInfo: ["command": arguments]) }
     }
+
+    /// Runs `arguments` as `run` does, in a UTF-8 locale (programs print text in the locale's
+    /// character set), and returns its status and what it printed on standard output and
+    /// standard error together. Blocks: call it from `offPool` in async tests.
+    public static func output(_ arguments: [String]) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["LC_ALL": "C.UTF-8"]) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
 }
 
 /// Runs `body` on a thread of its own (child processes, devices and paced clocks block), so that
