@@ -25,6 +25,12 @@ enum Formatting {
         return whole + "." + String(repeating: "0", count: places - fraction.count) + fraction
     }
 
+    /// `text` cut to `width` columns (a character counted as one), so a line redrawn in place
+    /// does not wrap.
+    static func fit(_ text: String, width: Int) -> String {
+        text.count <= width ? text : String(text.prefix(max(width - 1, 1)))
+    }
+
     /// `12.3 MiB/s`.
     static func speed(_ bytesPerSecond: Double) -> String {
         bytes(Int64(bytesPerSecond.rounded())) + "/s"

@@ -2,10 +2,11 @@
 import Glibc
 #endif
 import SlipstreamAudio
+import SlipstreamCore
 import Synchronization
 
 /// `slipstream play`: plays a URL or file while it streams, with a status line and keys on a
-/// terminal.
+/// terminal, or events as JSON lines; saves or records it on request.
 enum PlayCommand {
     static func run(_ arguments: [String]) async -> ExitStatus {
         let options: PlayOptions
@@ -26,6 +27,7 @@ enum PlayCommand {
         let saver: SaveFile?
         do {
             saver = try options.save.map { path throws(CommandError) in try SaveFile(path: path) }
+            configuration.recording = try options.record.map { path throws(CommandError) in try PlayRecording.recording(for: path) }
         } catch {
             Terminal.error(error.message)
             return error.status
@@ -35,29 +37,41 @@ enum PlayCommand {
         let streamer = AudioStreamer(url: options.target!, configuration: configuration)
         player.withLock { $0 = streamer }
         if trap.caughtSignal != nil { streamer.stop() }
-        let showStatus = !options.quiet && Terminal.isTerminal(STDERR_FILENO)
+        let showStatus = !options.quiet && !options.json && Terminal.isTerminal(STDERR_FILENO)
         let terminal = showStatus ? RawTerminal() : nil
         let keys = terminal.map { _ in KeyReader { key in handle(key, player: streamer) } }
-        let title = Mutex<String?>(nil)
+        let tagTitle = Mutex<String?>(nil)
+        let statusLine = { @Sendable (state: AudioStreamerState) in
+            PlayStatus.line(
+                state: state, progress: streamer.progress, volume: streamer.volume,
+                nowPlaying: PlayStatus.nowPlaying(
+                    station: streamer.station, streamTitle: streamer.title, tagTitle: tagTitle.withLock { $0 }),
+                width: Terminal.width)
+        }
         let status = Task {
             guard showStatus else { return }
             while !Task.isCancelled {
-                Terminal.statusLine(
-                    PlayStatus.line(
-                        state: streamer.state, progress: streamer.progress,
-                        volume: streamer.volume, title: title.withLock { $0 }))
+                Terminal.statusLine(statusLine(streamer.state))
                 try? await Task.sleep(for: .milliseconds(250))
             }
         }
 
         streamer.play()
         var finalState = AudioStreamerState.initialized
+        var json = options.json ? PlayEventJSON() : nil
+        var recordingFailed = false
         for await event in streamer.events {
+            for line in json?.lines(for: event, now: MonotonicTime.now()) ?? [] { Terminal.output(line + "\n") }
             switch event {
             case .properties(let properties):
-                title.withLock { $0 = properties.tags.title }
+                tagTitle.withLock { $0 = properties.tags.title }
             case .reconnecting(let attempt, let error) where !options.quiet:
                 Terminal.message("slipstream: \(error.message); reconnecting (attempt \(attempt))", over: showStatus)
+            case .recordingFinished(let file) where !options.quiet:
+                Terminal.message(PlayRecording.finishedLine(file), over: showStatus)
+            case .recordingFailed(let error):
+                recordingFailed = true
+                Terminal.message("slipstream: \(error.message)", over: showStatus)
             case .stateChanged(let state):
                 finalState = state
             default:
@@ -68,16 +82,12 @@ enum PlayCommand {
         _ = await status.value
         keys?.stop()
         terminal?.restore()
-        if showStatus {
-            Terminal.statusLine(
-                PlayStatus.line(
-                    state: finalState, progress: streamer.progress, volume: streamer.volume,
-                    title: title.withLock { $0 }), final: true)
-        }
+        if showStatus { Terminal.statusLine(statusLine(finalState), final: true) }
         if case .stopped(.error(let error)) = finalState, trap.caughtSignal == nil {
             Terminal.error(error.message + (advice(for: error).map { " (\($0))" } ?? ""))
         }
         var exit = exitStatus(for: finalState, signal: trap.caughtSignal)
+        if recordingFailed, exit == .success { exit = .disk }
         if let saver {
             let (whole, bytes, error) = saver.summary
             if let error {

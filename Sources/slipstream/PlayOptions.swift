@@ -13,6 +13,10 @@ struct PlayOptions: TargetOptions {
     var start: Double?
     /// Where to save the original bytes while playing.
     var save: String?
+    /// A folder for a file per radio title, or one file, to record the audio into.
+    var record: String?
+    /// Events as JSON lines on standard output instead of the status line.
+    var json = false
     /// Volume from 0 to 100 (percent).
     var volume = 100
     /// The packet queue's limit.
@@ -42,6 +46,11 @@ struct PlayOptions: TargetOptions {
               --start TIME           start at TIME: seconds (90, 12.5) or [h:]m:ss (1:30)
               --save FILE            save the original bytes as they arrive (a playable copy
                                      when the whole stream was received)
+              --record DIR|FILE      record the audio: into DIR (an existing folder, or a
+                                     path ending in /) a file per radio title, named after
+                                     it and tagged; else all of it into FILE
+              --json                 write every event as a JSON line on standard output
+                                     (no status line)
               --volume PERCENT       0 to 100 (default 100)
               --buffer SIZE          audio queued ahead: a size (512K, 2M), seconds (30s), or
                                      'unlimited' to keep the whole stream (default 30s)
@@ -71,6 +80,11 @@ struct PlayOptions: TargetOptions {
             start = try Self.time(try reader.value(for: name, inline: inline), for: name)
         case "--save":
             save = try reader.value(for: name, inline: inline)
+        case "--record":
+            record = try reader.value(for: name, inline: inline)
+        case "--json":
+            try CommandLineArguments.flag(name, inline: inline)
+            json = true
         case "--volume":
             volume = try CommandLineArguments.integer(try reader.value(for: name, inline: inline), for: name, in: 0...100)
         case "--buffer":

@@ -1,9 +1,12 @@
 import SlipstreamAudio
 
-/// The `play` status line: `playing  0:42 / 3:05  buffered 12.3 s  128 kbit/s  vol 80%  Title`.
-/// Pure.
+/// The `play` status line:
+/// `playing  0:42 / 3:05  buffered 12.3 s  128 kbit/s  vol 80%  Radio X | Artist - Title`,
+/// cut to the terminal's width. Pure.
 enum PlayStatus {
-    static func line(state: AudioStreamerState, progress: AudioStreamerProgress, volume: Double, title: String?) -> String {
+    static func line(
+        state: AudioStreamerState, progress: AudioStreamerProgress, volume: Double, nowPlaying: String?, width: Int
+    ) -> String {
         var parts = [
             stateWord(state).padding(8),
             "\(Formatting.duration(progress.position)) / \(Formatting.duration(progress.duration))",
@@ -11,8 +14,17 @@ enum PlayStatus {
         ]
         if let bitRate = progress.bitRate { parts.append("\(Int((bitRate / 1000).rounded())) kbit/s") }
         parts.append("vol \(Int((volume * 100).rounded()))%")
-        if let title, !title.isEmpty { parts.append(title) }
-        return parts.joined(separator: "  ")
+        if let nowPlaying { parts.append(nowPlaying) }
+        return Formatting.fit(parts.joined(separator: "  "), width: width)
+    }
+
+    /// What plays: the station's name and the title, `Radio X | Artist - Title`, either alone
+    /// when the other is missing. The title is the station's stream title when it gave one (an
+    /// empty one means none), else the title in the stream's tags.
+    static func nowPlaying(station: StationInfo?, streamTitle: StreamTitle?, tagTitle: String?) -> String? {
+        let title = streamTitle.map(\.title).flatMap { $0.isEmpty ? nil : $0 } ?? tagTitle
+        let parts = [station?.name, title].compactMap { $0?.isEmpty == false ? $0 : nil }
+        return parts.isEmpty ? nil : parts.joined(separator: " | ")
     }
 
     static func stateWord(_ state: AudioStreamerState) -> String {

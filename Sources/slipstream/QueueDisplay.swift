@@ -21,7 +21,7 @@ enum QueueDisplay {
     /// `big.iso   42%  420 MiB / 1.00 GiB  112 MiB/s  ETA 0:05  8 connections`, cut to `width`.
     static func line(_ status: DownloadQueue.Status, width: Int) -> String {
         let progress = status.progress.map(Formatting.progressLine) ?? "starting"
-        return fit(pad(name(status), to: 24) + "  " + progress, width: width)
+        return Formatting.fit(pad(name(status), to: 24) + "  " + progress, width: width)
     }
 
     /// `total: 12 of 200 done, 1 failed, 8 running  20.5 MiB/s`.
@@ -29,7 +29,7 @@ enum QueueDisplay {
         var text = "total: \(totals.finished) of \(totals.count) done"
         if totals.failed > 0 { text += ", \(totals.failed) failed" }
         text += ", \(totals.running) running  \(Formatting.speed(totals.bytesPerSecond))"
-        return fit(text, width: width)
+        return Formatting.fit(text, width: width)
     }
 
     /// The permanent line of a finished download: `saved a.iso: 1.00 GiB (12.0 MiB resumed)`.
@@ -46,9 +46,5 @@ enum QueueDisplay {
 
     private static func pad(_ text: String, to width: Int) -> String {
         text.count >= width ? String(text.prefix(width - 1)) + "…" : text + String(repeating: " ", count: width - text.count)
-    }
-
-    private static func fit(_ text: String, width: Int) -> String {
-        text.count <= width ? text : String(text.prefix(max(width - 1, 1)))
     }
 }

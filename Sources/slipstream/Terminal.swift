@@ -38,12 +38,18 @@ enum Terminal {
         return Int(size.ws_col)
     }
 
-    /// Writes `text` to stderr as it is.
-    static func write(_ text: String) {
+    /// Writes `text` to stdout at once (no buffering: a reader of a pipe gets each line as it
+    /// is written).
+    static func output(_ text: String) {
+        write(text, to: STDOUT_FILENO)
+    }
+
+    /// Writes `text` to `descriptor` (default stderr) as it is.
+    static func write(_ text: String, to descriptor: Int32 = STDERR_FILENO) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            let count = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if count <= 0 { return }
             offset += count
         }

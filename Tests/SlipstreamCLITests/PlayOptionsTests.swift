@@ -9,12 +9,14 @@ struct PlayOptionsTests {
         let options = try PlayOptions.parse([
             "http://127.0.0.1/a.mp3", "--output", "wav:/tmp/x.wav", "--start", "1:30", "--save", "copy.mp3",
             "--volume=40", "--buffer", "2M", "--proxy", "socks5h://127.0.0.1:1080", "-H", "X-A: b", "-q",
-            "--reconnect", "5",
+            "--reconnect", "5", "--record", "radio/", "--json",
         ])
         #expect(options.target == "http://127.0.0.1/a.mp3")
         #expect(options.output == .wav(path: "/tmp/x.wav"))
         #expect(options.start == 90)
         #expect(options.save == "copy.mp3")
+        #expect(options.record == "radio/")
+        #expect(options.json)
         #expect(options.volume == 40)
         #expect(options.buffer == .bytes(2 << 20))
         #expect(options.proxy == "socks5h://127.0.0.1:1080")
@@ -69,14 +71,30 @@ struct PlayOptionsTests {
         #expect(decoder.feed([0x20]) == [.togglePause])
     }
 
-    @Test func statusLineShowsStatePositionBufferRateVolumeAndTitle() {
+    @Test func statusLineShowsStatePositionBufferRateVolumeAndWhatPlays() {
         let progress = AudioStreamerProgress(position: 42.2, duration: 185, buffered: 12.34, bitRate: 128_000, bytesReceived: 1)
-        let line = PlayStatus.line(state: .playing, progress: progress, volume: 0.8, title: "Song")
+        let line = PlayStatus.line(state: .playing, progress: progress, volume: 0.8, nowPlaying: "Song", width: 80)
         #expect(line == "playing   0:43 / 3:05  buffered 12.3 s  128 kbit/s  vol 80%  Song")
         let unknown = AudioStreamerProgress(position: 0, duration: nil, buffered: 0, bitRate: nil, bytesReceived: 0)
         #expect(
-            PlayStatus.line(state: .waitingForData, progress: unknown, volume: 1, title: nil)
+            PlayStatus.line(state: .waitingForData, progress: unknown, volume: 1, nowPlaying: nil, width: 80)
                 == "buffering  0:00 / --:--  buffered 0.0 s  vol 100%")
+        // Cut to the terminal's width, so that it never wraps.
+        let long = PlayStatus.line(
+            state: .playing, progress: progress, volume: 1, nowPlaying: String(repeating: "x", count: 200), width: 60)
+        #expect(long.count == 59)
+    }
+
+    @Test func nowPlayingIsTheStationAndTheStreamTitleElseTheTagTitle() {
+        let station = StationInfo(name: "Radio X", genre: "Jazz")
+        #expect(
+            PlayStatus.nowPlaying(station: station, streamTitle: StreamTitle(title: "Band - Song"), tagTitle: "Tag")
+                == "Radio X | Band - Song")
+        // No stream title, or an empty one (the station cleared it): the tags' title.
+        #expect(PlayStatus.nowPlaying(station: station, streamTitle: nil, tagTitle: "Tag") == "Radio X | Tag")
+        #expect(PlayStatus.nowPlaying(station: station, streamTitle: StreamTitle(title: ""), tagTitle: nil) == "Radio X")
+        #expect(PlayStatus.nowPlaying(station: nil, streamTitle: StreamTitle(title: "Live"), tagTitle: "Tag") == "Live")
+        #expect(PlayStatus.nowPlaying(station: StationInfo(genre: "Pop"), streamTitle: nil, tagTitle: nil) == nil)
     }
 
     @Test func exitStatusFollowsHowPlaybackEnded() {
