@@ -1,4 +1,8 @@
+import CAllocationCounter
+import Foundation
+import Synchronization
 import Testing
+import TestSupport
 @testable import SlipstreamAudio
 
 /// The recorder's buffer: bytes come out whole and in order with each mark at its byte,
@@ -95,5 +99,45 @@ struct RecordingBufferTests {
             Self.drain(&buffer, chunk: 100).marks.map(\.1) == [
                 .gap(droppedBytes: Int64((100 - stored) * 10)), .title(StreamTitle(title: "T100")),
             ])
+    }
+
+    /// Storing and taking packets allocates nothing once the buffer exists, and neither does
+    /// the recorder's `take` on the network thread (the writer's thread is not counted).
+    @Test func packetsAllocateNothing() async throws {
+        #expect(Self.allocationsStoringAndTaking() == 0)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let recorder = StreamRecorder(AudioRecording(.file(folder + "/out.mp3"))) { _ in }
+        #expect(Self.allocationsTaking(recorder) == 0)
+        await withCheckedContinuation { continuation in recorder.close { continuation.resume() } }
+    }
+
+    /// Allocations on this thread while 10 000 packets are stored and taken, after 200 to warm
+    /// up (type metadata and the like are made on first use).
+    static func allocationsStoringAndTaking() -> Int {
+        var buffer = RecordingBuffer(capacity: 1 << 20)
+        let packet = packet(1, size: 417)
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        return packet.withUnsafeBytes { bytes in
+            chunk.withUnsafeMutableBytes { chunk in
+                var before: UInt = 0
+                for index in 0..<10_200 {
+                    if index == 200 { before = slipstream_thread_allocation_count() }
+                    buffer.append(bytes, codec: .mp3, title: nil)
+                    if index % 100 == 99 { while buffer.take(into: chunk) != nil {} }
+                }
+                return Int(slipstream_thread_allocation_count() - before)
+            }
+        }
+    }
+
+    /// Allocations on this thread while `recorder` takes 10 000 packets.
+    static func allocationsTaking(_ recorder: StreamRecorder) -> Int {
+        packet(1, size: 417).withUnsafeBytes { bytes in
+            for _ in 0..<200 { recorder.take(bytes, codec: .mp3, title: StreamTitle(title: "warm up")) }
+            let before = slipstream_thread_allocation_count()
+            for _ in 0..<10_000 { recorder.take(bytes, codec: .mp3, title: nil) }
+            return Int(slipstream_thread_allocation_count() - before)
+        }
     }
 }
