@@ -36,8 +36,9 @@ struct PlayOptions: TargetOptions {
     static let usage = """
         Usage: slipstream play [options] URL|FILE
 
-        Plays MP3 (MPEG audio), AAC (ADTS) or WAV while it streams. On a terminal: space
-        pauses and resumes, left/right seek -10/+10 s, up/down change the volume, q quits.
+        Plays MP3 (MPEG audio), AAC (ADTS) or WAV while it streams. On a terminal a status
+        line shows the station and the title; space pauses and resumes, left/right seek
+        -10/+10 s, up/down change the volume, q quits.
 
         Options:
               --output OUT           pulse, alsa, alsa:DEVICE, wav:FILE, null (as fast as
@@ -63,8 +64,8 @@ struct PlayOptions: TargetOptions {
           -h, --help                 show this help
 
         Exit status: 0 played to the end or quit, 2 usage error or bad URL, 3 network failure
-        or timeout, 4 HTTP failure, 5 file cannot be read or saved, 6 not audio or an
-        unsupported format, 8 audio output or decoder failure, 130/143 SIGINT/SIGTERM.
+        or timeout, 4 HTTP failure, 5 file cannot be read, saved or recorded, 6 not audio or
+        an unsupported format, 8 audio output or decoder failure, 130/143 SIGINT/SIGTERM.
         """
 
     mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError) {
