@@ -6,7 +6,9 @@
 /// up playback: the network side copies each packet into a bounded buffer that a thread of the
 /// recorder writes out; when the disk falls so far behind that the buffer is full, packets are
 /// dropped whole and the file is reported as having a gap (`AudioRecordingFile.droppedBytes`);
-/// a disk error ends the recording (`.recordingFailed`) while playback goes on.
+/// a disk error ends the recording (`.recordingFailed`) while playback goes on. Packets are
+/// recorded as the network side receives them: after a seek that needs the network, from the
+/// new place on.
 ///
 ///     var configuration = AudioStreamerConfiguration()
 ///     configuration.recording = AudioRecording(.folder("/music/radio"))
