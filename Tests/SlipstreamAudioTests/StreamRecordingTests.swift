@@ -54,6 +54,8 @@ struct StreamRecordingTests {
         var configuration = AudioStreamerConfiguration()
         configuration.output = { NullOutput(paced: false) }
         configuration.recording = recording
+        // The station's stream is live: its end would be reconnected. Once is enough here.
+        configuration.liveReconnectAttempts = 0
         return AudioStreamer(url: url, configuration: configuration)
     }
 

@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 
 /// `slipstream play` on an in-test radio station (ICY blocks, `icy-metaint`, titles): events as
-/// JSON lines on standard output, and the recording into a folder or one file.
+/// JSON lines on standard output, and the recording into a folder or one file. The station's
+/// stream is live: `--reconnect 0` lets it end with its response.
 @Suite(.enabled(if: AudioFixtures.directory != nil, "run with scripts/test.sh (the audio fixtures)"))
 struct PlayRadioCommandTests {
     static let interval = 16000
@@ -30,7 +31,7 @@ struct PlayRadioCommandTests {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let output = try await CommandRunner.run(
-            ["play", server.url("/stream"), "--output", "null", "--json", "--record", "radio/"], in: folder)
+            ["play", server.url("/stream"), "--output", "null", "--reconnect", "0", "--json", "--record", "radio/"], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
         let events = try Self.events(output.stdout)
         #expect(events.allSatisfy { $0["event"] is String })
@@ -69,7 +70,8 @@ struct PlayRadioCommandTests {
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let output = try await CommandRunner.run(["play", server.url("/stream"), "--output", "null", "--record", "radio.mp3"], in: folder)
+        let output = try await CommandRunner.run(
+            ["play", server.url("/stream"), "--output", "null", "--reconnect", "0", "--record", "radio.mp3"], in: folder)
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.isEmpty)
         #expect(output.stderr.contains("recorded radio.mp3: "), "\(output.stderr)")

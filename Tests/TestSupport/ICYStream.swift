@@ -1,11 +1,12 @@
-/// What an internet radio station (SHOUTcast, Icecast) sends when asked for metadata
+/// What an internet radio station (SHOUTcast, Icecast) sends a client that asked for metadata
 /// (`Icy-MetaData: 1`): the audio with a metadata block after every `icy-metaint` bytes.
 public enum ICYStream {
-    /// `audio` with a block after every `interval` bytes: block k (from 1) says
-    /// `StreamTitle='titles[k-1]';` (NUL-padded to 16 bytes) when there is such a title, else is
-    /// empty (its length byte 0).
-    public static func build(audio: [UInt8], interval: Int, titles: [String?]) -> [UInt8] {
+    /// `audio` with a block after every `interval` bytes. Block k (from 0) holds
+    /// `StreamTitle='<titles[k]>';` as the given bytes (any encoding), NUL-padded to a multiple
+    /// of 16, when there is one and it is not nil, else is empty (a length byte of 0).
+    public static func build(audio: [UInt8], interval: Int, titles: [[UInt8]?]) -> [UInt8] {
         var out: [UInt8] = []
+        out.reserveCapacity(audio.count + audio.count / interval * 64)
         var index = 0
         var block = 0
         while index < audio.count {
@@ -14,7 +15,7 @@ public enum ICYStream {
             index = end
             guard end % interval == 0 else { break }
             if block < titles.count, let title = titles[block] {
-                var text = Array("StreamTitle='\(title)';".utf8)
+                var text = Array("StreamTitle='".utf8) + title + Array("';".utf8)
                 while text.count % 16 != 0 { text.append(0) }
                 out.append(UInt8(text.count / 16))
                 out += text
@@ -26,8 +27,13 @@ public enum ICYStream {
         return out
     }
 
+    /// The same, for titles given as text (UTF-8).
+    public static func build(audio: [UInt8], interval: Int, titles: [String?]) -> [UInt8] {
+        build(audio: audio, interval: interval, titles: titles.map { $0.map { Array($0.utf8) } })
+    }
+
     /// A station's answer carrying `body` (built with `interval`): the old `ICY 200 OK` status
-    /// line, the station's name, no length (it ends when the connection closes).
+    /// line, the station's name and bit rate, no length (it ends when the connection closes).
     public static func response(_ body: [UInt8], interval: Int, name: String) -> TestHTTPServer.Response {
         var response = TestHTTPServer.Response(
             status: 200,
