@@ -7,6 +7,7 @@ struct NetworkSink: AudioStreamSink {
     let queue: SharedPacketQueue
     /// Told of new properties at once.
     let streamer: AudioStreamer
+    /// Given each packet stored, with the title it starts.
     let recorder: StreamRecorder?
     /// The stream frame of the next packet, when the parser cannot say.
     var nextFrameGuess: Int64
