@@ -71,10 +71,29 @@ extension AudioStreamer {
     }
 
     /// Hands an event to the readers and the delegate; ends the stream after a final state,
-    /// which waits until the recording, if any, has closed its last file and told of it.
+    /// which waits until the recording, if any, has closed its last file and told of it, for
+    /// `recordingCloseTimeout` at most (a disk that hangs does not hold up the end: the
+    /// recording is then told as failed).
     func emit(_ event: AudioStreamerEvent) {
         if case .stateChanged(let state) = event, state.isFinal, let recorder = control.withLock({ $0.recorder.take() }) {
-            recorder.close { [self] in controlQueue.async { [self] in emit(event) } }
+            let final = FinalEvent()
+            recorder.close { [self] in
+                controlQueue.async { [self] in
+                    if !final.isEmitted { emit(event) }
+                    final.isEmitted = true
+                }
+            }
+            controlQueue.asyncAfter(deadline: .now() + Self.recordingCloseTimeout.seconds) { [self] in
+                guard !final.isEmitted else { return }
+                final.isEmitted = true
+                let seconds = formatSeconds(Self.recordingCloseTimeout.seconds)
+                emit(
+                    .recordingFailed(
+                        AudioStreamerError(
+                            .recording, "the recording's disk did not finish its writes within \(seconds): its last file may be incomplete")
+                    ))
+                emit(event)
+            }
             return
         }
         delegate?.audioStreamer(self, didEmit: event)
@@ -170,6 +189,18 @@ extension AudioStreamer {
         }
         if playing { emit(.progress(progress)) }
     }
+}
+
+extension AudioStreamer {
+    /// How long the end of playback waits for a recording to close its last file.
+    static let recordingCloseTimeout = Duration.seconds(2)
+}
+
+/// Whether the final event, held for a recording to close, was emitted: by the recording's
+/// close or by the timeout, whichever came first.
+private final class FinalEvent: @unchecked Sendable {
+    // Unchecked: read and written on the streamer's control queue only.
+    var isEmitted = false
 }
 
 /// "10 s", "0.5 s".
