@@ -191,7 +191,9 @@ public final class TestIcecast: Sendable {
         let credentials = Data("\(adminUser):\(adminPassword)".utf8).base64EncodedString()
         let connection = try LoopbackConnection(port: port, path: pathAndQuery, headers: ["Authorization": "Basic \(credentials)"])
         let body = String(decoding: try connection.readToEnd(), as: UTF8.self)
-        guard connection.status == 200 else { throw Failure(description: "\(pathAndQuery): \(connection.head.first ?? "no answer") \(body)") }
+        guard connection.status == 200 else {
+            throw Failure(description: "\(pathAndQuery): \(connection.head.first ?? "no answer") \(body)")
+        }
         return body
     }
 

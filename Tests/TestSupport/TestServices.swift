@@ -123,13 +123,17 @@ public enum TestServices {
         if environment["SLIPSTREAM_TEST_ICECAST_PORT"] != nil {
             guard let icecast = Icecast(environment) else {
                 return .failure(
-                    Unavailable(description: "SLIPSTREAM_TEST_ICECAST_PORT is set, but not the passwords and TINY_METAINT as scripts/test.sh sets them"))
+                    Unavailable(
+                        description:
+                            "SLIPSTREAM_TEST_ICECAST_PORT is set, but not the passwords and TINY_METAINT as scripts/test.sh sets them"))
             }
             return .success(icecast)
         }
         switch start("icecast") {
         case .success(let values):
-            guard let icecast = Icecast(values) else { return .failure(Unavailable(description: "scripts/test-service.sh icecast printed \(values)")) }
+            guard let icecast = Icecast(values) else {
+                return .failure(Unavailable(description: "scripts/test-service.sh icecast printed \(values)"))
+            }
             announce("started Icecast on port \(icecast.port) for this test process")
             return .success(icecast)
         case .failure(let reason):
