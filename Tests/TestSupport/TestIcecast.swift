@@ -13,11 +13,12 @@ public final class TestIcecast: Sendable {
     /// What a mount does beyond Icecast's defaults; set by the folder the mount is in (see
     /// scripts/icecast.xml.in).
     public enum MountSettings: Sendable {
-        /// Icecast's defaults: a metadata block every 16000 bytes, titles kept as ISO-8859-1.
+        /// Icecast's defaults: a metadata block every 16000 bytes; a title set with a charset
+        /// is converted to ISO-8859-1 (see `setTitle`).
         case plain
         /// A metadata block every `tinyMetadataInterval` (7) bytes: blocks split across reads.
         case tinyMetadataInterval
-        /// Titles kept as UTF-8.
+        /// A title set with a charset is converted to UTF-8.
         case utf8Titles
 
         var folder: String {
