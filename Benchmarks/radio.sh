@@ -48,18 +48,29 @@ title() {
     curl -sf -o /dev/null -u "$ICECAST_ADMIN_USER:$ICECAST_ADMIN_PASSWORD" \
         "http://127.0.0.1:$ICECAST_PORT/admin/metadata?mount=$mount&mode=updinfo&song=Song%20$1%20-%20Benchmark%20Artist"
 }
+# titles: a new title every $title_every s until SIGTERM (its sleep ends with it).
 titles() {
-    local n=1
-    while sleep "$title_every"; do
+    local n=1 nap=""
+    trap 'kill $nap 2>/dev/null; exit 0' TERM
+    while true; do
+        sleep "$title_every" &
+        nap=$!
+        wait "$nap"
         title $((++n)) || true
     done
 }
 titles &
 titles_pid=$!
+# The first title, once the source is live.
 for _ in $(seq 1 100); do
     title 1 && break
     sleep 0.1
 done
+if ! title 1; then
+    echo "the station's mount did not go live; Icecast's log:" >&2
+    tail -5 "$work/icecast/log/error.log" >&2
+    exit 1
+fi
 # Icecast's burst fills after 4 s at 128 kbit/s: every client then starts as it would on a
 # station that has been on the air for a while.
 sleep 5
