@@ -33,6 +33,7 @@ source_wav() { # rate channels seconds file
 source_wav 44100 2 3 "$tmp/44100.wav"
 for rate in 22050 24000 16000 8000 11025 12000 48000; do source_wav "$rate" 2 3 "$tmp/$rate.wav"; done
 source_wav 44100 1 3 "$tmp/44100-mono.wav"
+source_wav 22050 1 3 "$tmp/22050-mono.wav"
 
 mp3() { lame --quiet --noreplaygain "$@"; }
 # MPEG-1 Layer III: CBR, VBR, ABR, mono, CRC, free format, with and without the Xing/LAME frame.
@@ -55,6 +56,9 @@ mp3 -b 48 -m m "$tmp/16000.wav" "$out/mp3-mpeg2-16000-mono.mp3"
 mp3 -b 16 "$tmp/8000.wav" "$out/mp3-mpeg25-8000.mp3"
 mp3 -V 6 "$tmp/11025.wav" "$out/mp3-mpeg25-11025-vbr.mp3"
 mp3 -t -b 24 --resample 12 "$tmp/12000.wav" "$out/mp3-mpeg25-12000-noxing.mp3"
+# The other half of the radio tests' playlist (with mp3-cbr128-noxing.mp3: 44.1 kHz stereo),
+# streamed as it is by ezstream: no Xing frame, as a station's files are joined.
+mp3 -t -m m -b 32 "$tmp/22050-mono.wav" "$out/mp3-mpeg2-22050-mono-noxing.mp3"
 # A stream whose format changes in the middle: 3 s at 44.1 kHz stereo, then 3 s at 16 kHz mono
 # (two files one after the other, as a radio station or a careless join makes them). No
 # reference line: the player's tests check it themselves.

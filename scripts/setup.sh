@@ -15,10 +15,12 @@ packages=(
     libasound2-dev         # ALSA output; its `null` device plays where there is no sound card
     libpulse-dev           # PulseAudio output (the simple API)
     pulseaudio             # a headless server with a null sink, for the paced-output tests
+    icecast2               # the real radio server the live-stream tests play from (scripts/icecast.sh)
+    ezstream               # a source that streams a playlist of files to it as they are
 )
-# Benchmarks only: the download peers.
+# Benchmarks only: the download and radio peers.
 if [[ "${1:-}" == "--benchmarks" ]]; then
-    packages+=(aria2 axel time python3)
+    packages+=(aria2 axel time python3 mpv)
 fi
 
 missing=()
@@ -28,5 +30,22 @@ done
 if ((${#missing[@]})); then
     sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
     $sudo apt-get update -qq
+    # Installed services are not started (icecast2's would serve on port 8000, nginx's on port
+    # 80): the tests and benchmarks run their own, on free loopback ports. A policy-rc.d
+    # that refuses every start does that, for this install alone, unless the machine has one.
+    # icecast2's debconf questions keep their defaults (its own config left unconfigured).
+    policy=/usr/sbin/policy-rc.d
+    placed=0
+    if [[ ! -e "$policy" ]]; then
+        printf '#!/bin/sh\n# Placed by scripts/setup.sh for one apt-get install.\nexit 101\n' | $sudo tee "$policy" > /dev/null
+        $sudo chmod 755 "$policy"
+        placed=1
+        trap '$sudo rm -f "$policy"' EXIT
+    fi
+    echo "icecast2 icecast2/icecast-setup boolean false" | $sudo debconf-set-selections
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    if ((placed)); then
+        $sudo rm -f "$policy"
+        trap - EXIT
+    fi
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Sets up the machine, starts nginx and a headless PulseAudio server, makes the audio fixtures,
-# runs every test and then the other checks, stops what it started (also on failure), prints how
-# long each step took, and exits 1 if any step failed.
+# Sets up the machine, starts nginx, Icecast and a headless PulseAudio server, makes the audio
+# fixtures, runs every test and then the other checks, stops what it started (also on failure),
+# prints how long each step took, and exits 1 if any step failed.
 #   scripts/test.sh [extra swift test arguments, e.g. --filter PieceMap]
 # With swift test arguments only the tests run. Without, the steps after them run too, each on
 # by default (CI runs them all):
@@ -22,9 +22,10 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 source scripts/nginx.sh
 source scripts/pulse.sh
+source scripts/icecast.sh
 
 work="$(mktemp -d /tmp/slipstream-test.XXXXXX)"
-cleanup() { pulse_stop; nginx_stop; rm -rf "$work"; }
+cleanup() { icecast_stop; pulse_stop; nginx_stop; rm -rf "$work"; }
 trap cleanup EXIT
 
 nginx_start "$work"
@@ -32,6 +33,13 @@ export SLIPSTREAM_TEST_NGINX_PORT="$NGINX_PORT"
 export SLIPSTREAM_TEST_PROXY_PORT="$NGINX_PROXY_PORT"
 export SLIPSTREAM_TEST_WWW="$work/www/files"
 export SLIPSTREAM_TEST_WORK="$work"
+# Icecast, for the live-stream tests (its folder inside $work, which nginx_start opened to it).
+icecast_start "$work/icecast"
+export SLIPSTREAM_TEST_ICECAST_PORT="$ICECAST_PORT"
+export SLIPSTREAM_TEST_ICECAST_SOURCE_PASSWORD="$ICECAST_SOURCE_PASSWORD"
+export SLIPSTREAM_TEST_ICECAST_ADMIN_USER="$ICECAST_ADMIN_USER"
+export SLIPSTREAM_TEST_ICECAST_ADMIN_PASSWORD="$ICECAST_ADMIN_PASSWORD"
+export SLIPSTREAM_TEST_ICECAST_TINY_METAINT="$ICECAST_TINY_METAINT"
 # A headless PulseAudio server with a null sink (empty if it cannot run: its tests skip).
 pulse_start "$work"
 export SLIPSTREAM_TEST_PULSE_SERVER="$PULSE_TEST_SERVER"

@@ -1,12 +1,12 @@
 import Foundation
 
 /// What the tests need from outside their process: nginx (and its forward proxy) serving a
-/// folder, the audio fixtures, and a headless PulseAudio server.
+/// folder, the audio fixtures, a headless PulseAudio server and Icecast.
 ///
 /// `scripts/test.sh` starts them all and names them in the environment (`SLIPSTREAM_TEST_*`).
 /// A plain `swift test` has none of that, so each is started here on first use, by the same
-/// scripts, for this test process alone (`scripts/test-service.sh`): nginx and PulseAudio stop,
-/// and their folders go, when this process ends, however it ends; the fixtures are made once
+/// scripts, for this test process alone (`scripts/test-service.sh`): the servers stop, and
+/// their folders go, when this process ends, however it ends; the fixtures are made once
 /// into `.build/test-audio` and kept. Each start is said in one line on standard error; one that
 /// fails is said in a few lines naming what fails or skips for want of it and how to run it.
 public enum TestServices {
@@ -22,6 +22,46 @@ public enum TestServices {
         public var workFolder: String
     }
 
+    /// Where Icecast serves, and its passwords.
+    public struct Icecast: Sendable {
+        /// Its loopback port.
+        public var port: Int
+        /// The password of user `source`, for sources.
+        public var sourcePassword: String
+        /// The admin user and password, for the admin API.
+        public var adminUser: String
+        public var adminPassword: String
+        /// The metadata interval (bytes) of the mounts under `/tiny-metaint/`.
+        public var tinyMetadataInterval: Int
+
+        init?(_ values: [String: String]) {
+            guard let port = values["SLIPSTREAM_TEST_ICECAST_PORT"].flatMap({ Int($0) }),
+                let source = values["SLIPSTREAM_TEST_ICECAST_SOURCE_PASSWORD"],
+                let user = values["SLIPSTREAM_TEST_ICECAST_ADMIN_USER"], let admin = values["SLIPSTREAM_TEST_ICECAST_ADMIN_PASSWORD"],
+                let tiny = values["SLIPSTREAM_TEST_ICECAST_TINY_METAINT"].flatMap({ Int($0) })
+            else { return nil }
+            self = Icecast(port: port, sourcePassword: source, adminUser: user, adminPassword: admin, tinyMetadataInterval: tiny)
+        }
+
+        init(port: Int, sourcePassword: String, adminUser: String, adminPassword: String, tinyMetadataInterval: Int) {
+            self.port = port
+            self.sourcePassword = sourcePassword
+            self.adminUser = adminUser
+            self.adminPassword = adminPassword
+            self.tinyMetadataInterval = tinyMetadataInterval
+        }
+    }
+
+    /// A service started for one owner (see `launch`): the script's process, the writing end of
+    /// its standard input (closing it stops the service), the reading end of its standard output
+    /// (past `ready`), and the variables it printed.
+    struct Launched {
+        var process: Process
+        var input: FileHandle
+        var output: FileHandle
+        var values: [String: String]
+    }
+
     /// Why something the tests need is not there.
     public struct Unavailable: Error, CustomStringConvertible {
         public var description: String
@@ -30,6 +70,11 @@ public enum TestServices {
     /// nginx: the one `scripts/test.sh` started, else one started for this process.
     public static func nginx() throws(Unavailable) -> Nginx {
         try nginxService.get()
+    }
+
+    /// Icecast: the one `scripts/test.sh` started, else one started for this process.
+    public static func icecast() throws(Unavailable) -> Icecast {
+        try icecastService.get()
     }
 
     /// The audio fixtures' folder: `SLIPSTREAM_TEST_AUDIO`, else `.build/test-audio`, made if
@@ -74,6 +119,33 @@ public enum TestServices {
         return .success(Nginx(port: port, proxyPort: proxyPort, filesFolder: files, workFolder: work))
     }()
 
+    private static let icecastService: Result<Icecast, Unavailable> = {
+        if environment["SLIPSTREAM_TEST_ICECAST_PORT"] != nil {
+            guard let icecast = Icecast(environment) else {
+                return .failure(
+                    Unavailable(
+                        description:
+                            "SLIPSTREAM_TEST_ICECAST_PORT is set, but not the passwords and TINY_METAINT as scripts/test.sh sets them"))
+            }
+            return .success(icecast)
+        }
+        switch start("icecast") {
+        case .success(let values):
+            guard let icecast = Icecast(values) else {
+                return .failure(Unavailable(description: "scripts/test-service.sh icecast printed \(values)"))
+            }
+            announce("started Icecast on port \(icecast.port) for this test process")
+            return .success(icecast)
+        case .failure(let reason):
+            announce(
+                """
+                Icecast could not be started (\(reason)): every test that streams from it FAILS.
+                scripts/setup.sh installs icecast2; scripts/test.sh runs every test with everything started.
+                """)
+            return .failure(Unavailable(description: "Icecast could not be started (\(reason)); run scripts/test.sh"))
+        }
+    }()
+
     private static let audioService: String? = {
         if let directory = environment["SLIPSTREAM_TEST_AUDIO"] { return directory }
         let directory = repository + "/.build/test-audio"
@@ -107,10 +179,22 @@ public enum TestServices {
         }
     }()
 
-    /// Runs `scripts/test-service.sh ARGUMENTS` and reads its variables up to `ready`. The
-    /// script's standard input is a pipe whose writing end this process keeps open, unused,
-    /// until it exits: its closing is what stops the service.
+    /// Runs `scripts/test-service.sh ARGUMENTS` for this whole process and reads its variables
+    /// up to `ready`. The script's standard input is a pipe whose writing end this process keeps
+    /// open, unused, until it exits: its closing is what stops the service.
     private static func start(_ arguments: String...) -> Result<[String: String], Unavailable> {
+        launch(arguments).map { launched in
+            // A copy of the writing end that no child inherits (close-on-exec) and that is never
+            // closed; the Pipe's own ends close when they go.
+            _ = fcntl(launched.input.fileDescriptor, F_DUPFD_CLOEXEC, 0)
+            return launched.values
+        }
+    }
+
+    /// Runs `scripts/test-service.sh ARGUMENTS` and reads its variables up to `ready`; the
+    /// service lasts until the returned `input` closes (or this process ends). Blocks until the
+    /// service is ready.
+    static func launch(_ arguments: [String]) -> Result<Launched, Unavailable> {
         let script = repository + "/scripts/test-service.sh"
         guard FileManager.default.isExecutableFile(atPath: script) else {
             return .failure(Unavailable(description: "\(script) is missing"))
@@ -127,10 +211,6 @@ public enum TestServices {
         } catch {
             return .failure(Unavailable(description: "cannot run \(script): \(error)"))
         }
-        // A copy of the writing end that no child inherits (close-on-exec) and that is never
-        // closed; the Pipe's own ends close when it goes.
-        _ = fcntl(input.fileHandleForWriting.fileDescriptor, F_DUPFD_CLOEXEC, 0)
-        try? input.fileHandleForWriting.close()
         var text = ""
         while !text.hasSuffix("ready\n") {
             let data = output.fileHandleForReading.availableData
@@ -138,6 +218,7 @@ public enum TestServices {
             text += String(decoding: data, as: UTF8.self)
         }
         guard text.hasSuffix("ready\n") else {
+            try? input.fileHandleForWriting.close()
             process.waitUntilExit()
             return .failure(
                 Unavailable(
@@ -149,7 +230,8 @@ public enum TestServices {
             guard let equals = line.firstIndex(of: "=") else { continue }
             values[String(line[..<equals])] = String(line[line.index(after: equals)...])
         }
-        return .success(values)
+        return .success(
+            Launched(process: process, input: input.fileHandleForWriting, output: output.fileHandleForReading, values: values))
     }
 
     /// Says `message` on standard error, marked as the test support's.
