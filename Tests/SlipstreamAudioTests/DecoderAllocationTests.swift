@@ -49,7 +49,8 @@ struct DecoderAllocationTests {
 }
 
 /// The playback thread allocates nothing per packet either: between one write to the output and
-/// the next it takes the packet from the queue, decodes, trims, scales and publishes the clock.
+/// the next it takes packets from the queue, decodes, trims, scales and gathers them, and
+/// publishes the clock.
 @Suite(.enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
 struct PlaybackAllocationTests {
     @Test(arguments: [1.0, 0.5])
@@ -67,7 +68,8 @@ struct PlaybackAllocationTests {
         let run = try await PlayerRun.collect(player)
         #expect(run.finalState == .done)
         let counts = output.allocationsBetweenWrites
-        #expect(counts.count > 100)
+        // A write takes a few packets (PlaybackLoop.batchFrames): about 30 for this file.
+        #expect(counts.count > 20)
         // The first writes open the output and tell the state machine the output started.
         let steady = counts.dropFirst(5)
         #expect(steady.allSatisfy { $0 == 0 }, "allocations between writes: \(Array(steady))")

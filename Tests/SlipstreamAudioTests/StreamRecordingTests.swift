@@ -193,6 +193,7 @@ struct StreamRecordingTests {
         defer { disk.open() }
         let writing = Atomic(false)
         var recording = AudioRecording(.folder(folder))
+        recording.closeTimeout = .milliseconds(500)
         recording.beforeWrite = { _ in
             writing.store(true, ordering: .relaxed)
             disk.wait()

@@ -61,6 +61,13 @@ public final class PCMBuffer {
         count = (upper - lower) * width
     }
 
+    /// Appends `other`'s bytes (of the same format).
+    public func append(_ other: PCMBuffer) {
+        let room = reserve(other.count)
+        room.baseAddress!.copyMemory(from: other.storage, byteCount: other.count)
+        commit(other.count)
+    }
+
     /// Empties the buffer (its storage is kept).
     public func removeAll() { count = 0 }
 }

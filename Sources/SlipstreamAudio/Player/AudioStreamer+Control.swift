@@ -72,8 +72,8 @@ extension AudioStreamer {
 
     /// Hands an event to the readers and the delegate; ends the stream after a final state,
     /// which waits until the recording, if any, has closed its last file and told of it, for
-    /// `recordingCloseTimeout` at most (a disk that hangs does not hold up the end: the
-    /// recording is then told as failed).
+    /// its `closeTimeout` at most (a disk that hangs does not hold up the end: the recording is
+    /// then told as failed).
     func emit(_ event: AudioStreamerEvent) {
         if case .stateChanged(let state) = event, state.isFinal, let recorder = control.withLock({ $0.recorder.take() }) {
             let final = FinalEvent()
@@ -83,10 +83,11 @@ extension AudioStreamer {
                     final.isEmitted = true
                 }
             }
-            controlQueue.asyncAfter(deadline: .now() + Self.recordingCloseTimeout.seconds) { [self] in
+            let timeout = configuration.recording?.closeTimeout.seconds ?? 0
+            controlQueue.asyncAfter(deadline: .now() + timeout) { [self] in
                 guard !final.isEmitted else { return }
                 final.isEmitted = true
-                let seconds = formatSeconds(Self.recordingCloseTimeout.seconds)
+                let seconds = formatSeconds(timeout)
                 emit(
                     .recordingFailed(
                         AudioStreamerError(
@@ -189,11 +190,6 @@ extension AudioStreamer {
         }
         if playing { emit(.progress(progress)) }
     }
-}
-
-extension AudioStreamer {
-    /// How long the end of playback waits for a recording to close its last file.
-    static let recordingCloseTimeout = Duration.seconds(2)
 }
 
 /// Whether the final event, held for a recording to close, was emitted: by the recording's

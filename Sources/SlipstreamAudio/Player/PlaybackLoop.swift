@@ -30,6 +30,15 @@ final class PlaybackLoop {
     private var converter: PCMConverter?
     private var isOutputPaused = false
     private let pcm: PCMBuffer
+    /// Decoded frames gathered for one write to the output (`batchFrames`): a sound server or
+    /// device is woken a few times a second, not for every packet. The first write after a
+    /// start or a seek goes at once, and what is gathered is written whenever the queue has
+    /// nothing more to give right away, so batching never delays sound or starves the output.
+    private let batch: PCMBuffer
+    /// The title that starts with the batch's first frame (a title always starts a batch).
+    private var batchTitle: Int?
+    /// Frames gathered before a write: about 93 ms at 44.1 kHz.
+    static let batchFrames = 4096
     /// Packet bytes copied out of the queue (so its lock is not held while decoding).
     private var scratch: UnsafeMutableRawBufferPointer
     private var isRunning = false
@@ -62,6 +71,7 @@ final class PlaybackLoop {
         makeOutput = configuration.output
         self.volume = volume
         pcm = PCMBuffer(format: PCMFormat(sampleRate: 44100, channels: 2, sampleType: configuration.sampleType))
+        batch = PCMBuffer(format: pcm.format)
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
         titleMarks.reserveCapacity(PacketQueue.keptTitles)
     }
@@ -87,6 +97,7 @@ final class PlaybackLoop {
                 case .run(let run): isRunning = run
                 case .volume(let value): volume = value
                 case .stop:
+                    batch.removeAll()
                     output?.close()
                     output = nil
                     decoder = nil
@@ -108,6 +119,7 @@ final class PlaybackLoop {
                 }
             }
             if let resumeEpisode { streamer.send(.producerResumable(episode: resumeEpisode)) }
+            if case .packet = step {} else if case .flush = step { batch.removeAll() } else { writeBatch() }
             switch step {
             case .flush(let flush):
                 self.flush(flush)
@@ -187,7 +199,27 @@ final class PlaybackLoop {
         if volume < 1 { PCMVolume.scale(pcm, by: volume) }
         let title = entry.titleID ?? carriedTitle
         carriedTitle = nil
-        write(pcm, title: title)
+        stage(pcm, title: title)
+    }
+
+    /// Adds decoded frames to the batch, writing it first when they start a title or are of
+    /// another format, and after them when it is full (or nothing has been heard yet).
+    private func stage(_ decoded: PCMBuffer, title: Int?) {
+        if title != nil || decoded.format != batch.format { writeBatch() }
+        if batch.count == 0 {
+            batch.format = decoded.format
+            batchTitle = title
+        }
+        batch.append(decoded)
+        if !hasNotifiedStart || batch.frameCount >= Self.batchFrames { writeBatch() }
+    }
+
+    /// Writes what the batch holds.
+    private func writeBatch() {
+        guard batch.count > 0 else { return }
+        write(batch, title: batchTitle)
+        batch.removeAll()
+        batchTitle = nil
     }
 
     /// Writes decoded frames to the output, opening it (or reopening it for a new format);

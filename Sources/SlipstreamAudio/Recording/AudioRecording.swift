@@ -34,6 +34,10 @@ public struct AudioRecording: Sendable {
     /// Bytes of audio held for the writer when the disk is slower than the stream. Default
     /// 1 MiB (about a minute of 128 kbit/s); at least 64 KiB is used.
     public var bufferSize = 1 << 20
+    /// How long the end of playback waits for the disk to take what the buffer holds and close
+    /// the last file; then the recording is told as failed and the end comes anyway (a disk
+    /// that never comes back does not hold up the player). Default 10 s.
+    public var closeTimeout = Duration.seconds(10)
     /// Called on the writer's thread before each write with its size: a seam for tests that
     /// need a slow disk. Default none.
     var beforeWrite: (@Sendable (Int) -> Void)?
