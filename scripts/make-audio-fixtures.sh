@@ -4,7 +4,7 @@
 # decoders report for each of them. Binaries are never committed: this script is the fixture.
 #   scripts/make-audio-fixtures.sh OUTDIR
 # Writes OUTDIR/*.{mp3,mp2,aac,wav} and OUTDIR/reference.tsv with one line per fixture (but
-# mp3-format-change.mp3, whose tests need no reference line):
+# the *-format-change* joins, whose tests need no reference line):
 #   name  kind  packets  samples  duration  sample_rate  channels  title  artist  album
 # packets: MPEG frames as mpg123 counts them (the Xing/Info frame excluded), ADTS frames as
 #   ffprobe -count_packets counts them, "-" for WAV (ffmpeg's packets are its own choice);
@@ -59,6 +59,7 @@ mp3 -t -b 24 --resample 12 "$tmp/12000.wav" "$out/mp3-mpeg25-12000-noxing.mp3"
 # The other half of the radio tests' playlist (with mp3-cbr128-noxing.mp3: 44.1 kHz stereo),
 # streamed as it is by ezstream: no Xing frame, as a station's files are joined.
 mp3 -t -m m -b 32 "$tmp/22050-mono.wav" "$out/mp3-mpeg2-22050-mono-noxing.mp3"
+mp3 -b 64 -m m --id3v2-only --tt "Station Two" --ta "Mono Artist" "$tmp/22050-mono.wav" "$out/mp3-mpeg2-22050-mono.mp3"
 # A stream whose format changes in the middle: 3 s at 44.1 kHz stereo, then 3 s at 16 kHz mono
 # (two files one after the other, as a radio station or a careless join makes them). No
 # reference line: the player's tests check it themselves.
@@ -68,6 +69,10 @@ mp3 -b 128 --id3v1-only --tt "Lame One" --ta "Lame Artist" --tl "Lame Album" \
     "$tmp/44100.wav" "$out/mp3-id3v1.mp3"
 mp3 -b 128 --id3v2-only --tt "Lame Two" --ta "Lame Artist" --tl "Lame Album" \
     "$tmp/44100.wav" "$out/mp3-id3v2-lame.mp3"
+# A station's playlist mixing files, sent as they are (tags, Info frames and all, as ezstream or
+# any file-playing source sends them): a tagged 44.1 kHz stereo song, then a tagged 22.05 kHz
+# mono one.
+cat "$out/mp3-id3v2-lame.mp3" "$out/mp3-mpeg2-22050-mono.mp3" >"$out/mp3-format-change-station.mp3"
 
 # Hand-built tags (perl: the only tool that writes every ID3 variant byte-exactly).
 tag() { perl -e "$(cat <<'PERL'
@@ -124,6 +129,8 @@ ffmpeg -v error -y -i "$tmp/48000.wav" -ac 1 -c:a mp2 -b:a 64k -f mp2 "$out/mp2-
 # AAC in ADTS.
 ffmpeg -v error -y -i "$tmp/44100.wav" -c:a aac -b:a 128k -f adts "$out/aac-lc-128k.aac"
 ffmpeg -v error -y -i "$tmp/22050.wav" -ac 1 -c:a aac -b:a 48k -f adts "$out/aac-lc-22050-mono.aac"
+# An ADTS stream whose format changes: 44.1 kHz stereo, then 22.05 kHz mono.
+cat "$out/aac-lc-128k.aac" "$out/aac-lc-22050-mono.aac" >"$out/aac-format-change.aac"
 
 # WAV: 8/16/24/32-bit integer, float, big-endian RIFX, WAVE_FORMAT_EXTENSIBLE (24-bit from
 # sox), and an odd-sized unknown chunk before an odd-sized data chunk followed by a LIST chunk.
@@ -149,7 +156,7 @@ tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
     for f in "$out"/*; do
         name="$(basename "$f")"
         case "$name" in
-        *-format-change.mp3) continue ;;
+        *-format-change*) continue ;;
         *.mp3 | *.mp2)
             kind=mpeg
             packets="$(mpg123 -t -v "$f" 2>&1 | tr '\r' '\n' | sed -n 's/^> 0*\([0-9][0-9]*\)+0*0 .*/\1/p' | tail -1)"
