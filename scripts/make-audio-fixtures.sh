@@ -3,8 +3,9 @@
 # (sox, lame, ffmpeg, mpg123; perl for the hand-built tags), and the reference figures the
 # decoders report for each of them. Binaries are never committed: this script is the fixture.
 #   scripts/make-audio-fixtures.sh OUTDIR
-# Writes OUTDIR/*.{mp3,mp2,aac,wav} and OUTDIR/reference.tsv with one line per fixture (but
-# the *-format-change* joins, whose tests need no reference line):
+# Writes OUTDIR/*.{mp3,mp2,aac,wav}, OUTDIR/unsupported-* (containers the player refuses) and
+# OUTDIR/reference.tsv with one line per fixture (but the *-format-change* joins and the
+# unsupported-* files, whose tests need no reference line):
 #   name  kind  packets  samples  duration  sample_rate  channels  title  artist  album
 # packets: MPEG frames as mpg123 counts them (the Xing/Info frame excluded), ADTS frames as
 #   ffprobe -count_packets counts them, "-" for WAV (ffmpeg's packets are its own choice);
@@ -21,7 +22,7 @@ if [[ -f "$out/reference.tsv" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" 
     exit 0
 fi
 mkdir -p "$out"
-rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out/reference.tsv" "$out/.stamp"
+rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out"/unsupported-* "$out/reference.tsv" "$out/.stamp"
 tmp="$(mktemp -d "$out/.tmp.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -149,6 +150,16 @@ perl -e '
     print "RIFF" . pack("V", 4 + length $body) . "WAVE" . $body;
 ' <"$tmp/odd.wav" >"$out/wav-u8-odd-chunks.wav"
 
+# Containers the player cannot play yet, as ffmpeg writes them (refused by their first bytes,
+# by name), and one behind an ID3v2 tag.
+for spec in "vorbis.ogg -c:a libvorbis -q:a 3" "opus.opus -c:a libopus -b:a 64k" "flac.flac -c:a flac" \
+    "aac.m4a -c:a aac -b:a 128k" "pcm.aiff -c:a pcm_s16be" "pcm.caf -c:a pcm_s16le"; do
+    read -r name codec <<<"$spec"
+    # shellcheck disable=SC2086 # the codec options are words
+    ffmpeg -v error -y -i "$tmp/44100.wav" -map_metadata -1 $codec "$out/unsupported-$name"
+done
+cat "$tmp/v22.tag" "$out/unsupported-flac.flac" >"$out/unsupported-id3v2-flac.flac"
+
 # Reference figures.
 probe() { ffprobe -v quiet -select_streams a:0 -show_entries "$1" -of default=nw=1:nk=1 "$2" | head -1; }
 tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
@@ -156,7 +167,7 @@ tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
     for f in "$out"/*; do
         name="$(basename "$f")"
         case "$name" in
-        *-format-change*) continue ;;
+        *-format-change* | unsupported-*) continue ;;
         *.mp3 | *.mp2)
             kind=mpeg
             packets="$(mpg123 -t -v "$f" 2>&1 | tr '\r' '\n' | sed -n 's/^> 0*\([0-9][0-9]*\)+0*0 .*/\1/p' | tail -1)"
