@@ -60,6 +60,8 @@ mp3 -t -b 24 --resample 12 "$tmp/12000.wav" "$out/mp3-mpeg25-12000-noxing.mp3"
 # The other half of the radio tests' playlist (with mp3-cbr128-noxing.mp3: 44.1 kHz stereo),
 # streamed as it is by ezstream: no Xing frame, as a station's files are joined.
 mp3 -t -m m -b 32 "$tmp/22050-mono.wav" "$out/mp3-mpeg2-22050-mono-noxing.mp3"
+# A tagged 22.05 kHz mono song with its Info frame (the second half of
+# mp3-format-change-station.mp3, below).
 mp3 -b 64 -m m --id3v2-only --tt "Station Two" --ta "Mono Artist" "$tmp/22050-mono.wav" "$out/mp3-mpeg2-22050-mono.mp3"
 # A stream whose format changes in the middle: 3 s at 44.1 kHz stereo, then 3 s at 16 kHz mono
 # (two files one after the other, as a radio station or a careless join makes them). No

@@ -205,12 +205,19 @@ final class FormatRecordingOutput: AudioOutput, @unchecked Sendable {
         var bytes: [UInt8] = []
     }
 
-    private let inner = NullOutput(paced: false)
+    private let inner: NullOutput
     private let state = Mutex<(parts: [Part], drains: Int, drained: Bool)>(([], 0, false))
+
+    /// An output that takes the audio as fast as it comes, or, `paced`, in real time.
+    init(paced: Bool = false) {
+        inner = NullOutput(paced: paced)
+    }
 
     /// What was written, per format, in order.
     var parts: [Part] { state.withLock { $0.parts } }
     var drainsBeforeReopening: Int { state.withLock { $0.drains } }
+    /// The formats it was opened with so far (one after the other).
+    var formatCount: Int { state.withLock { $0.parts.count } }
 
     func open(_ format: PCMFormat) throws(AudioOutputError) {
         state.withLock { state in
