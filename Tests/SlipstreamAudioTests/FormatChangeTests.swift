@@ -65,8 +65,9 @@ struct FormatChangeTests {
         let parts = output.parts
         #expect(parts.map(\.format) == [join.first, join.second])
         let (first, second) = try await join.references()
-        #expect(parts.first?.bytes.count == first.count && parts.first?.bytes.elementsEqual(first) == true)
-        #expect(parts.last?.bytes.count == second.count && parts.last?.bytes.elementsEqual(second) == true)
+        let firstIsExact = parts.first?.bytes.count == first.count && parts.first?.bytes.elementsEqual(first) == true
+        let secondIsExact = parts.last?.bytes.count == second.count && parts.last?.bytes.elementsEqual(second) == true
+        #expect(firstIsExact && secondIsExact, "first part exact: \(firstIsExact), second: \(secondIsExact)")
         // The old part was played out before the output was opened again.
         #expect(output.drainsBeforeReopening == 1)
         // The clock went on across the change: the first part's time, then the second's.
@@ -93,7 +94,8 @@ struct FormatChangeTests {
         let (firstBytes, secondBytes) = try await join.references()
         let first = PCMSamples(firstBytes, channels: 2)
         #expect(played.frames > first.frames)
-        #expect(played.samples.prefix(first.samples.count).elementsEqual(first.samples))
+        let firstIsExact = played.samples.prefix(first.samples.count).elementsEqual(first.samples)
+        #expect(firstIsExact)
 
         let rate = join.first.sampleRate, secondRate = join.second.sampleRate
         let secondFrames = secondBytes.count / 2
@@ -141,8 +143,8 @@ struct FormatChangeTests {
         }
         let middleFrames = (middle.count / 2 * 44100 + 15999) / 16000
         #expect(played.count == first.count + middleFrames * 4 + last.count)
-        #expect(played.prefix(first.count).elementsEqual(first))
-        #expect(played.suffix(last.count).elementsEqual(last))
+        let (firstIsExact, lastIsExact) = (played.prefix(first.count).elementsEqual(first), played.suffix(last.count).elementsEqual(last))
+        #expect(firstIsExact && lastIsExact, "first part exact: \(firstIsExact), last: \(lastIsExact)")
     }
 }
 
