@@ -32,6 +32,12 @@ let package = Package(
             pkgConfig: "faad2",
             providers: [.apt(["libfaad-dev"])]
         ),
+        // The resampler for outputs that keep one format when a stream's format changes. Headers
+        // only: the library is loaded on first use (see shim.h); no pkgConfig, whose flags link it.
+        .systemLibrary(
+            name: "CSoxr",
+            providers: [.apt(["libsoxr-dev"])]
+        ),
         .systemLibrary(
             name: "CALSA",
             pkgConfig: "alsa",
@@ -51,7 +57,7 @@ let package = Package(
         .target(name: "SlipstreamDownload", dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CCrypto", "CFileSystem"]),
         .target(
             name: "SlipstreamAudio",
-            dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CMPG123", "CFAAD", "CALSA", "CPulse"]
+            dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CMPG123", "CFAAD", "CSoxr", "CALSA", "CPulse"]
         ),
         .executableTarget(
             name: "slipstream",

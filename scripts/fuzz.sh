@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]          (default: every target)
 # Targets (Fuzz/TARGET/, declared by Package.swift only when SLIPSTREAM_FUZZ=1):
 #   AudioParserFuzzer   the audio stream parser, seeded with the first 64 KiB of each audio
-#                       fixture (scripts/make-audio-fixtures.sh)
+#                       fixture (scripts/make-audio-fixtures.sh), those it refuses included
 #   ICYMetadataFuzzer   a radio stream's ICY metadata: the filter under any cut of the stream,
 #                       and each block's title
 #   ResumeRecordFuzzer  the resume records beside a .part file (ControlFile, ResumeStore)
@@ -50,7 +50,7 @@ for target in "${targets[@]}"; do
         # The first 64 KiB of every fixture: the head holds the tags, headers and first frames.
         fixtures="${SLIPSTREAM_TEST_AUDIO:-$dir/fixtures}"
         "$repo/scripts/make-audio-fixtures.sh" "$fixtures"
-        for file in "$fixtures"/*.{mp3,mp2,aac,wav}; do
+        for file in "$fixtures"/*.{mp3,mp2,aac,wav} "$fixtures"/unsupported-*; do
             head -c 65536 "$file" > "$work/seeds/$(basename "$file")"
         done
         flags+=(-max_len=65536)

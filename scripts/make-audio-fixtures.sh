@@ -3,8 +3,9 @@
 # (sox, lame, ffmpeg, mpg123; perl for the hand-built tags), and the reference figures the
 # decoders report for each of them. Binaries are never committed: this script is the fixture.
 #   scripts/make-audio-fixtures.sh OUTDIR
-# Writes OUTDIR/*.{mp3,mp2,aac,wav} and OUTDIR/reference.tsv with one line per fixture (but
-# mp3-format-change.mp3, whose tests need no reference line):
+# Writes OUTDIR/*.{mp3,mp2,aac,wav}, OUTDIR/unsupported-* (containers the player refuses) and
+# OUTDIR/reference.tsv with one line per fixture (but the *-format-change* joins and the
+# unsupported-* files, whose tests need no reference line):
 #   name  kind  packets  samples  duration  sample_rate  channels  title  artist  album
 # packets: MPEG frames as mpg123 counts them (the Xing/Info frame excluded), ADTS frames as
 #   ffprobe -count_packets counts them, "-" for WAV (ffmpeg's packets are its own choice);
@@ -21,7 +22,7 @@ if [[ -f "$out/reference.tsv" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" 
     exit 0
 fi
 mkdir -p "$out"
-rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out/reference.tsv" "$out/.stamp"
+rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out"/unsupported-* "$out/reference.tsv" "$out/.stamp"
 tmp="$(mktemp -d "$out/.tmp.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -59,6 +60,9 @@ mp3 -t -b 24 --resample 12 "$tmp/12000.wav" "$out/mp3-mpeg25-12000-noxing.mp3"
 # The other half of the radio tests' playlist (with mp3-cbr128-noxing.mp3: 44.1 kHz stereo),
 # streamed as it is by ezstream: no Xing frame, as a station's files are joined.
 mp3 -t -m m -b 32 "$tmp/22050-mono.wav" "$out/mp3-mpeg2-22050-mono-noxing.mp3"
+# A tagged 22.05 kHz mono song with its Info frame (the second half of
+# mp3-format-change-station.mp3, below).
+mp3 -b 64 -m m --id3v2-only --tt "Station Two" --ta "Mono Artist" "$tmp/22050-mono.wav" "$out/mp3-mpeg2-22050-mono.mp3"
 # A stream whose format changes in the middle: 3 s at 44.1 kHz stereo, then 3 s at 16 kHz mono
 # (two files one after the other, as a radio station or a careless join makes them). No
 # reference line: the player's tests check it themselves.
@@ -68,6 +72,10 @@ mp3 -b 128 --id3v1-only --tt "Lame One" --ta "Lame Artist" --tl "Lame Album" \
     "$tmp/44100.wav" "$out/mp3-id3v1.mp3"
 mp3 -b 128 --id3v2-only --tt "Lame Two" --ta "Lame Artist" --tl "Lame Album" \
     "$tmp/44100.wav" "$out/mp3-id3v2-lame.mp3"
+# A station's playlist mixing files, sent as they are (tags, Info frames and all, as ezstream or
+# any file-playing source sends them): a tagged 44.1 kHz stereo song, then a tagged 22.05 kHz
+# mono one.
+cat "$out/mp3-id3v2-lame.mp3" "$out/mp3-mpeg2-22050-mono.mp3" >"$out/mp3-format-change-station.mp3"
 
 # Hand-built tags (perl: the only tool that writes every ID3 variant byte-exactly).
 tag() { perl -e "$(cat <<'PERL'
@@ -124,6 +132,8 @@ ffmpeg -v error -y -i "$tmp/48000.wav" -ac 1 -c:a mp2 -b:a 64k -f mp2 "$out/mp2-
 # AAC in ADTS.
 ffmpeg -v error -y -i "$tmp/44100.wav" -c:a aac -b:a 128k -f adts "$out/aac-lc-128k.aac"
 ffmpeg -v error -y -i "$tmp/22050.wav" -ac 1 -c:a aac -b:a 48k -f adts "$out/aac-lc-22050-mono.aac"
+# An ADTS stream whose format changes: 44.1 kHz stereo, then 22.05 kHz mono.
+cat "$out/aac-lc-128k.aac" "$out/aac-lc-22050-mono.aac" >"$out/aac-format-change.aac"
 
 # WAV: 8/16/24/32-bit integer, float, big-endian RIFX, WAVE_FORMAT_EXTENSIBLE (24-bit from
 # sox), and an odd-sized unknown chunk before an odd-sized data chunk followed by a LIST chunk.
@@ -142,6 +152,16 @@ perl -e '
     print "RIFF" . pack("V", 4 + length $body) . "WAVE" . $body;
 ' <"$tmp/odd.wav" >"$out/wav-u8-odd-chunks.wav"
 
+# Containers the player cannot play yet, as ffmpeg writes them (refused by their first bytes,
+# by name), and one behind an ID3v2 tag.
+for spec in "vorbis.ogg -c:a libvorbis -q:a 3" "opus.opus -c:a libopus -b:a 64k" "flac.flac -c:a flac" \
+    "aac.m4a -c:a aac -b:a 128k" "pcm.aiff -c:a pcm_s16be" "pcm.caf -c:a pcm_s16le"; do
+    read -r name codec <<<"$spec"
+    # shellcheck disable=SC2086 # the codec options are words
+    ffmpeg -v error -y -i "$tmp/44100.wav" -map_metadata -1 $codec "$out/unsupported-$name"
+done
+cat "$tmp/v22.tag" "$out/unsupported-flac.flac" >"$out/unsupported-id3v2-flac.flac"
+
 # Reference figures.
 probe() { ffprobe -v quiet -select_streams a:0 -show_entries "$1" -of default=nw=1:nk=1 "$2" | head -1; }
 tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
@@ -149,7 +169,7 @@ tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
     for f in "$out"/*; do
         name="$(basename "$f")"
         case "$name" in
-        *-format-change.mp3) continue ;;
+        *-format-change* | unsupported-*) continue ;;
         *.mp3 | *.mp2)
             kind=mpeg
             packets="$(mpg123 -t -v "$f" 2>&1 | tr '\r' '\n' | sed -n 's/^> 0*\([0-9][0-9]*\)+0*0 .*/\1/p' | tail -1)"

@@ -12,6 +12,7 @@ packages=(
     lame sox ffmpeg mpg123 # audio test fixtures and the reference decoders they are checked against
     libmpg123-dev          # the MP3 decoder (SlipstreamAudio/Decoding)
     libfaad-dev            # the AAC (ADTS) decoder
+    libsoxr-dev            # the resampler for outputs that keep one format when a stream's changes
     libasound2-dev         # ALSA output; its `null` device plays where there is no sound card
     libpulse-dev           # PulseAudio output (the simple API)
     pulseaudio             # a headless server with a null sink, for the paced-output tests

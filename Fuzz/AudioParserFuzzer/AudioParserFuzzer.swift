@@ -15,8 +15,8 @@ func fuzzAudioStreamParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
 }
 
 /// One fuzz input and the checks run on it: the parser fed all at once, in random splits, with
-/// skipped bytes left unread, and across a discontinuity; the seek table queried; the stream
-/// summarised from its head and tail.
+/// skipped bytes left unread, and across a discontinuity; a container it cannot play refused at
+/// once; the seek table queried; the stream summarised from its head and tail.
 struct AudioParserFuzzCase {
     /// The most bytes a parse step may ask the parser to hold (one packet or tag field plus the
     /// next header): a larger request means memory a hostile stream controls.
@@ -44,6 +44,7 @@ struct AudioParserFuzzCase {
         require(
             unread.events == whole.events && unread.error == whole.error,
             "leaving skipped bytes unread changed the output: \(unread.firstDifference(from: whole))")
+        checkRefusal(whole)
         checkSeekTable(whole)
         parseAcrossDiscontinuity()
         summarise()
@@ -105,6 +106,16 @@ struct AudioParserFuzzCase {
         }
         if result.failure == nil { Self.check(parser.properties, streamLength: stream.count) }
         checkQueries(parser.seekTable, packets: [:])
+    }
+
+    /// A stream that starts with the signature of a container the parser cannot play yet is
+    /// refused by that container's name, before any packet (whatever frames may follow).
+    func checkRefusal(_ run: Outcome) {
+        guard case .found(let name) = stream.withUnsafeBytes({ UnsupportedContainer.match($0, isFinal: true) }) else { return }
+        let packets = run.events.filter { if case .packet = $0 { true } else { false } }.count
+        require(
+            run.error?.code == .unsupportedFormat && run.error?.message.hasPrefix(name) == true && packets == 0,
+            "a stream starting as \(name) was not refused at once: \(String(describing: run.error)), \(packets) packets")
     }
 
     /// Queries the seek table of a whole-stream run at extreme and ordinary times and offsets.

@@ -74,6 +74,26 @@ struct PlaybackAllocationTests {
         let steady = counts.dropFirst(5)
         #expect(steady.allSatisfy { $0 == 0 }, "allocations between writes: \(Array(steady))")
     }
+
+    /// Resampling for an output that keeps one format allocates nothing per packet either,
+    /// once the new decoder, the converter and libsoxr's buffers have grown to the packets.
+    @Test func convertingAPacketAllocatesNothing() async throws {
+        let output = AllocationCountingOutput(keepsFirstFormat: true)
+        var configuration = AudioStreamerConfiguration()
+        configuration.output = { output }
+        configuration.bufferLimit = .unlimited
+        configuration.startThreshold = .seconds(3600)
+        // 3 s at 44.1 kHz stereo, then 3 s at 16 kHz mono (86 packets), resampled.
+        let player = AudioStreamer(url: try AudioFixtures.path("mp3-format-change.mp3"), configuration: configuration)
+        let run = try await PlayerRun.collect(player)
+        #expect(run.finalState == .done)
+        let counts = output.allocationsBetweenWrites
+        let change = try #require(output.writesBeforeRefusal)
+        #expect(counts.count > change + 80)
+        // The last write is the resampler's tail, flushed at the end of the stream.
+        let steady = counts.dropFirst(change + 20).dropLast()
+        #expect(steady.allSatisfy { $0 == 0 }, "allocations between writes after the change: \(Array(steady))")
+    }
 }
 
 /// A null output that notes, at each write, how many heap allocations the writing thread made
@@ -84,13 +104,30 @@ final class AllocationCountingOutput: AudioOutput, @unchecked Sendable {
     private let counts = UnsafeMutableBufferPointer<UInt>.allocate(capacity: 4096)
     private var written = 0
     private var afterLastWrite: UInt?
+    private let keepsFirstFormat: Bool
+    private var format: PCMFormat?
+    /// The writes before the output refused a second format (keeping its first).
+    private(set) var writesBeforeRefusal: Int?
+
+    /// An output that takes any format, or, `keepsFirstFormat`, refuses any but its first (as
+    /// a WAV file does).
+    init(keepsFirstFormat: Bool = false) {
+        self.keepsFirstFormat = keepsFirstFormat
+    }
 
     deinit { counts.deallocate() }
 
     /// Allocations between each write and the one before it.
     var allocationsBetweenWrites: [UInt] { Array(counts[0..<written]) }
 
-    func open(_ format: PCMFormat) throws(AudioOutputError) { try inner.open(format) }
+    func open(_ format: PCMFormat) throws(AudioOutputError) {
+        if keepsFirstFormat, let kept = self.format, kept != format {
+            writesBeforeRefusal = written
+            throw AudioOutputError(.formatNotSupported, "keeps \(kept)")
+        }
+        self.format = format
+        try inner.open(format)
+    }
 
     func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError) {
         let now = slipstream_thread_allocation_count()

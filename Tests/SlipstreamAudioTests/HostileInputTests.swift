@@ -23,12 +23,12 @@ import Testing
     }
 
     @Test func unknownFormatsAreNamed() {
-        let ogg = Array("OggS".utf8) + [UInt8](repeating: 0, count: 200)
-        let run = ParserRun(ogg, hints: .init(contentType: "application/ogg"), chunkSizes: { 10 })
+        let midi = Array("MThd".utf8) + [0, 0, 0, 6] + [UInt8](repeating: 0, count: 200)
+        let run = ParserRun(midi, hints: .init(contentType: "audio/midi"), chunkSizes: { 10 })
         let error = run.error
         #expect(error?.code == .unrecognisedFormat)
-        #expect(error?.message.contains("Ogg") == true)
-        #expect(error?.message.contains("application/ogg") == true)
+        #expect(error?.message.contains("MIDI") == true)
+        #expect(error?.message.contains("audio/midi") == true)
         #expect(ParserRun([], chunkSizes: { 1 }).error?.code == .unrecognisedFormat)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SlipstreamCore
 import Testing
 import TestSupport
 
@@ -47,20 +48,34 @@ struct PlayCommandTests {
         #expect(bytes[44...].elementsEqual(reference))
     }
 
-    /// Two files of different rates and channel counts one after the other: both play into
-    /// the WAV file (the second converted to the first's format), and nothing is printed (the
-    /// decoder of the first format printed an error for every frame of the second).
-    @Test func aStreamWhoseFormatChangesPlaysOnAndPrintsNothing() async throws {
+    /// Streams whose format changes (two files of different rates and channel counts one after
+    /// the other, served by nginx), whole and with every 97th byte after the first 2000 garbled:
+    /// they play into a WAV file (the second part resampled to the first's format), ALSA's null
+    /// device (opened again for the new format) and the null output, and nothing is printed:
+    /// libmpg123, libfaad2 and ALSA say nothing on the terminal (libmpg123 printed "Unable to
+    /// set up output format!" for every frame of the second part; mpg123 itself prints an
+    /// "Illegal Audio-MPEG-Header" note for each garbled header).
+    @Test(arguments: ["mp3-format-change.mp3", "mp3-format-change-station.mp3", "aac-format-change.aac"], [false, true])
+    func aStreamWhoseFormatChangesPlaysOnAndPrintsNothing(_ name: String, garbled: Bool) async throws {
         let folder = try TestFiles.makeTemporaryFolder()
-        let output = try await CommandRunner.run(["play", Self.fixture("mp3-format-change.mp3"), "--output", "wav:out.wav"], in: folder)
-        #expect(output.status == 0)
-        #expect(output.stderr.isEmpty, "\(output.stderr)")
-        let first = try await Self.mpg123("mp3-cbr128.mp3")
+        var url = try AudioFixtures.served(name)
+        if garbled {
+            var bytes = try AudioFixtures.bytes(name)
+            var random = SplitMix64(seed: 97)
+            for i in stride(from: 2000, to: bytes.count, by: 97) { bytes[i] = UInt8.random(in: 0...255, using: &random) }
+            try Data(bytes).write(to: URL(fileURLWithPath: try TestNginx.filesFolder() + "/garbled-" + name))
+            url = try TestNginx.url("garbled-" + name)
+        }
+        for output in ["wav:out.wav", "alsa:null", "null"] {
+            let run = try await CommandRunner.run(["play", url, "--output", output], in: folder)
+            #expect(run.status == 0, "\(output): \(run.stderr)")
+            #expect(run.stderr.isEmpty && run.stdout.isEmpty, "\(output): \(run.stderr)\(run.stdout)")
+        }
+        // Both parts are in the file, at the first part's format: about 6 s (less where garbled
+        // headers lost frames), and loud.
         let played = try ReferenceDecoder.wavData(folder + "/out.wav")
-        #expect(played.prefix(first.count).elementsEqual(first))
-        // About 3 s more at 44.1 kHz stereo, and loud.
-        #expect(abs(played.count - first.count - 3 * 44100 * 4) < 44100 * 4 / 5)
-        let loud = played[first.count...].withUnsafeBytes { $0.bindMemory(to: Int16.self).contains { abs(Int($0)) > 1000 } }
+        #expect(abs(Double(played.count) / (44100 * 4) - 6) < (garbled ? 0.5 : 0.2), "\(played.count) bytes")
+        let loud = played[(played.count / 2)...].withUnsafeBytes { $0.bindMemory(to: Int16.self).contains { abs(Int($0)) > 1000 } }
         #expect(loud)
     }
 

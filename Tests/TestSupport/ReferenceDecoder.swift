@@ -22,6 +22,21 @@ public enum ReferenceDecoder {
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
     }
 
+    /// `pcm` (native 16-bit samples, `channels` interleaved, at `rate` Hz) resampled to
+    /// `targetRate` by ffmpeg's own resampler (libswresample's default, not libsoxr), the
+    /// channels unchanged: the PCM bytes.
+    public static func ffmpegResampled(_ pcm: [UInt8], rate: Int, channels: Int, to targetRate: Int) throws -> [UInt8] {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let input = folder + "/in.raw", out = folder + "/out.raw"
+        try Data(pcm).write(to: URL(fileURLWithPath: input))
+        try ExternalProgram.run([
+            "ffmpeg", "-v", "error", "-y", "-f", "s16le", "-ar", "\(rate)", "-ac", "\(channels)", "-i", input,
+            "-ar", "\(targetRate)", "-f", "s16le", out,
+        ])
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+    }
+
     /// `sox -D FILE -b 16 -e signed-integer out.wav` (no dither; 32-bit floats instead when
     /// `float`): the PCM bytes.
     public static func sox(_ file: String, float: Bool = false) throws -> [UInt8] {

@@ -44,7 +44,10 @@ struct AudioInfoReader {
         var hasWholeStream = false
         while true {
             let count = canSeek ? (exact ? Self.exactChunkSize : Self.chunkSize) : max(Self.chunkSize, Int(offset))
-            let bytes = try await read(at: offset, count: count)
+            // The first read ends at once when its first bytes are refused (a live stream may
+            // never send a whole chunk).
+            let probe = parser == nil ? RefusalProbe() : nil
+            let bytes = try await read(at: offset, count: count, endsEarly: probe?.refuses)
             var current =
                 parser
                 ?? AudioStreamParser(
@@ -88,9 +91,12 @@ struct AudioInfoReader {
         }
     }
 
-    /// Reads `count` bytes at `offset` (fewer only at the end): a range where the source
-    /// answers ranges, else the first `offset + count` bytes; notes what the answer said.
-    private mutating func read(at offset: Int64, count: Int) async throws(AudioInfoError) -> [UInt8] {
+    /// Reads `count` bytes at `offset` (fewer only at the end, or when `endsEarly` ends the read:
+    /// see `AudioSource.read`): a range where the source answers ranges, else the first
+    /// `offset + count` bytes; notes what the answer said.
+    private mutating func read(
+        at offset: Int64, count: Int, endsEarly: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil
+    ) async throws(AudioInfoError) -> [UInt8] {
         let ranged = summary.acceptsRanges != false
         let request =
             ranged
@@ -103,7 +109,8 @@ struct AudioInfoReader {
             let buffer = spare
             spare = []
             read = try await source.read(
-                request, fromStartIfNeeded: summary.acceptsRanges != true, live: Self.liveRead, reusing: consume buffer)
+                request, fromStartIfNeeded: summary.acceptsRanges != true, live: Self.liveRead, reusing: consume buffer,
+                endsEarly: endsEarly)
         } catch {
             throw AudioInfoError(error)
         }
@@ -162,7 +169,7 @@ struct AudioInfoReader {
 }
 
 /// A parser sink that keeps nothing (what a summary needs is in the parser's properties).
-private struct DiscardingSink: AudioStreamSink {
+struct DiscardingSink: AudioStreamSink {
     mutating func audioStream(propertiesChanged properties: AudioStreamProperties) {}
     mutating func audioStream(packet: AudioPacket, bytes: UnsafeRawBufferPointer) {}
 }

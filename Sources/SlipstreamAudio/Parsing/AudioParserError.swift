@@ -17,7 +17,9 @@ public struct AudioParserError: Error, Sendable, Hashable, CustomStringConvertib
 
         /// No supported format (MP3/MPEG audio, AAC in ADTS, WAV) was found in the bytes.
         public static let unrecognisedFormat = Code(.unrecognisedFormat)
-        /// The format was recognised but its variant is not supported (e.g. a compressed WAV).
+        /// The format was recognised but is not supported: a variant (e.g. a compressed WAV), or
+        /// a container that cannot be played yet (Ogg, FLAC, MP4/M4A, AIFF, CAF, Matroska/WebM),
+        /// refused by its first bytes.
         public static let unsupportedFormat = Code(.unsupportedFormat)
         /// The container is malformed beyond recovery (e.g. a WAV `fmt ` chunk that is too short).
         public static let malformed = Code(.malformed)

@@ -1,7 +1,9 @@
 /// Chooses a stream's format from its bytes (after any leading tags, which the parser reads
 /// first): WAV by its RIFF/RIFX header, MPEG audio or ADTS by a frame confirmed by the next one.
-/// Junk before the first frame is skipped up to a limit; past it, or at the end of a stream with
-/// nothing found, the error names what the bytes look like.
+/// A container that cannot be played yet (Ogg, FLAC, MP4, ...: `UnsupportedContainer`) is
+/// refused by its first bytes, before any frame sync is looked for. Junk before the first frame
+/// is skipped up to a limit; past it, or at the end of a stream with nothing found, the error
+/// names what the bytes look like.
 struct FormatSniffer: Sendable {
     /// A format the bytes were found to hold.
     enum Format {
@@ -34,6 +36,13 @@ struct FormatSniffer: Sendable {
             firstOffset = offset
         }
         guard !window.isEmpty else { throw failure(hints) }
+        if offset == firstOffset {
+            switch UnsupportedContainer.match(window, isFinal: isFinal) {
+            case .none: break
+            case .need(let count): return .step(.need(count))
+            case .found(let name): throw Self.unsupported(name, at: offset, hints)
+            }
+        }
         if window.hasPrefix("RIFF") || window.hasPrefix("RIFX") {
             guard window.count >= 12 || isFinal else { return .step(.need(12)) }
             if window.starts(with: "WAVE", at: 8) { return .found(.wav) }
@@ -80,16 +89,18 @@ struct FormatSniffer: Sendable {
         return AudioParserError(code: .unrecognisedFormat, message: message, offset: firstOffset)
     }
 
-    /// Names a file type by its first bytes, with the bytes in hex.
+    /// The error for a container found at the stream's start that cannot be played yet.
+    private static func unsupported(_ name: String, at offset: Int64, _ hints: AudioStreamHints) -> AudioParserError {
+        var message = "\(name) cannot be played yet (MP3/MPEG audio, AAC in ADTS and WAV can)"
+        if let type = hints.contentType { message += "; served as \(type)" }
+        return AudioParserError(code: .unsupportedFormat, message: message, offset: offset)
+    }
+
+    /// Names a file type by its first bytes, with the bytes in hex (the containers
+    /// `UnsupportedContainer` knows never get here: they were refused at once).
     static func describe(_ bytes: [UInt8]) -> String {
         let text = String(decoding: bytes.prefix(12), as: UTF8.self)
         let kinds: [(Bool, String)] = [
-            (text.hasPrefix("OggS"), "Ogg (Vorbis, Opus or FLAC in Ogg)"),
-            (text.hasPrefix("fLaC"), "FLAC"),
-            (bytes.count >= 8 && String(decoding: bytes[4..<8], as: UTF8.self) == "ftyp", "MP4/M4A"),
-            (text.hasPrefix("FORM"), "AIFF"),
-            (text.hasPrefix("caff"), "CAF"),
-            (bytes.starts(with: [0x1A, 0x45, 0xDF, 0xA3]), "Matroska/WebM"),
             (text.hasPrefix("RIFF"), "a RIFF file that is not WAVE"),
             (text.hasPrefix("#EXTM3U"), "an M3U playlist"),
             (text.lowercased().hasPrefix("[playlist]"), "a PLS playlist"),

@@ -38,9 +38,12 @@ struct FrameSync<Header: SyncFrameHeader>: Sendable {
     ) -> Found {
         let length = Header.headerLength
         guard window.count >= length else { return isFinal ? junk(window.count, &state) : .step(.need(length)) }
-        guard let header = Header(window, at: 0), !isSynced || reference?.agrees(with: header) == true else {
-            return lose(window, &state)
-        }
+        guard let header = Header(window, at: 0) else { return lose(window, &state) }
+        // A header of another format where the last frame ended: the format changes at this
+        // frame boundary (files joined one after the other), or it is junk that looks like a
+        // header. Either way it must be confirmed by the header after it, as at a new sync; its
+        // first byte is not dropped, so a change loses no frame.
+        if isSynced, reference?.agrees(with: header) != true { isSynced = false }
         let frameSize: Int
         switch size(header, window) {
         case .bytes(let bytes): frameSize = bytes

@@ -37,6 +37,11 @@ struct MPEGAudioParser: Sendable {
         if isAtFirstFrame {
             isAtFirstFrame = false
             if readInfoFrame(frame, header: header, offset: offset, state: &state) { return .skip(Int64(size)) }
+        } else if isNewFormat, Self.isInfoFrame(frame, header: header) {
+            // The first frame of a file joined on in another format (a station's next song): its
+            // totals describe that file, not the stream, and it holds no audio. Passed over, so
+            // the new part plays as the file alone would (no frame of silence at the change).
+            return .skip(Int64(size))
         }
         state.noteFrameBitRate(header.bitRate)
         // CBR: every packet has the same mean size (padding spreads the remainder).
@@ -72,6 +77,11 @@ struct MPEGAudioParser: Sendable {
             i += 1
         }
         return window.count >= limit || isFinal ? .invalid : .need(min(limit, max(window.count + 1, 2 * window.count)))
+    }
+
+    /// Whether `frame` is a Xing/Info or VBRI frame (a file's header frame, not audio).
+    private static func isInfoFrame(_ frame: UnsafeRawBufferPointer, header: MPEGFrameHeader) -> Bool {
+        (header.layer == 3 && XingHeader(frame: frame, header: header) != nil) || VBRIHeader(frame: frame) != nil
     }
 
     /// Reads a Xing/Info or VBRI header in the stream's first frame into `state`; whether there

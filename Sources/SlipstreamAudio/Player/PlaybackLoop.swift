@@ -145,6 +145,7 @@ final class PlaybackLoop {
             case .ended:
                 if !hasEnded {
                     hasEnded = true
+                    flushConverter()
                     if openFormat != nil { perform { output throws(AudioOutputError) in try output.drain() } }
                     // Drained: every frame written has been heard, whatever the device's clock says.
                     publishPosition(drained: true)
@@ -168,6 +169,7 @@ final class PlaybackLoop {
         titleMarks.removeAll(keepingCapacity: true)
         carriedTitle = nil
         decoder?.reset()
+        converter?.reset()
         if openFormat != nil { perform { output throws(AudioOutputError) in try output.flush() } }
     }
 
@@ -222,15 +224,27 @@ final class PlaybackLoop {
         batchTitle = nil
     }
 
-    /// Writes decoded frames to the output, opening it (or reopening it for a new format);
-    /// title `title` starts with them.
+    /// Writes decoded frames to the output, opening it (or reopening it for a new format), and
+    /// converted to the output's format where it kept another; title `title` starts with them.
     private func write(_ decoded: PCMBuffer, title: Int?) {
         guard openOutput(for: decoded.format) else { return }
         if let title, let base = basePosition, let format = openFormat {
             if titleMarks.count == PacketQueue.keptTitles { titleMarks.removeFirst() }
             titleMarks.append((base + MonotonicTime.nanoseconds(frames: framesWritten, rate: format.sampleRate), title))
         }
-        let buffer = converter?.convert(decoded) ?? decoded
+        send(converter?.convert(decoded) ?? decoded)
+    }
+
+    /// Writes what the converter still holds (its resampler's delay), before the output plays
+    /// out: at the end of the stream, or of a format.
+    private func flushConverter() {
+        guard let converter, openFormat != nil else { return }
+        let tail = converter.flush()
+        if tail.frameCount > 0 { send(tail) }
+    }
+
+    /// Writes frames in the output's format to the open output.
+    private func send(_ buffer: PCMBuffer) {
         if isOutputPaused {
             isOutputPaused = false
             perform { output throws(AudioOutputError) in try output.setPaused(false) }
@@ -270,6 +284,7 @@ extension PlaybackLoop {
             return
         }
         if decoder != nil, openFormat != nil, basePosition != nil {
+            flushConverter()
             perform { output throws(AudioOutputError) in try output.drain() }
             // The clock goes on from where the old format's audio ended; the output is opened
             // again (its clock from 0) at the next write, even for the same PCM.
@@ -310,7 +325,7 @@ extension PlaybackLoop {
             } catch  where error.code == .formatNotSupported && openFormat != nil {
                 let kept = openFormat!
                 try output!.open(kept)
-                converter = kept == format ? nil : PCMConverter(from: format, to: kept)
+                converter = kept == format ? nil : try PCMConverter(from: format, to: kept)
             }
             return true
         } catch {

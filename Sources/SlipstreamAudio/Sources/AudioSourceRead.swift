@@ -37,13 +37,16 @@ extension AudioSource {
     /// uniquely held and large enough: a caller that reads again and again hands back the last
     /// read's bytes, and no memory is allocated per read. Cancelling the calling task cancels
     /// the connection and throws `.cancelled`. A live stream is read as `live` says, not to
-    /// the length asked for.
+    /// the length asked for. `endsEarly`, when given, sees each slice of the bytes taken as it
+    /// arrives (on the source's thread) and ends the read with the bytes so far by returning
+    /// true: a stream that sends slowly, or stalls, can be judged by its first bytes.
     package func read(
         _ request: AudioSourceRequest, fromStartIfNeeded: Bool = true, live: LiveReadLimit? = nil,
-        reusing buffer: consuming [UInt8] = []
+        reusing buffer: consuming [UInt8] = [], endsEarly: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil
     ) async throws(AudioStreamerError) -> AudioSourceRead {
         let collector = ReadCollector(
-            request: request, location: location, fromStartIfNeeded: fromStartIfNeeded, live: live, buffer: buffer)
+            request: request, location: location, fromStartIfNeeded: fromStartIfNeeded, live: live, buffer: buffer,
+            endsEarly: endsEarly)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 collector.start(continuation)
@@ -76,16 +79,18 @@ private final class ReadCollector: AudioSourceReceiver {
     private let location: AudioLocation
     private let fromStartIfNeeded: Bool
     private let live: LiveReadLimit?
+    private let endsEarly: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
     private let state = Mutex(State())
 
     init(
         request: AudioSourceRequest, location: AudioLocation, fromStartIfNeeded: Bool, live: LiveReadLimit?,
-        buffer: consuming [UInt8]
+        buffer: consuming [UInt8], endsEarly: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
     ) {
         self.request = request
         self.location = location
         self.fromStartIfNeeded = fromStartIfNeeded
         self.live = live
+        self.endsEarly = endsEarly
         var bytes = consume buffer
         bytes.removeAll(keepingCapacity: true)
         // Room for the whole read at once (here, not on the source's thread, in its own heap).
@@ -137,15 +142,17 @@ private final class ReadCollector: AudioSourceReceiver {
 
     func sourceReceived(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> AudioSourceDecision {
         let end = request.offset + (request.length ?? 0)
+        let from = Int(max(request.offset - offset, 0)), to = Int(max(min(end - offset, Int64(bytes.count)), 0))
         let full = state.withLock { state -> Bool in
             // Counted as taken: up to the end asked for (a source that sends on past it is cut).
             state.received += max(min(Int64(bytes.count), end - offset), 0)
-            let from = Int(max(request.offset - offset, 0)), to = Int(max(min(end - offset, Int64(bytes.count)), 0))
             if from < to { state.bytes += bytes[from..<to] }
             if state.isLive, let live { return isEnough(state, live) }
             return offset + Int64(bytes.count) >= end
         }
-        guard full else { return .proceed }
+        // Outside the lock: the receiver is called one slice at a time, in order.
+        let endsNow = from < to && endsEarly?(UnsafeRawBufferPointer(rebasing: bytes[from..<to])) == true
+        guard full || endsNow else { return .proceed }
         finish(nil)
         return .stop
     }

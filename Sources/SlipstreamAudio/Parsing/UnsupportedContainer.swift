@@ -1,0 +1,52 @@
+/// The containers the parser knows by their first bytes but cannot play yet: Ogg (naming its
+/// codec: Vorbis, Opus, FLAC, Speex), FLAC, MP4/M4A, AIFF, CAF and Matroska/WebM.
+///
+/// Looked for at a stream's first bytes (after its leading tags) before any MPEG audio or ADTS
+/// sync is searched for: their pages and boxes are full of bytes that pass for frame headers (an
+/// M4A's sample tables can fake an MPEG Layer II sync), and a refusal then comes after a few
+/// bytes, not after the junk limit.
+enum UnsupportedContainer {
+    /// What the window's front holds.
+    enum Match: Equatable {
+        /// None of these containers.
+        case none
+        /// Cannot tell before the window holds this many bytes.
+        case need(Int)
+        /// This container, by name (e.g. "Ogg Opus").
+        case found(String)
+    }
+
+    /// Bytes of an Ogg page header before its segment table.
+    private static let oggPageHeader = 27
+
+    /// The container at the front of `window`, if it is one of these; with `isFinal`, no more
+    /// bytes will come (a container named by its signature alone then).
+    static func match(_ window: UnsafeRawBufferPointer, isFinal: Bool) -> Match {
+        guard window.count >= 12 || isFinal else { return .need(12) }
+        if window.starts(with: "OggS") { return ogg(window, isFinal: isFinal) }
+        if window.starts(with: "fLaC") { return .found("FLAC") }
+        if window.starts(with: "ftyp", at: 4) { return .found("MP4/M4A") }
+        if window.starts(with: "FORM") {
+            if window.starts(with: "AIFF", at: 8) { return .found("AIFF") }
+            if window.starts(with: "AIFC", at: 8) { return .found("AIFF-C") }
+            return .found("IFF")
+        }
+        if window.starts(with: "caff") { return .found("CAF") }
+        if window.count >= 4, window[0] == 0x1A, window[1] == 0x45, window[2] == 0xDF, window[3] == 0xA3 {
+            return .found("Matroska/WebM")
+        }
+        return .none
+    }
+
+    /// An Ogg stream named by the codec of its first packet (the identification header on the
+    /// first page).
+    private static func ogg(_ window: UnsafeRawBufferPointer, isFinal: Bool) -> Match {
+        guard window.count > oggPageHeader else { return isFinal ? .found("Ogg") : .need(oggPageHeader + 1) }
+        let packet = oggPageHeader + Int(window[oggPageHeader - 1])
+        let codecs: [(StaticString, String)] = [
+            ("\u{1}vorbis", "Ogg Vorbis"), ("OpusHead", "Ogg Opus"), ("\u{7F}FLAC", "Ogg FLAC"), ("Speex   ", "Ogg Speex"),
+        ]
+        guard window.count >= packet + 8 else { return isFinal ? .found("Ogg") : .need(packet + 8) }
+        return .found(codecs.first { window.starts(with: $0.0, at: packet) }?.1 ?? "Ogg")
+    }
+}
