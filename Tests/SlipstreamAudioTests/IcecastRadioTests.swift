@@ -1,0 +1,113 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import SlipstreamAudio
+
+/// The player as a radio listener of the real Icecast 2.4 (scripts/icecast.sh): titles set
+/// through the admin API in UTF-8 and as Icecast converts them to Latin-1, a metadata interval
+/// of a few bytes, a source that goes away and comes back, and a server restart.
+@Suite(.enabled(if: AudioFixtures.directory != nil, "run with scripts/test.sh (the audio fixtures)"))
+struct IcecastRadioTests {
+    /// A player of `url` into `output`, its raw bytes into `tapped`.
+    static func player(_ url: String, output: RecordingOutput, tapped: TappedBytes? = nil) -> AudioStreamer {
+        var configuration = AudioStreamerConfiguration()
+        configuration.output = { output }
+        configuration.reconnectDelay = .milliseconds(100)
+        if let tapped { configuration.rawTap = { _, bytes in tapped.bytes.withLock { $0 += bytes } } }
+        return AudioStreamer(url: url, configuration: configuration)
+    }
+
+    /// The titles `run` told, in order.
+    static func titles(_ run: PlayerRun) -> [String] {
+        run.events.compactMap { if case .titleChanged(let title) = $0 { title.title } else { nil } }
+    }
+
+    @Test func titlesInUTF8AndInLatin1AreToldAndNeverReachTheAudio() async throws {
+        let icecast = try TestIcecast.shared()
+        let mount = TestIcecast.uniqueMount("radio-titles")
+        let source = try await icecast.startSource(on: mount, playing: try AudioFixtures.path("mp3-cbr128-noxing.mp3"), as: .mp3)
+        let output = RecordingOutput(NullOutput(paced: false))
+        let tapped = TappedBytes()
+        let player = Self.player(icecast.url(mount), output: output, tapped: tapped)
+        // As it is, in UTF-8 (Icecast passes the bytes on), then declared UTF-8 (Icecast sends
+        // it in its MP3 mount's Latin-1, which the player reads as Windows-1252).
+        let utf8 = "Sigur Rós – Hoppípolla (it's live; encore)"
+        let latin1 = "Zwölf Café"
+        let run = try await PlayerRun.collect(player, limit: 90) { player in
+            player.play()
+            try await icecast.setTitle(utf8, on: mount)
+            try await PlayerRun.wait { player.title?.title == utf8 }
+            try await icecast.setTitle(latin1, on: mount, charset: "UTF-8")
+            try await PlayerRun.wait { player.title?.title == latin1 }
+            player.stop()
+        }
+        await source.stop()
+        #expect(run.finalState == .stopped(.user), "\(run.events.suffix(8))")
+        let titles = Self.titles(run)
+        #expect(titles.suffix(2) == [utf8, latin1], "\(titles)")
+        #expect(player.station?.name == TestIcecast.Station.test.name)
+        #expect(player.station?.genre == TestIcecast.Station.test.genre)
+        #expect(player.properties.junkByteCount == 0)
+        let bytes = tapped.bytes.withLock { $0 }
+        #expect(!bytes.isEmpty && bytes.firstRange(of: Array("StreamTitle".utf8)) == nil)
+    }
+
+    /// A block every 7 bytes: the filter meets its length byte and its blocks split across
+    /// every read; the parser still sees a clean stream.
+    @Test func aMetadataIntervalOfAFewBytesLeavesTheAudioClean() async throws {
+        let icecast = try TestIcecast.shared()
+        let mount = TestIcecast.uniqueMount("radio-tiny", .tinyMetadataInterval)
+        let source = try await icecast.startSource(on: mount, playing: try AudioFixtures.path("mp3-cbr128-noxing.mp3"), as: .mp3)
+        let output = RecordingOutput(NullOutput(paced: false))
+        let player = Self.player(icecast.url(mount), output: output)
+        let run = try await PlayerRun.collect(player, limit: 90) { player in
+            player.play()
+            try await icecast.setTitle("Tiny Interval", on: mount)
+            try await PlayerRun.wait { player.title?.title == "Tiny Interval" && player.progress.position > 1 }
+            player.stop()
+        }
+        await source.stop()
+        #expect(run.finalState == .stopped(.user), "\(run.events.suffix(8))")
+        #expect(player.properties.junkByteCount == 0)
+        #expect(player.properties.format?.sampleRate == 44100)
+        #expect(output.segments.joined().count > 44100 * 4)
+    }
+
+    /// The source goes away (Icecast ends its listeners' streams, then answers 404) and comes
+    /// back; then Icecast itself restarts (connections refused meanwhile): the player
+    /// reconnects each time and plays on, saying so.
+    @Test func aLiveStreamPlaysOnAfterItsSourceAndItsServerGoAway() async throws {
+        let icecast = try await TestIcecast.startPrivate()
+        let mount = TestIcecast.uniqueMount("radio-drop")
+        let fixture = try AudioFixtures.path("mp3-cbr128-noxing.mp3")
+        var source = try await icecast.startSource(on: mount, playing: fixture, as: .mp3)
+        let output = RecordingOutput(NullOutput(paced: false))
+        let player = Self.player(icecast.url(mount), output: output)
+        let heard = { output.segments.reduce(0) { $0 + $1.count } }
+        let run = try await PlayerRun.collect(player, limit: 120) { player in
+            player.play()
+            try await PlayerRun.wait { player.state == .playing }
+            // The source goes away for a moment.
+            await source.stop()
+            let beforeDrop = heard()
+            source = try await icecast.startSource(on: mount, playing: fixture, as: .mp3)
+            try await PlayerRun.wait { heard() > beforeDrop + 44100 * 4 }
+            // The server restarts.
+            try await icecast.stopServer()
+            let beforeRestart = heard()
+            try await icecast.startServer()
+            source = try await icecast.startSource(on: mount, playing: fixture, as: .mp3)
+            try await PlayerRun.wait { heard() > beforeRestart + 44100 * 4 }
+            player.stop()
+        }
+        await source.stop()
+        #expect(run.finalState == .stopped(.user), "\(run.events.suffix(8))")
+        #expect(run.reconnects >= 2, "\(run.events.suffix(12))")
+    }
+}
+
+/// The bytes a raw tap was given.
+final class TappedBytes: Sendable {
+    let bytes = Mutex<[UInt8]>([])
+}
