@@ -10,10 +10,11 @@
 #      `mpg123 -w -`, `ffmpeg -f wav -` and `mpv --ao=pcm` to standard output: the same moment
 #      for each, where `-f null` or `--ao=null` would show nothing. Medians of --runs runs.
 #  (b) CPU seconds per 10 minutes of live radio: the clients play the mount side by side for
-#      RADIO_CPU_SECONDS (default 600) to outputs that keep real time or take what comes
-#      (slipstream `--output null:paced`, `mpg123 -o dummy`, `mpv --ao=null`, `ffmpeg -f null`;
-#      a live stream arrives at real time, so all decode at real time), and the CPU time each
-#      took is scaled to 10 minutes (Benchmarks/livewatch.py).
+#      RADIO_CPU_SECONDS (default 600), slipstream and mpg123 each to a sound server (a headless
+#      PulseAudio with a null sink, started here) and with no sound (slipstream `--output null`,
+#      `mpg123 -o dummy`; `mpv --ao=null`, `ffmpeg -f null`: a live stream arrives at real time,
+#      so all decode at real time), and the CPU time each took is scaled to 10 minutes
+#      (Benchmarks/livewatch.py).
 #  (c) resident memory over RADIO_RSS_SECONDS (default 1800) of live radio with title changes,
 #      the clients side by side as in (b): RSS 10 s in, halfway and at the end (flat is the
 #      aim), and the peak (VmHWM).
@@ -36,7 +37,12 @@ source scripts/icecast.sh
 icecast_start "$work/icecast" >&2
 source_pid=""
 titles_pid=""
-trap 'kill $titles_pid $source_pid 2>/dev/null; icecast_stop; nginx_stop; rm -rf "$work"' EXIT
+trap 'kill $titles_pid $source_pid 2>/dev/null; pulse_stop; icecast_stop; nginx_stop; rm -rf "$work"' EXIT
+# A headless PulseAudio with a null sink: the sound server the "pulse" clients play to.
+source scripts/pulse.sh
+pulse_start "$work" >&2
+[[ -n "$PULSE_TEST_SERVER" ]] || { echo "PulseAudio could not start" >&2; exit 1; }
+export PULSE_SERVER="$PULSE_TEST_SERVER"
 mount=/radio.mp3
 url="http://127.0.0.1:$ICECAST_PORT$mount"
 ffmpeg -nostdin -v error -re -stream_loop -1 -i "$work/fixtures/mp3-cbr128-noxing.mp3" -c copy -f mp3 \
@@ -84,7 +90,11 @@ clients() {
             "ffmpeg|ffmpeg -nostdin -v error -i $url -f wav -"
             "mpv|mpv --no-config --no-terminal --no-video --ao=pcm --ao-pcm-file=/dev/stdout $url")
     else
-        entries=("slipstream|$bin play $url --output null:paced -q" "mpg123|mpg123 -q -o dummy $url"
+        # Two pairs: playing to a sound server (the headless PulseAudio this script starts),
+        # and decoding with no sound (mpg123's dummy output, slipstream's unpaced null: a live
+        # stream arrives at real time, so both decode at real time).
+        entries=("slipstream pulse|$bin play $url --output pulse -q" "mpg123 pulse|mpg123 -q -o pulse $url"
+            "slipstream null|$bin play $url --output null -q" "mpg123 dummy|mpg123 -q -o dummy $url"
             "ffmpeg|ffmpeg -nostdin -v error -i $url -f null -"
             "mpv|mpv --no-config --no-terminal --no-video --ao=null $url")
     fi

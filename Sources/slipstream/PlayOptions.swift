@@ -140,6 +140,8 @@ struct PlayOptions: TargetOptions {
         var configuration = AudioStreamerConfiguration()
         configuration.bufferLimit = buffer
         configuration.liveReconnectAttempts = reconnect
+        // Only --json writes progress events; the status line reads the progress itself.
+        configuration.progressInterval = json ? .milliseconds(250) : nil
         configuration.proxy = proxy
         configuration.headers = headers
         configuration.volume = Double(volume) / 100

@@ -161,7 +161,7 @@ extension AudioStreamer {
 
     private func startTimer() {
         let timer = DispatchSource.makeTimerSource(queue: controlQueue)
-        let interval = min(max(configuration.progressInterval.seconds, 0.01), 0.25)
+        let interval = configuration.progressInterval.map { min(max($0.seconds, 0.01), 0.25) } ?? 1
         timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [self] in tick() }
         self.timer = timer
@@ -188,7 +188,7 @@ extension AudioStreamer {
                         .timedOut, "no data from \(source) for \(formatSeconds(timeout))",
                         url: location.url, path: location.path)))
         }
-        if playing { emit(.progress(progress)) }
+        if playing, configuration.progressInterval != nil { emit(.progress(progress)) }
     }
 }
 

@@ -79,7 +79,9 @@ public struct AudioStreamerConfiguration: Sendable {
     /// any sound). Default none: from the start.
     public var startTime: Duration?
     /// The time between `.progress` events while playing (at most 0.25 s). Default 0.25 s.
-    public var progressInterval = Duration.milliseconds(250)
+    /// nil: no `.progress` events while playing (the last one after `done` still comes), for a
+    /// player nobody watches: it then wakes once a second only, for the inactivity timeout.
+    public var progressInterval: Duration? = .milliseconds(250)
 
     /// The default configuration.
     public init() {}
