@@ -174,6 +174,27 @@ extension ICYStreamTests {
     }
 }
 
+extension ICYStreamTests {
+    /// A station that stalls after a few frames: `info` answers with what came once its time
+    /// for a live stream is up, not after the network's own timeout.
+    @Test func infoOnALiveStreamThatStallsAnswersWithWhatCame() async throws {
+        let audio = try AudioFixtures.bytes("mp3-cbr128.mp3")
+        let server = try TestHTTPServer { _ in
+            var response = TestHTTPServer.Response(
+                status: 200, headers: [("Content-Type", "audio/mpeg"), ("icy-metaint", "16000"), ("icy-name", "Stall FM")],
+                body: ICYStream.build(audio: audio, interval: 16000, titles: [String]()))
+            response.untilClose = true
+            response.stallAfter = 12000
+            return response
+        }
+        defer { server.stop() }
+        let info = try await AudioInfo.read(from: server.url("/stalls"))
+        #expect(info.source.isLive && info.source.station?.name == "Stall FM")
+        #expect(info.audio.format.sampleRate == 44100)
+        #expect(info.source.bytesRead == 12000)
+    }
+}
+
 /// Notes the playback position at each title change, as the streamer tells it.
 private final class HeardTitles: AudioStreamerDelegate {
     private let heard = Mutex<[(String, Double)]>([])

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// What a bounded read of a source gave (`AudioSource.read(_:)`).
@@ -123,16 +124,33 @@ private final class ReadCollector: AudioSourceReceiver {
         finish(.failure(cancellation))
     }
 
+    /// The time a live stream is read for is up: the read ends with what came, or fails when
+    /// nothing did.
+    private func liveTimeIsUp(_ live: LiveReadLimit) {
+        let (connection, hasBytes) = state.withLock { ($0.connection, !$0.bytes.isEmpty) }
+        connection?.cancel()
+        finish(
+            hasBytes
+                ? nil
+                : .failure(
+                    AudioStreamerError(
+                        .timedOut, "no audio from the live stream \(location) within \(formatSeconds(live.seconds))",
+                        url: location.url, path: location.path)))
+    }
+
     private var cancellation: AudioStreamerError {
         AudioStreamerError(.cancelled, "the read of \(location) was cancelled", url: location.url, path: location.path)
     }
 
     func sourceOpened(_ answer: AudioSourceAnswer) -> AudioSourceDecision {
-        state.withLock { state in
+        let isLive = state.withLock { state in
             state.answer = answer
             state.isLive = answer.isLive && live != nil
             state.answerTime = MonotonicTime.now()
+            return state.isLive
         }
+        // A live stream that stalls is judged by what came within the time allowed.
+        if isLive, let live { DispatchQueue.global().asyncAfter(deadline: .now() + live.seconds) { [self] in liveTimeIsUp(live) } }
         guard answer.offset == request.offset || fromStartIfNeeded else {
             finish(nil)
             return .stop
