@@ -1,0 +1,32 @@
+/// Why a playlist cannot be followed: a code, and a message a person can act on (it does not
+/// name the playlist: the player's and the info reader's errors put its URL or file in front).
+struct PlaylistError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    enum Code: Hashable, Sendable {
+        /// An HLS playlist (`#EXT-X-...` tags): not played yet.
+        case hls
+        /// Larger than `Playlist.maximumSize`.
+        case tooLarge
+        /// No entry could be read from it.
+        case noEntries
+        /// An entry that names nothing the player can open (another scheme, a local file in a
+        /// playlist from the network, a URL that does not parse).
+        case badEntry
+        /// A playlist already opened (playlists that list each other), or one nested deeper
+        /// than the one level followed.
+        case notFollowed
+    }
+
+    /// What went wrong.
+    var code: Code
+    /// One line for a person.
+    var message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    var description: String { message }
+}
