@@ -41,11 +41,14 @@ enum PlayCommand {
         let terminal = showStatus ? RawTerminal() : nil
         let keys = terminal.map { _ in KeyReader { key in handle(key, player: streamer) } }
         let tagTitle = Mutex<String?>(nil)
+        // A playlist's title for the entry playing, shown until the stream has one of its own.
+        let entryTitle = Mutex<String?>(nil)
         let statusLine = { @Sendable (state: AudioStreamerState) in
             PlayStatus.line(
                 state: state, progress: streamer.progress, volume: streamer.volume,
                 nowPlaying: PlayStatus.nowPlaying(
-                    station: streamer.station, streamTitle: streamer.title, tagTitle: tagTitle.withLock { $0 }),
+                    station: streamer.station, streamTitle: streamer.title,
+                    tagTitle: tagTitle.withLock { $0 } ?? entryTitle.withLock { $0 }),
                 width: Terminal.width)
         }
         let status = Task {
@@ -72,6 +75,10 @@ enum PlayCommand {
             case .recordingFailed(let error):
                 recordingFailed = true
                 Terminal.message("slipstream: \(error.message)", over: showStatus)
+            case .playlistEntryStarted(_, let title):
+                entryTitle.withLock { $0 = title }
+            case .playlistEntrySkipped(_, let error) where !options.quiet:
+                Terminal.message("slipstream: skipped a playlist entry: \(error.message)", over: showStatus)
             case .stateChanged(let state):
                 finalState = state
             default:

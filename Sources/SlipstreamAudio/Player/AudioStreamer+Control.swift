@@ -6,6 +6,7 @@ extension AudioStreamer {
     /// Feeds one input to the state machine on the control queue and carries out its actions.
     func send(_ input: PlayerStateMachine.Input) {
         controlQueue.async { [self] in
+            if takesPlaylistFailure(input) { return }
             let actions = control.withLock { $0.machine.handle(input) }
             for action in actions { perform(action) }
         }
@@ -50,16 +51,10 @@ extension AudioStreamer {
 
     /// Starts the playback thread, the network side and the timer, and connects.
     private func start() {
-        let source = makeAudioSource(location, configuration: configuration, engine: engine)
-        var hints = AudioStreamHints()
-        if let hint = configuration.fileTypeHint {
-            if hint.contains("/") { hints.contentType = hint } else { hints.fileExtension = hint }
-        }
         let recorder = configuration.recording.map { recording in
             StreamRecorder(recording) { [self] event in controlQueue.async { [self] in emit(event) } }
         }
-        let network = NetworkSide(
-            source: source, queue: queue, hints: hints, rawTap: configuration.rawTap, recorder: recorder, streamer: self)
+        let network = makeNetworkSide(for: location, recorder: recorder)
         control.withLock { control in
             control.playback = PlaybackLoop.start(for: self, queue: queue, configuration: configuration, volume: control.volume)
             control.network = network
@@ -68,6 +63,17 @@ extension AudioStreamer {
         }
         startTimer()
         network.connect(from: 0)
+    }
+
+    /// A network side reading `place` (the URL or file played, or a playlist's entry) into the
+    /// queue, its packets stored to `recorder`.
+    func makeNetworkSide(for place: AudioLocation, recorder: StreamRecorder?) -> NetworkSide {
+        let source = makeAudioSource(place, configuration: configuration, engine: engine)
+        var hints = AudioStreamHints()
+        if let hint = configuration.fileTypeHint {
+            if hint.contains("/") { hints.contentType = hint } else { hints.fileExtension = hint }
+        }
+        return NetworkSide(source: source, queue: queue, hints: hints, rawTap: configuration.rawTap, recorder: recorder, streamer: self)
     }
 
     /// Hands an event to the readers and the delegate; ends the stream after a final state,
@@ -182,10 +188,12 @@ extension AudioStreamer {
             return (stalled, control.machine.state == .playing)
         }
         if stalled {
+            // The network side's: a playlist's entry, or what was played.
+            let location = control.withLock { $0.network?.source.location } ?? self.location
             send(
                 .connectionFailed(
                     AudioStreamerError(
-                        .timedOut, "no data from \(source) for \(formatSeconds(timeout))",
+                        .timedOut, "no data from \(location) for \(formatSeconds(timeout))",
                         url: location.url, path: location.path)))
         }
         if playing, configuration.progressInterval != nil { emit(.progress(progress)) }

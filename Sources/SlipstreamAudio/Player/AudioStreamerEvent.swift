@@ -30,6 +30,15 @@ public enum AudioStreamerEvent: Hashable, Sendable {
     /// The recording could not go on (a file could not be created or written, or the audio
     /// cannot be recorded) and ended; playback goes on. The error's code is `.recording`.
     case recordingFailed(AudioStreamerError)
+    /// What was played is a playlist (M3U, PLS, XSPF), and this entry of it is being opened:
+    /// its URL or file path, and its title in the playlist where it gives one (a title to show
+    /// until the stream tells its own). Entries are tried in order until one gives audio.
+    case playlistEntryStarted(url: String, title: String?)
+    /// A playlist's entry failed before it gave any audio (refused, an HTTP error, not audio,
+    /// no data within the inactivity timeout, a playlist that cannot be followed): skipped, and
+    /// the next entry is tried. When none is left, playback stops with an error saying how many
+    /// were tried.
+    case playlistEntrySkipped(url: String, AudioStreamerError)
 }
 
 extension AudioStreamerEvent: CoalescibleEvent {

@@ -79,7 +79,7 @@ final class NetworkSide: Sendable {
             state.receiver = receiver
             queue.withLock { $0.producerConnected(now: MonotonicTime.now()) }
             let start = offset ?? state.seekOffset ?? state.parser.nextByteOffset
-            state.connection = source.open(AudioSourceRequest(offset: start), receiver: receiver)
+            state.connection = source.open(AudioSourceRequest(offset: start), receiver: self.receiver(receiver, from: start, state: state))
             return old
         }
         old?.cancel()

@@ -193,6 +193,12 @@ extension PacketQueue {
         isEnded = true
     }
 
+    /// Another producer replaces one that ended before its first format (a playlist's entry
+    /// after a dead one): the end that one marked is forgotten.
+    mutating func producerReplaced() {
+        isEnded = false
+    }
+
     /// Drops every packet for a seek that reads from the network again, and posts its flush.
     mutating func clear(seekFrame: Int64, position: Int64) {
         ring?.removeAll()

@@ -17,8 +17,11 @@ struct PlayerControlState {
     var pendingStart: Double?
     /// The volume last set, 0 to 1.
     var volume: Double
-    /// The network side, from the first connect to the release.
+    /// The network side, from the first connect to the release (a playlist's entries each get
+    /// one of their own).
     var network: NetworkSide?
+    /// The playlist followed, when what is played turned out to be one.
+    var playlist: PlayerPlaylist?
     /// The playback side's mailbox, for as long as its thread runs.
     var playback: PlaybackMailbox?
     /// The recorder, from the first connect until the final state is told.

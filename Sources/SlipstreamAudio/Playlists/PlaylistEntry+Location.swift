@@ -13,32 +13,32 @@ extension PlaylistEntry {
         switch (scheme, base) {
         case ("file"?, .file):
             guard let url = URL(string: target), url.host.map({ $0.isEmpty || $0 == "localhost" }) ?? true, !url.path.isEmpty else {
-                throw PlaylistError(.badEntry, "\(target): not a local file's URL")
+                throw PlaylistError(.badEntry, "not the URL of a local file")
             }
             return .file(path: Self.normalized(url.path))
         case ("file"?, .url):
-            throw PlaylistError(.badEntry, "\(target): a playlist from the network may not name a local file")
+            throw PlaylistError(.badEntry, "a playlist from the network may not name a local file")
         case (nil, .file(let path)):
             if target.hasPrefix("/") { return .file(path: Self.normalized(target)) }
             let folder = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
             return .file(path: Self.normalized(folder + target))
         case (nil, .url(let url)):
             guard let resolved = URL(string: target, relativeTo: URL(string: url))?.absoluteURL else {
-                throw PlaylistError(.badEntry, "\(target): not a URL or a path")
+                throw PlaylistError(.badEntry, "not a URL or a path")
             }
-            return try Self.web(resolved, written: target)
+            return try Self.web(resolved)
         case ("http"?, _), ("https"?, _):
-            guard let url = URL(string: target) else { throw PlaylistError(.badEntry, "\(target): not a valid URL") }
-            return try Self.web(url, written: target)
+            guard let url = URL(string: target) else { throw PlaylistError(.badEntry, "not a valid URL") }
+            return try Self.web(url)
         case (let scheme?, _):
-            throw PlaylistError(.badEntry, "\(target): a \(scheme): URL, not http(s) or a file")
+            throw PlaylistError(.badEntry, "a \(scheme): URL, not http(s) or a file")
         }
     }
 
     /// An `http(s)` URL with a host as a location.
-    private static func web(_ url: URL, written: String) throws(PlaylistError) -> AudioLocation {
+    private static func web(_ url: URL) throws(PlaylistError) -> AudioLocation {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else {
-            throw PlaylistError(.badEntry, "\(written): not an http(s) URL")
+            throw PlaylistError(.badEntry, "not an http(s) URL")
         }
         return .url(url.absoluteString)
     }

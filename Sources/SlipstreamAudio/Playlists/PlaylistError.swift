@@ -1,5 +1,6 @@
-/// Why a playlist cannot be followed: a code, and a message a person can act on (it does not
-/// name the playlist: the player's and the info reader's errors put its URL or file in front).
+/// Why a playlist, or one of its entries, cannot be followed: a code, and a message a person can
+/// act on (it does not name the playlist or the entry: the player's and the info reader's errors
+/// put its URL or file in front).
 struct PlaylistError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
     enum Code: Hashable, Sendable {
