@@ -4,6 +4,15 @@ extension AudioInfo.Source {
     /// The summary as labelled values, for `slipstream info`'s text output.
     var textFields: [(label: String, value: String)] {
         var fields: [(label: String, value: String)] = []
+        if let playlist {
+            let skipped = playlist.skippedEntries
+            fields.append(
+                (
+                    "Playlist",
+                    playlist.location + (skipped == 0 ? "" : " (\(skipped) \(skipped == 1 ? "entry" : "entries") before it skipped)")
+                ))
+            if let title = playlist.title { fields.append(("Entry title", title)) }
+        }
         if let file { fields.append(("File", file)) }
         if let url { fields.append(("URL", url)) }
         if let effectiveURL { fields.append(("Redirected to", effectiveURL)) }

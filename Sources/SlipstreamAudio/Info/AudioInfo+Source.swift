@@ -25,6 +25,9 @@ extension AudioInfo {
         public var station: StationInfo?
         /// The station's title for what plays now, when it told one while the stream was read.
         public var title: StreamTitle?
+        /// The playlist this file or URL is an entry of, when the one given was a playlist
+        /// (`bytesRead` and `requests` count the entry's reads).
+        public var playlist: PlaylistOrigin?
 
         /// A summary of nothing read yet from `location`.
         init(_ location: AudioLocation) {

@@ -33,15 +33,26 @@ public struct AudioInfo: Hashable, Sendable, Codable {
 
     /// Describes the audio of `location`, an `http(s)://` URL or a local file path, reading as
     /// little of it as `options` allow; a URL on `engine` (default: the shared one, which a file
-    /// does not start). Throws an `AudioInfoError` naming the URL or file: it cannot be read
-    /// (`.file`, `.network`, `.httpStatus`, `.rangeNotHonoured`, `.invalidURL`) or is not audio
-    /// in a supported format (`.notAudio`). Cancelling the calling task cancels the read and
-    /// throws `.cancelled`.
+    /// does not start). A playlist (M3U, PLS, XSPF) is followed: its first entry that can be
+    /// described is, with `source.playlist` saying so. Throws an `AudioInfoError` naming the URL
+    /// or file: it cannot be read (`.file`, `.network`, `.httpStatus`, `.rangeNotHonoured`,
+    /// `.invalidURL`) or is not audio in a supported format (`.notAudio`; an HLS playlist
+    /// too). Cancelling the calling task cancels the read and throws `.cancelled`.
     public static func read(
         from location: String, options: Options = Options(),
         engine: HTTPEngine? = nil
     ) async throws(AudioInfoError) -> AudioInfo {
-        let place = AudioLocation(location)
+        switch try await describe(AudioLocation(location), name: location, options: options, engine: engine) {
+        case .audio(let info): return info
+        case .playlist(let document): return try await follow(document, options: options, engine: engine)
+        }
+    }
+
+    /// What `place` holds: its audio described, or the playlist it is (`name`: the URL or file
+    /// as given, for messages and its extension).
+    static func describe(
+        _ place: AudioLocation, name: String, options: Options, engine: HTTPEngine?
+    ) async throws(AudioInfoError) -> Found {
         let source: any AudioSource
         switch place {
         case .file(let path):
@@ -52,10 +63,22 @@ public struct AudioInfo: Hashable, Sendable, Codable {
             template.headers = options.headers
             source = makeHTTPAudioSource(template, engine: engine ?? .shared, requestsStreamMetadata: true)
         }
-        var reader = AudioInfoReader(source: source, name: location)
-        var audio = try await reader.describe(exact: options.readsWholeStream)
-        if reader.summary.isLive { audio.forgetTotals() }
-        return AudioInfo(source: reader.summary, audio: audio)
+        var reader = AudioInfoReader(source: source, name: name)
+        switch try await reader.describe(exact: options.readsWholeStream) {
+        case .audio(var info):
+            if info.source.isLive { info.audio.forgetTotals() }
+            return .audio(info)
+        case .playlist(let document):
+            return .playlist(document)
+        }
+    }
+
+    /// What a URL or file holds.
+    enum Found {
+        /// Audio, described.
+        case audio(AudioInfo)
+        /// A playlist, read whole.
+        case playlist(PlaylistDocument)
     }
 }
 

@@ -36,9 +36,9 @@ struct AudioInfoReader {
     /// that answered a range (unknown before the first read counts as no).
     var canSeek: Bool { source.location.path != nil || summary.acceptsRanges == true }
 
-    /// Describes the audio; with `exact`, reads the whole stream so that every total is an
-    /// exact count.
-    mutating func describe(exact: Bool) async throws(AudioInfoError) -> AudioStreamInfo {
+    /// Describes the audio, or reads the playlist the source turns out to be; with `exact`,
+    /// reads the whole stream so that every total is an exact count.
+    mutating func describe(exact: Bool) async throws(AudioInfoError) -> AudioInfo.Found {
         var parser: AudioStreamParser?
         var offset: Int64 = 0
         var hasWholeStream = false
@@ -48,6 +48,9 @@ struct AudioInfoReader {
             // never send a whole chunk).
             let probe = parser == nil ? RefusalProbe() : nil
             let bytes = try await read(at: offset, count: count, endsEarly: probe?.refuses)
+            if parser == nil, let playlist = try await playlist(startingWith: bytes, isWhole: bytes.count < count) {
+                return .playlist(playlist)
+            }
             var current =
                 parser
                 ?? AudioStreamParser(
@@ -75,7 +78,8 @@ struct AudioInfoReader {
         }
         let tail = hasWholeStream ? nil : try await readTail()
         let described = parser!
-        return try audio { () throws(AudioParserError) in try AudioStreamInfo(parser: described, tail: tail) }
+        let info = try audio { () throws(AudioParserError) in try AudioStreamInfo(parser: described, tail: tail) }
+        return .audio(AudioInfo(source: summary, audio: info))
     }
 
     /// The last bytes of a source that can seek and whose size is known, as many as the
@@ -94,7 +98,7 @@ struct AudioInfoReader {
     /// Reads `count` bytes at `offset` (fewer only at the end, or when `endsEarly` ends the read:
     /// see `AudioSource.read`): a range where the source answers ranges, else the first
     /// `offset + count` bytes; notes what the answer said.
-    private mutating func read(
+    mutating func read(
         at offset: Int64, count: Int, endsEarly: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil
     ) async throws(AudioInfoError) -> [UInt8] {
         let ranged = summary.acceptsRanges != false
