@@ -98,6 +98,7 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
             name: "ResumeRecordFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/ResumeRecordFuzzer"),
         .executableTarget(
             name: "DownloadListFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/DownloadListFuzzer"),
+        .executableTarget(name: "PlaylistFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/PlaylistFuzzer"),
         .executableTarget(
             name: "ResponseHeadFuzzer",
             dependencies: ["SlipstreamHTTP", "SlipstreamDownload", "FuzzSupport"],

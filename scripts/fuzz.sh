@@ -11,6 +11,8 @@
 #   DownloadListFuzzer  download lists and session files (DownloadList)
 #   ResponseHeadFuzzer  response heads: header lines, Content-Range, Content-Disposition file
 #                       names, Retry-After and HTTP dates
+#   PlaylistFuzzer      playlists: telling them from audio (in any split), the M3U, PLS and
+#                       XSPF parsers, the resolution of their entries and the walk through them
 # Each target checks invariants (round trips, bounds, agreement between ways of parsing), not
 # only that nothing crashes; the non-audio ones write their own seeds from real values
 # (SLIPSTREAM_FUZZ_SEEDS). They are built by SwiftPM itself, so they follow the package's real
@@ -28,7 +30,7 @@ seconds="${1:-600}"
 shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-all=(AudioParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer)
+all=(AudioParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer PlaylistFuzzer)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 for target in "${targets[@]}"; do

@@ -74,6 +74,14 @@ import Testing
         #expect(intake.end() == .forward(held: []))
     }
 
+    /// Found by the fuzzer: a byte order mark cut by the first slice's end was taken for the
+    /// start of something else, and a playlist fed a byte at a time was handed on as audio.
+    @Test func aByteOrderMarkCutShortWaitsForWhatFollows() {
+        let bytes = PlaylistText.byteOrderMark + Array("http://host/stream\n".utf8)
+        #expect(Self.run(bytes) { 1 }.playlist == .m3u)
+        #expect(Self.run(bytes) { 2 }.playlist == .m3u)
+    }
+
     @Test func aPlaylistOverTheCapIsRefused() {
         let bytes = Array("#EXTM3U\n".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: Playlist.maximumSize)
         #expect(Self.run(bytes) { 64 * 1024 }.tooLarge)

@@ -61,6 +61,8 @@ import Testing
         for prefix in ["#EXT", "[play", "ht", "http:/"] {
             #expect(Self.verdict(prefix, complete: true) == .notPlaylist, "\(prefix)")
         }
+        #expect(Self.verdict([0xEF, 0xBB], complete: false) == .needMore)
+        #expect(Self.verdict([0xEF, 0xBB], complete: true) == .notPlaylist)
         #expect(Self.verdict("ID", complete: false) == .needMore)
         #expect(Self.verdict("ID3\u{4}", complete: false) == .notPlaylist)
         #expect(Self.verdict("C:\\music", complete: false) == .notPlaylist)

@@ -68,7 +68,9 @@ public struct AudioStreamerConfiguration: Sendable {
     public var volume = 1.0
     /// Called on the network thread with every slice of the original bytes as received, and
     /// its offset in the stream (offsets jump after a seek); valid only during the call. Used
-    /// to save the stream while it plays. Default none.
+    /// to save the stream while it plays. Of a playlist, the tap gets its entries' bytes, not
+    /// its own, each entry tried from offset 0 again (so an entry skipped after it sent bytes,
+    /// a page that is not audio, leaves them under the next one's). Default none.
     public var rawTap: (@Sendable (_ offset: Int64, _ bytes: UnsafeRawBufferPointer) -> Void)?
     /// Records the stream's audio while it plays: split into files at radio titles in a folder,
     /// or into one file (see `AudioRecording`). Never holds up playback; the files are told of

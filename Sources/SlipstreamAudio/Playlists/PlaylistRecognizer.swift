@@ -41,6 +41,8 @@ enum PlaylistRecognizer {
 
     /// The verdict of the bytes alone: `.notPlaylist` when they do not begin like a playlist.
     private static func content(_ head: UnsafeRawBufferPointer, isFinal: Bool) -> Verdict {
+        // A byte order mark cut short: what follows it decides.
+        if head.count < 3, !isFinal, !head.isEmpty, PlaylistText.byteOrderMark.starts(with: head) { return .needMore }
         var start = PlaylistText.hasByteOrderMark(head) ? 3 : 0
         while start < head.count, XMLTokenizer.isSpace(head[start]) { start += 1 }
         let text = UnsafeRawBufferPointer(rebasing: head[start...])

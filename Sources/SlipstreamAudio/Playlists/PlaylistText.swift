@@ -33,9 +33,12 @@ enum PlaylistText {
         return lines
     }
 
+    /// The UTF-8 byte order mark.
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
     /// Whether `bytes` start with the UTF-8 byte order mark.
     static func hasByteOrderMark(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+        bytes.starts(with: byteOrderMark)
     }
 
     /// One line's bytes (without its end) as a trimmed line.
