@@ -69,6 +69,19 @@ struct PlayEventJSON {
             line.add("artist", title.artistAndTitle?.artist)
             line.add("song", title.artistAndTitle?.title)
             return [line.line]
+        case .playlistEntryStarted(let url, let title):
+            var line = JSONLine(event: "playlist")
+            line.add("status", "started")
+            line.add("url", url)
+            line.add("title", title)
+            return [line.line]
+        case .playlistEntrySkipped(let url, let error):
+            var line = JSONLine(event: "playlist")
+            line.add("status", "skipped")
+            line.add("url", url)
+            line.add("code", error.code.description)
+            line.add("message", error.message)
+            return [line.line]
         case .recordingStarted(let file):
             return [Self.recording("started", file).line]
         case .recordingFinished(let file):

@@ -65,6 +65,20 @@ struct PlayEventJSONTests {
         #expect(try Self.objects(&writer, .properties(properties)).first?["sampleRate"] as? Int == 22050)
     }
 
+    @Test func writesPlaylistEvents() throws {
+        var writer = PlayEventJSON()
+        var objects = try Self.objects(&writer, .playlistEntryStarted(url: "http://a/1.mp3", title: "One"))
+        #expect(objects[0]["event"] as? String == "playlist" && objects[0]["status"] as? String == "started")
+        #expect(objects[0]["url"] as? String == "http://a/1.mp3" && objects[0]["title"] as? String == "One")
+        objects = try Self.objects(&writer, .playlistEntryStarted(url: "http://a/2.mp3", title: nil))
+        #expect(objects[0].keys.sorted() == ["event", "status", "url"])
+        let error = AudioStreamerError(.httpStatus, "http://a/2.mp3: HTTP 404", url: "http://a/2.mp3", status: 404)
+        objects = try Self.objects(&writer, .playlistEntrySkipped(url: "http://a/2.mp3", error))
+        #expect(objects[0]["event"] as? String == "playlist" && objects[0]["status"] as? String == "skipped")
+        #expect(objects[0]["url"] as? String == "http://a/2.mp3" && objects[0]["code"] as? String == "http status")
+        #expect(objects[0]["message"] as? String == "http://a/2.mp3: HTTP 404")
+    }
+
     @Test func writesRecordingEvents() throws {
         var writer = PlayEventJSON()
         let file = AudioRecordingFile(path: "rec/Band - Song.mp3", title: StreamTitle(title: "Band - Song"))
