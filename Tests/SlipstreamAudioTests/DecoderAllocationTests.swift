@@ -89,9 +89,11 @@ struct PlaybackAllocationTests {
         #expect(run.finalState == .done)
         let counts = output.allocationsBetweenWrites
         let change = try #require(output.writesBeforeRefusal)
-        #expect(counts.count > change + 80)
-        // The last write is the resampler's tail, flushed at the end of the stream.
-        let steady = counts.dropFirst(change + 20).dropLast()
+        // A write takes a few packets (PlaybackLoop.batchFrames): 12 after the change.
+        #expect(counts.count > change + 10)
+        // The first writes after the change grow the converter's and libsoxr's buffers; the
+        // last is the resampler's tail, flushed at the end of the stream.
+        let steady = counts.dropFirst(change + 4).dropLast()
         #expect(steady.allSatisfy { $0 == 0 }, "allocations between writes after the change: \(Array(steady))")
     }
 }
