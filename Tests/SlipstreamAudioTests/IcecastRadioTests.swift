@@ -18,6 +18,9 @@ struct IcecastRadioTests {
         return AudioStreamer(url: url, configuration: configuration)
     }
 
+    /// The bytes of one 128 kbit/s 44.1 kHz MP3 frame, and a little more.
+    static let oneFrame: Int64 = 420
+
     /// The titles `run` told, in order.
     static func titles(_ run: PlayerRun) -> [String] {
         run.events.compactMap { if case .titleChanged(let title) = $0 { title.title } else { nil } }
@@ -48,7 +51,9 @@ struct IcecastRadioTests {
         #expect(titles.suffix(2) == [utf8, latin1], "\(titles)")
         #expect(player.station?.name == TestIcecast.Station.test.name)
         #expect(player.station?.genre == TestIcecast.Station.test.genre)
-        #expect(player.properties.junkByteCount == 0)
+        // Icecast's burst to a new listener may start inside a frame: at most that frame's bytes
+        // are skipped (a metadata block left in the audio would be skipped again and again).
+        #expect(player.properties.junkByteCount < Self.oneFrame)
         let bytes = tapped.bytes.withLock { $0 }
         #expect(!bytes.isEmpty && bytes.firstRange(of: Array("StreamTitle".utf8)) == nil)
     }
@@ -69,7 +74,7 @@ struct IcecastRadioTests {
         }
         await source.stop()
         #expect(run.finalState == .stopped(.user), "\(run.events.suffix(8))")
-        #expect(player.properties.junkByteCount == 0)
+        #expect(player.properties.junkByteCount < Self.oneFrame)
         #expect(player.properties.format?.sampleRate == 44100)
         #expect(output.segments.joined().count > 44100 * 4)
     }
