@@ -68,7 +68,7 @@ func expectedFields(_ lines: [[UInt8]]) -> [HTTPHeaderField] {
     for line in lines {
         var text = line[...]
         while let last = text.last, last == 13 || last == 10 { text.removeLast() }
-        if text.starts(with: "HTTP/".utf8) {
+        if text.starts(with: "HTTP/".utf8) || text.starts(with: "ICY ".utf8) {
             fields = []
         } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
             var value = text[(colon + 1)...]
@@ -77,7 +77,8 @@ func expectedFields(_ lines: [[UInt8]]) -> [HTTPHeaderField] {
             fields.append(
                 HTTPHeaderField(
                     name: String(decoding: text[..<colon], as: UTF8.self),
-                    value: String(decoding: value, as: UTF8.self)))
+                    // Values are UTF-8 when valid, else Windows-1252 (radio stations send both).
+                    value: String(utf8OrWindows1252: value)))
         }
     }
     return fields
