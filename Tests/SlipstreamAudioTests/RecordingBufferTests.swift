@@ -107,8 +107,14 @@ struct RecordingBufferTests {
         #expect(Self.allocationsStoringAndTaking() == 0)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let recorder = StreamRecorder(AudioRecording(.file(folder + "/out.mp3"))) { _ in }
+        // Whatever the writer does meanwhile: here its disk hangs until the count is made, so
+        // the buffer fills and the later packets take the dropping path.
+        let disk = Gate()
+        var recording = AudioRecording(.file(folder + "/out.mp3"))
+        recording.beforeWrite = { _ in disk.wait() }
+        let recorder = StreamRecorder(recording) { _ in }
         #expect(Self.allocationsTaking(recorder) == 0)
+        disk.open()
         await withCheckedContinuation { continuation in recorder.close { continuation.resume() } }
     }
 
