@@ -16,6 +16,10 @@ let player = AudioStreamer(url: url, configuration: configuration)
 let printer = Task {
     for await event in player.events { print(event) }
 }
+// A second reader, of the same events: what a radio station says is playing, as it is heard.
+let titles = Task {
+    for await case .titleChanged(let title) in player.events { print("now playing: \(title.title)") }
+}
 player.play()
 do {
     let end = try await player.waitUntilFinished()  // cancelling this task stops the player
@@ -24,4 +28,5 @@ do {
     print("stopped (\(error.code)): \(error.message)")
 }
 await printer.value
+await titles.value
 // README end
