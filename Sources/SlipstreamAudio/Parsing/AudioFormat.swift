@@ -11,8 +11,16 @@ public struct AudioFormat: Hashable, Sendable, Codable {
         case mp3
         /// AAC in ADTS frames (each packet is a whole ADTS frame, header included).
         case aac
-        /// Uncompressed PCM from a WAV file (integer or floating point, see `pcm`).
+        /// Uncompressed PCM from a WAV, AIFF or CAF file (integer or floating point, see `pcm`).
         case pcm
+        /// Vorbis (in Ogg); `magicCookie` holds its three header packets.
+        case vorbis
+        /// Opus (in Ogg); `magicCookie` holds the OpusHead packet.
+        case opus
+        /// FLAC (native or in Ogg); `magicCookie` holds the STREAMINFO block.
+        case flac
+        /// AAC as raw access units (MP4/M4A, fMP4); `magicCookie` holds the AudioSpecificConfig.
+        case aacRaw
     }
 
     /// How uncompressed samples are laid out (WAV only).
@@ -39,11 +47,15 @@ public struct AudioFormat: Hashable, Sendable, Codable {
     public var framesPerPacket: Int
     /// The sample layout for PCM; `nil` for compressed codecs.
     public var pcm: PCMLayout?
+    /// The codec's setup bytes from the container, which its decoder needs before the first
+    /// packet (in the spirit of Core Audio's magic cookie): see each `Codec`; empty for MPEG
+    /// audio, ADTS and PCM, whose packets describe themselves.
+    public var magicCookie: [UInt8]
 
     /// Creates a format.
     public init(
         codec: Codec, codecDescription: String, sampleRate: Int, channels: Int,
-        framesPerPacket: Int, pcm: PCMLayout? = nil
+        framesPerPacket: Int, pcm: PCMLayout? = nil, magicCookie: [UInt8] = []
     ) {
         self.codec = codec
         self.codecDescription = codecDescription
@@ -51,5 +63,6 @@ public struct AudioFormat: Hashable, Sendable, Codable {
         self.channels = channels
         self.framesPerPacket = framesPerPacket
         self.pcm = pcm
+        self.magicCookie = magicCookie
     }
 }

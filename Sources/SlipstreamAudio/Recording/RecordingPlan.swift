@@ -29,15 +29,15 @@ struct RecordingPlan {
         self.splitsAtTitles = splitsAtTitles
     }
 
-    /// The extension of a recorded file of `codec`; nil for PCM, which is not recorded (raw
-    /// samples with no header are no playable file).
+    /// The extension of a recorded file of `codec`; nil for PCM (raw samples with no header are
+    /// no playable file) and for codecs whose packets need their container to be played.
     static func fileExtension(for codec: AudioFormat.Codec) -> String? {
         switch codec {
         case .mp1: "mp1"
         case .mp2: "mp2"
         case .mp3: "mp3"
         case .aac: "aac"
-        case .pcm: nil
+        case .pcm, .vorbis, .opus, .flac, .aacRaw: nil
         }
     }
 
@@ -68,7 +68,7 @@ struct RecordingPlan {
             } else {
                 tag = station?.name.map { ID3TagWriter.tag(title: $0, artist: nil) }
             }
-        case .aac, .pcm:
+        case .aac, .pcm, .vorbis, .opus, .flac, .aacRaw:
             tag = nil
         }
         return NewFile(
