@@ -12,6 +12,10 @@ packages=(
     lame sox ffmpeg mpg123 # audio test fixtures and the reference decoders they are checked against
     libmpg123-dev          # the MP3 decoder (SlipstreamAudio/Decoding)
     libfaad-dev            # the AAC (ADTS) decoder
+    libogg-dev libvorbis-dev # Ogg Vorbis (the Ogg pages are parsed by our own code)
+    libopus-dev            # Opus
+    libflac-dev            # FLAC, native and in Ogg (frames found by our own parser)
+    flac vorbis-tools opus-tools faad # reference decoders the new formats are checked against
     libsoxr-dev            # the resampler for outputs that keep one format when a stream's changes
     libasound2-dev         # ALSA output; its `null` device plays where there is no sound card
     libpulse-dev           # PulseAudio output (the simple API)
