@@ -107,7 +107,7 @@ final class DiskWriter: Sendable {
         self.checkpoint = checkpoint
         held = nil
         state.withLock { $0.written = written }
-        IOThread.start { [self] in run(opening: open) }
+        IOThread.start(name: "slipstream-disk") { [self] in run(opening: open) }
     }
 
     /// A writer for a new `file` of `size` bytes that holds them all in memory and writes them

@@ -61,7 +61,7 @@ public final class HTTPEngine: Sendable {
         self.multi = multi
         _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexing ? 2 : 0)
         _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize)
-        IOThread.start { [self] in
+        IOThread.start(name: "slipstream-http") { [self] in
             EngineLoop(multi: self.multi, idleWaitMilliseconds: idleWaitMilliseconds)
                 .run(next: { self.takeCommands() }, mayWait: { self.mayWait() })
         }

@@ -10,7 +10,7 @@ final class KeyReader: Sendable {
     private let stopped = Atomic<Bool>(false)
 
     init(handler: @escaping @Sendable (PlayerKey) -> Void) {
-        IOThread.start { [self] in
+        IOThread.start(name: "slipstream-keys") { [self] in
             var decoder = KeyDecoder()
             var buffer = [UInt8](repeating: 0, count: 64)
             while !self.stopped.load(ordering: .relaxed) {

@@ -84,7 +84,7 @@ final class PlaybackLoop {
         configuration: AudioStreamerConfiguration, volume: Double
     ) -> PlaybackMailbox {
         let mailbox = PlaybackMailbox(queue: queue)
-        IOThread.start {
+        IOThread.start(name: "slipstream-play") {
             PlaybackLoop(streamer: streamer, queue: queue, mailbox: mailbox, configuration: configuration, volume: volume).run()
         }
         return mailbox

@@ -31,7 +31,7 @@ final class StreamRecorder: Sendable {
     /// recording failed) to `report` on the writer's thread.
     init(_ recording: AudioRecording, report: @escaping @Sendable (AudioStreamerEvent) -> Void) {
         state = Mutex(State(buffer: RecordingBuffer(capacity: recording.bufferSize)))
-        IOThread.start { [self] in runWriter(RecordingWriter(recording, report: report)) }
+        IOThread.start(name: "slipstream-rec") { [self] in runWriter(RecordingWriter(recording, report: report)) }
     }
 
     /// Takes a packet of `codec` (its bytes, valid only during the call) that starts `title`,

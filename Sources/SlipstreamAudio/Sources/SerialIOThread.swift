@@ -20,7 +20,7 @@ final class SerialIOThread: Sendable {
             defer { state.isStarted = true }
             return !state.isStarted
         }
-        if start { IOThread.start { [self] in loop() } }
+        if start { IOThread.start(name: "slipstream-file") { [self] in loop() } }
         wake.signal()
     }
 
