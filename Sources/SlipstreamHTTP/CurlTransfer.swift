@@ -18,6 +18,8 @@ final class CurlTransfer {
     private var headDelivered = false
     /// Set when the sink ended the transfer itself: `.finish` (nil) or `.abort` (the error).
     private(set) var sinkEnded: Result<Void, HTTPError>?
+    /// How long the transfer's bytes may gather before they are read (`HTTPTransfer.gatherReads`).
+    var gatheringInterval: Duration?
 
     init?(id: UInt64, request: HTTPRequest, sink: any HTTPSink) {
         guard let easy = curl_easy_init() else { return nil }

@@ -8,6 +8,7 @@ final class EngineLoop {
         case add(id: UInt64, request: HTTPRequest, sink: any HTTPSink)
         case resume(id: UInt64)
         case cancel(id: UInt64)
+        case gatherReads(id: UInt64, interval: Duration?)
         case shutdown
     }
 
@@ -22,16 +23,32 @@ final class EngineLoop {
         self.idleWaitMilliseconds = idleWaitMilliseconds
     }
 
+    /// How the I/O thread waits for the next round.
+    enum Wait {
+        /// For the transfers' sockets (and libcurl's timers): `curl_multi_poll`, which
+        /// `curl_multi_wakeup` interrupts.
+        case sockets
+        /// For a set time, while every transfer gathers its bytes (`gatherReads`): `sleep`
+        /// interrupts it.
+        case gathering
+    }
+
     /// Runs until a `.shutdown` command: takes the queued commands (`next`), moves the
-    /// transfers on, and waits for their sockets unless `mayWait` says commands came meanwhile.
-    func run(next: () -> [Command], mayWait: () -> Bool) {
+    /// transfers on, and waits for their sockets (or sleeps, while every transfer gathers its
+    /// reads) unless `mayWait` says commands came meanwhile.
+    func run(next: () -> [Command], mayWait: (Wait) -> Bool, sleep: (Duration) -> Void) {
         while true {
             for command in next() { handle(command) }
             if shuttingDown { break }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectFinished()
-            guard mayWait() else { continue }
+            if let gathering = gatheringInterval() {
+                guard mayWait(.gathering) else { continue }
+                sleep(gathering)
+                continue
+            }
+            guard mayWait(.sockets) else { continue }
             var ready: Int32 = 0
             curl_multi_poll(multi, nil, 0, idleWaitMilliseconds, &ready)
         }
@@ -69,9 +86,26 @@ final class EngineLoop {
             }
         case .cancel(let id):
             cancel(id)
+        case .gatherReads(let id, let interval):
+            transfers[id]?.gatheringInterval = interval
         case .shutdown:
             shuttingDown = true
         }
+    }
+
+    /// How long the I/O thread may sleep instead of waiting for sockets: while every transfer
+    /// gathers its reads, the shortest of their intervals (and no longer than libcurl's next
+    /// timer); nil when one does not, or there is none.
+    private func gatheringInterval() -> Duration? {
+        var shortest: Duration?
+        for transfer in transfers.values {
+            guard let interval = transfer.gatheringInterval else { return nil }
+            shortest = min(shortest ?? interval, interval)
+        }
+        guard let shortest else { return nil }
+        var timeout = -1
+        curl_multi_timeout(multi, &timeout)
+        return timeout >= 0 ? min(shortest, .milliseconds(timeout)) : shortest
     }
 
     private func cancel(_ id: UInt64) {

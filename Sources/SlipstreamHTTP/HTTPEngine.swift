@@ -1,4 +1,6 @@
 import CCurl
+import Dispatch
+import SlipstreamCore
 import Synchronization
 
 /// The transfer engine: libcurl's multi interface driven by one dedicated I/O thread.
@@ -28,15 +30,15 @@ public final class HTTPEngine: Sendable {
         var commands: [EngineLoop.Command] = []
         var nextID: UInt64 = 1
         var isShutDown = false
-        /// Whether the I/O thread may be waiting in `curl_multi_poll`: set when it found no
-        /// commands just before waiting, cleared when it takes commands or is woken.
-        var ioThreadMayWait = false
+        /// How the I/O thread may be waiting: set when it found no commands just before
+        /// waiting, cleared when it takes commands or is woken.
+        var ioThreadWait: EngineLoop.Wait?
 
-        /// Queues `command`; true when the I/O thread must be woken for it.
-        mutating func append(_ command: EngineLoop.Command) -> Bool {
+        /// Queues `command`; how the I/O thread must be woken for it, if it must.
+        mutating func append(_ command: EngineLoop.Command) -> EngineLoop.Wait? {
             commands.append(command)
-            defer { ioThreadMayWait = false }
-            return ioThreadMayWait
+            defer { ioThreadWait = nil }
+            return ioThreadWait
         }
     }
 
@@ -44,6 +46,9 @@ public final class HTTPEngine: Sendable {
     /// libcurl documents as safe to call from any thread.
     nonisolated(unsafe) private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex(Inbox())
+    /// Ends the I/O thread's sleep while its transfers gather their reads. A signal that comes
+    /// after the sleep ended only shortens the next one.
+    private let sleeper = DispatchSemaphore(value: 0)
 
     /// Starts an engine and its I/O thread.
     public convenience init(configuration: Configuration = Configuration()) {
@@ -63,7 +68,9 @@ public final class HTTPEngine: Sendable {
         _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize)
         IOThread.start(name: "slipstream-http") { [self] in
             EngineLoop(multi: self.multi, idleWaitMilliseconds: idleWaitMilliseconds)
-                .run(next: { self.takeCommands() }, mayWait: { self.mayWait() })
+                .run(
+                    next: { self.takeCommands() }, mayWait: { self.mayWait($0) },
+                    sleep: { _ = self.sleeper.wait(timeout: .now() + $0.seconds) })
         }
     }
 
@@ -71,7 +78,7 @@ public final class HTTPEngine: Sendable {
     /// the sink is completed at once with `.cancelled`.
     @discardableResult
     public func start(_ request: HTTPRequest, sink: any HTTPSink) -> HTTPTransfer {
-        let queued: (id: UInt64, wake: Bool)? = inbox.withLock { inbox in
+        let queued: (id: UInt64, wake: EngineLoop.Wait?)? = inbox.withLock { inbox in
             guard !inbox.isShutDown else { return nil }
             let id = inbox.nextID
             inbox.nextID += 1
@@ -81,7 +88,7 @@ public final class HTTPEngine: Sendable {
             sink.complete(.failure(HTTPError(.cancelled, url: request.url, message: "the HTTP engine was shut down")))
             return HTTPTransfer(id: 0, engine: self)
         }
-        if queued.wake { curl_multi_wakeup(multi) }
+        wake(queued.wake)
         return HTTPTransfer(id: queued.id, engine: self)
     }
 
@@ -92,29 +99,39 @@ public final class HTTPEngine: Sendable {
 
     func resume(_ id: UInt64) { send(.resume(id: id)) }
     func cancel(_ id: UInt64) { send(.cancel(id: id)) }
+    func gatherReads(_ id: UInt64, interval: Duration?) { send(.gatherReads(id: id, interval: interval)) }
 
     private func send(_ command: EngineLoop.Command) {
-        let wake = inbox.withLock { inbox in
-            guard !inbox.isShutDown else { return false }
+        let wait = inbox.withLock { inbox -> EngineLoop.Wait? in
+            guard !inbox.isShutDown else { return nil }
             if case .shutdown = command { inbox.isShutDown = true }
             return inbox.append(command)
         }
-        if wake { curl_multi_wakeup(multi) }
+        wake(wait)
     }
 
-    /// Called by the I/O thread before it waits: false when commands came meanwhile (then it
-    /// takes them instead of waiting), else from now on a new command wakes it.
-    private func mayWait() -> Bool {
+    /// Ends the I/O thread's wait, `wait`, if it may be waiting.
+    private func wake(_ wait: EngineLoop.Wait?) {
+        switch wait {
+        case .sockets: curl_multi_wakeup(multi)
+        case .gathering: sleeper.signal()
+        case nil: break
+        }
+    }
+
+    /// Called by the I/O thread before it waits as `wait`: false when commands came meanwhile
+    /// (then it takes them instead of waiting), else from now on a new command wakes it.
+    private func mayWait(_ wait: EngineLoop.Wait) -> Bool {
         inbox.withLock { inbox in
             guard inbox.commands.isEmpty else { return false }
-            inbox.ioThreadMayWait = true
+            inbox.ioThreadWait = wait
             return true
         }
     }
 
     private func takeCommands() -> [EngineLoop.Command] {
         inbox.withLock { inbox in
-            inbox.ioThreadMayWait = false
+            inbox.ioThreadWait = nil
             guard !inbox.commands.isEmpty else { return [] }
             defer { inbox.commands.removeAll(keepingCapacity: true) }
             return inbox.commands
@@ -135,6 +152,13 @@ public final class HTTPTransfer: Sendable {
 
     /// Delivers the body again after the sink answered `.pause`.
     public func resume() { if id != 0 { engine.resume(id) } }
+
+    /// Lets the response's bytes gather for up to `interval` before the engine reads them, so
+    /// that one wake-up takes what a server sent in many small packets (a live stream, which
+    /// arrives at its playing speed, to a player that holds seconds of it); `nil` (the default)
+    /// reads bytes as they arrive. The engine sleeps so only while every transfer it runs
+    /// gathers its reads; a new transfer or command ends the sleep at once.
+    public func gatherReads(every interval: Duration?) { if id != 0 { engine.gatherReads(id, interval: interval) } }
 
     /// Stops the transfer; its sink completes with `.cancelled` unless it already completed.
     public func cancel() { if id != 0 { engine.cancel(id) } }

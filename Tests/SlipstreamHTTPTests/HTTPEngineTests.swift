@@ -195,6 +195,50 @@ import TestSupport
         #expect(other.body.count == 1 << 20)
         if case .failure(let error) = slowSink.result { #expect(error.code == .cancelled) } else { Issue.record("not cancelled") }
     }
+
+    /// A transfer whose reads gather (bytes read a few times a second) gets every byte, in order.
+    @Test func aTransferWhoseReadsGatherGetsEveryByte() async throws {
+        let path = try await TestNginx.makeFileOffPool("engine-gather.bin", size: 256 << 10)
+        let engine = HTTPEngine(configuration: .init(), idleWaitMilliseconds: 60_000)
+        defer { engine.shutdown() }
+        let sink = PausingSink(pauseEvery: 0)
+        let url = try TestNginx.url("engine-gather.bin", location: "rate", query: "rate=512k")
+        engine.start(HTTPRequest(url: url), sink: sink).gatherReads(every: .milliseconds(100))
+        let result = await sink.completion()
+        #expect(result.isSuccess, "\(result)")
+        let source = try #require(FileManager.default.contents(atPath: path))
+        let same = sink.body.elementsEqual(source)
+        #expect(same)
+    }
+
+    /// While its only transfer gathers its reads the I/O thread sleeps instead of waiting for
+    /// sockets; a new request or a cancel must end that sleep at once. The gathering interval
+    /// and the idle wait are made an hour and a minute long, so that a missed wake-up would
+    /// show; each request's wait is measured on the I/O thread, as above.
+    @Test(.timeLimit(.minutes(2)))
+    func requestsAndCancelsEndTheSleepOfGatheredReads() async throws {
+        try TestNginx.makeFile("engine-tiny.bin", size: 10)
+        try TestNginx.makeFile("engine-8m.bin", size: 8 << 20)
+        let engine = HTTPEngine(configuration: .init(), idleWaitMilliseconds: 60_000)
+        defer { engine.shutdown() }
+        let slowSink = PausingSink(pauseEvery: 0)
+        let slow = engine.start(HTTPRequest(url: try TestNginx.url("engine-8m.bin", location: "rate", query: "rate=64k")), sink: slowSink)
+        slow.gatherReads(every: .seconds(3600))
+        let url = try TestNginx.url("engine-tiny.bin")
+        for _ in 0..<20 {
+            let sink = TimingSink(started: .now)
+            engine.start(HTTPRequest(url: url), sink: sink)
+            let (result, headAfter) = await sink.completion()
+            #expect(result.isSuccess)
+            guard let headAfter, headAfter < .seconds(30) else {
+                Issue.record("the head came \(headAfter.map { "\($0)" } ?? "never") after the start: a wake-up was missed")
+                return
+            }
+        }
+        slow.cancel()
+        _ = await slowSink.completion()
+        if case .failure(let error) = slowSink.result { #expect(error.code == .cancelled) } else { Issue.record("not cancelled") }
+    }
 }
 
 /// Tells how long after `started` the head came (measured on the I/O thread), and the result.

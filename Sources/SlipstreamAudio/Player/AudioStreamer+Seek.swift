@@ -73,11 +73,3 @@ extension AudioStreamer {
         }
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

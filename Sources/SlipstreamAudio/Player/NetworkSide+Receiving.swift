@@ -9,6 +9,9 @@ extension NetworkSide {
         var properties: AudioStreamProperties?
         var readyWatermark: Int?
         var failure: AudioStreamerError?
+        /// The connection's reads start or stop gathering (on `connection`).
+        var gatherReads: ReadGathering.Change?
+        var connection: (any AudioSourceConnection)?
     }
 
     /// Connection `generation` answered; `.stop` when it was replaced meanwhile.
@@ -41,9 +44,9 @@ extension NetworkSide {
     /// parsed when the queue has room for them, else left for later (`.pause`).
     func received(_ bytes: UnsafeRawBufferPointer, at offset: Int64, receiver: ConnectionReceiver) -> AudioSourceDecision {
         guard receiver.isCurrent.load(ordering: .relaxed) else { return .stop }
-        let (admission, ready) = queue.withLock { queue in
+        let (admission, ready, buffered) = queue.withLock { queue in
             let admission = queue.admit(bytes.count, now: MonotonicTime.now())
-            return (admission, admission == .accept ? nil : queue.readyFired())
+            return (admission, admission == .accept ? nil : queue.readyFired(), queue.unplayedSeconds)
         }
         if case .pause(let episode) = admission {
             if let episode { streamer.send(.producerPaused(episode: episode)) }
@@ -55,12 +58,15 @@ extension NetworkSide {
         let parsed = state.withLock { state -> Parsed? in
             guard state.generation == receiver.generation, !state.isStopped else { return nil }
             var parsed = Parsed(isFirstData: !state.connectionHasData)
+            parsed.gatherReads = ReadGathering.change(isLive: state.isLive, gathered: &state.readsGathered, buffered: buffered)
+            if parsed.gatherReads != nil { parsed.connection = state.connection }
             state.connectionHasData = true
             parse(&state, &parsed) { (parser, sink) throws(AudioParserError) in try parser.parse(bytes, into: &sink) }
             if parsed.failure != nil { _ = drop(&state) }
             return parsed
         }
         guard let parsed else { return .stop }
+        if let gather = parsed.gatherReads { parsed.connection?.gatherReads(every: gather.interval) }
         report(parsed)
         return parsed.failure == nil ? .proceed : .stop
     }

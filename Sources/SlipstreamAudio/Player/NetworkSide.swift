@@ -16,6 +16,8 @@ final class NetworkSide: Sendable {
         var connectionHasData = false
         /// The current connection's answer said the stream is live.
         var isLive = false
+        /// The current connection gathers its reads (`ReadGathering`).
+        var readsGathered = false
         var totalSize: Int64?
         /// Whether the source answers ranges; nil until a range was asked for.
         var rangesSupported: Bool?
@@ -151,6 +153,7 @@ final class NetworkSide: Sendable {
         state.generation += 1
         state.receiver?.isCurrent.store(false, ordering: .relaxed)
         state.receiver = nil
+        state.readsGathered = false
         defer { state.connection = nil }
         return state.connection
     }

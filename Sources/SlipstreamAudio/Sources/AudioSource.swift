@@ -25,6 +25,15 @@ package protocol AudioSourceConnection: AnyObject, Sendable {
     func resume()
     /// Stops delivering; nothing more is told. Safe at any time and more than once.
     func cancel()
+    /// Lets bytes gather for up to `interval` before they are delivered, in fewer and larger
+    /// deliveries (a live stream, arriving at its playing speed, to a player that holds seconds
+    /// of it); `nil` delivers bytes as they come, the default. A hint: a source may ignore it.
+    func gatherReads(every interval: Duration?)
+}
+
+extension AudioSourceConnection {
+    /// Ignores the hint: bytes are delivered as they come.
+    package func gatherReads(every interval: Duration?) {}
 }
 
 /// Opens the source for `location`: a local file, or an `http(s)://` URL with `configuration`'s

@@ -70,6 +70,8 @@ package final class HTTPAudioSource: AudioSource {
 
         func resume() { transfer.resume() }
 
+        func gatherReads(every interval: Duration?) { transfer.gatherReads(every: interval) }
+
         func cancel() {
             sink.isCancelled.store(true, ordering: .relaxed)
             transfer.cancel()
