@@ -26,11 +26,15 @@ public final class AudioStreamer: Sendable {
     public let configuration: AudioStreamerConfiguration
     /// Everything the streamer reports, in order; the sequence ends after `done` or `stopped`.
     /// Any number of tasks may read it at once, each getting every event (one that starts late
-    /// first gets what happened before); a reader that lags loses only older unread progress
-    /// snapshots, never another event.
+    /// first gets what happened before, up to the last `keptEvents`); a reader that lags loses
+    /// older unread progress snapshots, and other events only once `keptEvents` wait for it.
     public let events: EventStream<AudioStreamerEvent>
 
-    let eventChannel = EventChannel<AudioStreamerEvent>()
+    /// The most events kept for a reader that starts late or lags: 1,024 (hours of a station's
+    /// titles and state changes), so that memory stays flat however long a station plays.
+    public static let keptEvents = 1024
+
+    let eventChannel = EventChannel<AudioStreamerEvent>(limit: keptEvents)
     let location: AudioLocation
     /// The HTTP engine for a URL; nil: the shared one (not started for a file).
     let engine: HTTPEngine?
