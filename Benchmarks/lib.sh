@@ -90,3 +90,25 @@ measure() {
         done
     done
 }
+
+# timed COMMAND...: prints "wall cpu rss_kib" of one run of COMMAND (output dropped).
+timed() {
+    /usr/bin/time -o "$work/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || echo "  (exit $?)" >&2
+    awk '{ printf "%s %.2f %d\n", $1, $2 + $3, $4 }' "$work/time.txt"
+}
+# with_baseline ENTRY...: the entries ("label|command"), and for each slipstream one the same
+# with $SLIPSTREAM_BASELINE, if set, as "before: label".
+with_baseline() {
+    local entry
+    for entry in "$@"; do
+        echo "$entry"
+        if [[ -n "${SLIPSTREAM_BASELINE:-}" && "$entry" == slipstream* ]]; then
+            echo "before: ${entry%%|*}|$(sed "s#$bin#$SLIPSTREAM_BASELINE#g" <<< "${entry#*|}")"
+        fi
+    done
+}
+# median_of N COMMAND...: the run with the median first field of N runs of COMMAND.
+median_of() {
+    local n="$1"; shift
+    for ((r = 0; r < n; r++)); do "$@"; done | sort -n -k1 | sed -n "$(((n + 1) / 2))p"
+}

@@ -35,28 +35,6 @@ throttle_pid=$!
 trap 'kill $throttle_pid 2>/dev/null; nginx_stop; rm -rf "$work"' EXIT
 sleep 0.5
 
-# timed LABEL COMMAND...: prints "wall cpu rss_kib" of one run.
-timed() {
-    /usr/bin/time -o "$work/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || echo "  (exit $?)" >&2
-    awk '{ printf "%s %.2f %d\n", $1, $2 + $3, $4 }' "$work/time.txt"
-}
-# with_baseline ENTRY...: the entries ("label|command"), and for each slipstream one the same
-# with $SLIPSTREAM_BASELINE, if set, as "before: label".
-with_baseline() {
-    local entry
-    for entry in "$@"; do
-        echo "$entry"
-        if [[ -n "${SLIPSTREAM_BASELINE:-}" && "$entry" == slipstream* ]]; then
-            echo "before: ${entry%%|*}|$(sed "s#$bin#$SLIPSTREAM_BASELINE#g" <<< "${entry#*|}")"
-        fi
-    done
-}
-# median_of N COMMAND...: the run with the median first field of N runs of COMMAND.
-median_of() {
-    local n="$1"; shift
-    for ((r = 0; r < n; r++)); do "$@"; done | sort -n -k1 | sed -n "$(((n + 1) / 2))p"
-}
-
 echo
 echo "Medians of $runs runs."
 if [[ -z "$only" || "$only" == a ]]; then
