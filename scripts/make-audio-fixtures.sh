@@ -4,8 +4,8 @@
 # decoders report for each of them. Binaries are never committed: this script is the fixture.
 #   scripts/make-audio-fixtures.sh OUTDIR
 # Writes OUTDIR/*.{mp3,mp2,aac,wav}, OUTDIR/unsupported-* (containers the player refuses) and
-# OUTDIR/reference.tsv with one line per fixture (but the *-format-change* joins and the
-# unsupported-* files, whose tests need no reference line):
+# OUTDIR/reference.tsv with one line per fixture (but the *-format-change* joins, the
+# *-info-only* file and the unsupported-* files, whose tests need no reference line):
 #   name  kind  packets  samples  duration  sample_rate  channels  title  artist  album
 # packets: MPEG frames as mpg123 counts them (the Xing/Info frame excluded), ADTS frames as
 #   ffprobe -count_packets counts them, "-" for WAV (ffmpeg's packets are its own choice);
@@ -129,6 +129,42 @@ cat "$out/mp3-cbr128.mp3" "$tmp/tail.tag" >"$out/mp3-ape-lyrics3-id3v1.mp3"
 ffmpeg -v error -y -i "$tmp/44100.wav" -c:a mp2 -b:a 192k -f mp2 "$out/mp2-192k.mp2"
 ffmpeg -v error -y -i "$tmp/48000.wav" -ac 1 -c:a mp2 -b:a 64k -f mp2 "$out/mp2-48k-mono.mp2"
 
+# MP3's edge cases, checked against mpg123 like the rest (perl edits the frames by hand):
+# free-format Layer II (a 384 kbit/s 48 kHz file, whose frames are all 1,152 bytes, with every
+# header's bit rate index set to 0); a lone Layer II frame whose allocation and scalefactors are
+# out of range (its body after the header all ones); a Layer III frame whose side information
+# is all ones (main data from 511 bytes back, lengths past the frame), and a run of six with
+# junk there; a file that is only its Info frame (no samples, as mpg123 decodes it).
+ffmpeg -v error -y -i "$tmp/48000.wav" -c:a mp2 -b:a 384k -f mp2 "$tmp/l2-384.mp2"
+frames() { perl -e "$(cat <<'PERL'
+use strict; binmode STDIN; binmode STDOUT; local $/; my $d = <STDIN>; my $kind = shift;
+my @br = (0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320);
+my ($i, $n) = (0, 0);
+while ($i + 4 <= length $d) {
+    my ($a, $b, $c) = unpack("C3", substr($d, $i, 3));
+    if ($a != 0xFF || ($b & 0xE0) != 0xE0) { $i++; next }
+    # The Layer II file's frames are all 1,152 bytes; the Layer III one's are 44.1 kHz CBR.
+    my $size = $kind =~ /^(free|scalefactors)$/ ? 1152 : int(144000 * $br[$c >> 4] / 44100) + (($c >> 1) & 1);
+    die "no frame size at byte $i" if $size < 4;
+    substr($d, $i + 2, 1) = chr($c & 0x0F) if $kind eq "free";
+    substr($d, $i + 4, 196) = "\xff" x 196 if $kind eq "scalefactors" && $n == 50;
+    substr($d, $i + 4, 32) = "\xff" x 32 if $kind eq "sideinfo" && $n == 40;
+    substr($d, $i + 4, 32) = join("", map { chr(($i + $_) * 37 % 256) } 4 .. 35) if $kind eq "sideinfo-run" && $n >= 60 && $n < 66;
+    $n++; $i += $size;
+}
+print $d;
+PERL
+)" "$@"; }
+frames free <"$tmp/l2-384.mp2" >"$out/mp2-freeformat-384k.mp2"
+frames scalefactors <"$tmp/l2-384.mp2" >"$out/mp2-bad-scalefactors.mp2"
+frames sideinfo <"$out/mp3-cbr128.mp3" >"$out/mp3-damaged-sideinfo.mp3"
+frames sideinfo-run <"$out/mp3-cbr128.mp3" >"$out/mp3-damaged-sideinfo-run.mp3"
+sox -R -D -n -r 44100 -c 2 -b 16 "$tmp/empty.wav" trim 0 0
+mp3 -b 128 "$tmp/empty.wav" "$out/mp3-info-only.mp3"
+# Format changes inside one file: 44.1 kHz to 48 kHz, and mono to stereo.
+cat "$out/mp3-cbr128.mp3" "$out/mp3-cbr192-48k.mp3" >"$out/mp3-format-change-48k.mp3"
+cat "$out/mp3-mono64.mp3" "$out/mp3-cbr128.mp3" >"$out/mp3-format-change-mono-stereo.mp3"
+
 # AAC in ADTS.
 ffmpeg -v error -y -i "$tmp/44100.wav" -c:a aac -b:a 128k -f adts "$out/aac-lc-128k.aac"
 ffmpeg -v error -y -i "$tmp/22050.wav" -ac 1 -c:a aac -b:a 48k -f adts "$out/aac-lc-22050-mono.aac"
@@ -169,7 +205,7 @@ tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
     for f in "$out"/*; do
         name="$(basename "$f")"
         case "$name" in
-        *-format-change* | unsupported-*) continue ;;
+        *-format-change* | *-info-only* | unsupported-*) continue ;;
         *.mp3 | *.mp2)
             kind=mpeg
             packets="$(mpg123 -t -v "$f" 2>&1 | tr '\r' '\n' | sed -n 's/^> 0*\([0-9][0-9]*\)+0*0 .*/\1/p' | tail -1)"

@@ -27,9 +27,11 @@ import TestSupport
         // ffprobe's duration is trimmed for some files (within its rounding and one frame) and
         // untrimmed for others (MPEG-2 and 2.5).
         let untrimmed = Double(run.packets.reduce(0) { $0 + $1.frameCount }) / Double(format.sampleRate)
-        #expect(
-            abs(duration - reference.duration) < 0.06 || abs(untrimmed - reference.duration) < 0.001,
-            "parser \(duration) s (untrimmed \(untrimmed) s), ffprobe \(reference.duration) s")
+        if let expected = reference.duration {
+            #expect(
+                abs(duration - expected) < 0.06 || abs(untrimmed - expected) < 0.001,
+                "parser \(duration) s (untrimmed \(untrimmed) s), ffprobe \(expected) s")
+        }
         #expect(properties.tags.title == reference.title)
         #expect(properties.tags.artist == reference.artist)
         #expect(properties.tags.album == reference.album)

@@ -5,8 +5,8 @@ import TestSupport
 @testable import SlipstreamAudio
 
 /// Streams whose format changes in the middle (two files one after the other: MP3 44.1 kHz
-/// stereo then 16 kHz mono, a station's two tagged MP3s 44.1 kHz stereo then 22.05 kHz mono,
-/// ADTS AAC 44.1 kHz stereo then 22.05 kHz mono), served by nginx: the playback side lets the
+/// stereo then 16 kHz mono, 44.1 then 48 kHz, mono then stereo, a station's two tagged MP3s
+/// 44.1 kHz stereo then 22.05 kHz mono, ADTS AAC 44.1 kHz stereo then 22.05 kHz mono), served by nginx: the playback side lets the
 /// first part play out, makes a decoder for the second and opens the output again for its
 /// format; an output that keeps one format (a WAV file) gets the second part resampled to it.
 @Suite(
@@ -50,6 +50,12 @@ struct FormatChangeTests {
             name: "mp3-format-change-station.mp3", first: PCMFormat(sampleRate: 44100, channels: 2),
             second: PCMFormat(sampleRate: 22050, channels: 1), parts: ("mp3-id3v2-lame.mp3", "mp3-mpeg2-22050-mono.mp3")),
         Join(
+            name: "mp3-format-change-48k.mp3", first: PCMFormat(sampleRate: 44100, channels: 2),
+            second: PCMFormat(sampleRate: 48000, channels: 2), parts: ("mp3-cbr128.mp3", "mp3-cbr192-48k.mp3")),
+        Join(
+            name: "mp3-format-change-mono-stereo.mp3", first: PCMFormat(sampleRate: 44100, channels: 1),
+            second: PCMFormat(sampleRate: 44100, channels: 2), parts: ("mp3-mono64.mp3", "mp3-cbr128.mp3")),
+        Join(
             name: "aac-format-change.aac", first: PCMFormat(sampleRate: 44100, channels: 2),
             second: PCMFormat(sampleRate: 22050, channels: 1), parts: ("aac-lc-128k.aac", "aac-lc-22050-mono.aac")),
     ]
@@ -90,23 +96,29 @@ struct FormatChangeTests {
         let wav = try TestFiles.makeTemporaryFolder() + "/out.wav"
         let run = try await PlayerRun.play(try AudioFixtures.served(join.name)) { $0.output = { WAVFileOutput(path: wav) } }
         #expect(run.finalState == .done, "\(run.events)")
-        let played = PCMSamples(try ReferenceDecoder.wavData(wav), channels: 2)
+        let channels = join.first.channels, secondChannels = join.second.channels
+        let played = PCMSamples(try ReferenceDecoder.wavData(wav), channels: channels)
         let (firstBytes, secondBytes) = try await join.references()
-        let first = PCMSamples(firstBytes, channels: 2)
+        let first = PCMSamples(firstBytes, channels: channels)
         #expect(played.frames > first.frames)
         let firstIsExact = played.samples.prefix(first.samples.count).elementsEqual(first.samples)
         #expect(firstIsExact)
 
         let rate = join.first.sampleRate, secondRate = join.second.sampleRate
-        let secondFrames = secondBytes.count / 2
+        let secondFrames = secondBytes.count / (2 * secondChannels)
         let resampled = try await offPool {
-            try ReferenceDecoder.ffmpegResampled(secondBytes, rate: secondRate, channels: 1, to: rate)
+            try ReferenceDecoder.ffmpegResampled(secondBytes, rate: secondRate, channels: secondChannels, to: rate)
         }
-        let reference = PCMSamples(firstBytes + PCMSamples(resampled, channels: 1).upmixed(to: 2).bytes, channels: 2)
-        // Every frame: the second part's, at the output's rate (rounded up, as libsoxr does).
-        #expect(played.frames - first.frames == (secondFrames * rate + secondRate - 1) / secondRate)
-        let rest = played.frames(first.frames..<played.frames)
-        #expect(rest.isUpmixedMono, "both channels carry the mono part")
+        let reference = PCMSamples(
+            firstBytes + PCMSamples(resampled, channels: secondChannels).mixed(to: channels).bytes, channels: channels)
+        // Every frame: the second part's, at the output's rate (libsoxr rounds the length to
+        // a whole frame: up when it raises the rate, down when it lowers it).
+        let exactLength = Double(secondFrames * rate) / Double(secondRate)
+        #expect(abs(Double(played.frames - first.frames) - exactLength) < 1, "\(played.frames - first.frames) frames for \(exactLength)")
+        if secondChannels == 1 {
+            let rest = played.frames(first.frames..<played.frames)
+            #expect(rest.isUpmixedMono, "every channel carries the mono part")
+        }
         let common = min(played.frames, reference.frames)
         let snr = played.frames(first.frames..<common).signalToNoise(against: reference.frames(first.frames..<common))
         #expect(snr > 45, "the second part against ffmpeg's resampling: \(snr) dB")
@@ -174,6 +186,18 @@ struct PCMSamples {
     /// Mono copied to `count` channels.
     func upmixed(to count: Int) -> PCMSamples {
         PCMSamples(samples: samples.flatMap { [Int16](repeating: $0, count: count) }, channels: count)
+    }
+
+    /// The frames in `count` channels: mono copied to each, more channels averaged to mono,
+    /// the same count as it is.
+    func mixed(to count: Int) -> PCMSamples {
+        if channels == count { return self }
+        if channels == 1 { return upmixed(to: count) }
+        precondition(count == 1, "only mono and to mono")
+        let averaged = stride(from: 0, to: samples.count, by: channels).map { i in
+            Int16(samples[i..<i + channels].reduce(0) { $0 + Int($1) } / channels)
+        }
+        return PCMSamples(samples: averaged, channels: 1)
     }
 
     /// Whether every frame's channels are equal.

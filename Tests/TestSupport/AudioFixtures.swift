@@ -14,8 +14,8 @@ public enum AudioFixtures {
         public var packets: Int?
         /// Frames (samples per channel) the reference decoder output, after gapless trimming.
         public var samples: Int64
-        /// ffprobe's duration in seconds.
-        public var duration: Double
+        /// ffprobe's duration in seconds; `nil` where it cannot tell (free-format Layer II).
+        public var duration: Double?
         /// Sample rate (Hz) and channels the reference decoder output.
         public var sampleRate: Int
         public var channels: Int
@@ -38,12 +38,11 @@ public enum AudioFixtures {
         else { return [] }
         return text.split(separator: "\n").compactMap { line in
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard f.count == 10, let samples = Int64(f[3]), let duration = Double(f[4]),
-                let rate = Int(f[5]), let channels = Int(f[6])
+            guard f.count == 10, let samples = Int64(f[3]), let rate = Int(f[5]), let channels = Int(f[6])
             else { return nil }
             let tag = { (s: String) in s == "-" ? nil : s }
             return Reference(
-                name: f[0], kind: f[1], packets: Int(f[2]), samples: samples, duration: duration,
+                name: f[0], kind: f[1], packets: Int(f[2]), samples: samples, duration: Double(f[4]),
                 sampleRate: rate, channels: channels, title: tag(f[7]), artist: tag(f[8]), album: tag(f[9]))
         }
     }()
