@@ -63,6 +63,8 @@ struct MP4Parser: Sendable {
     static let maximumSampleSize = 64 << 10
     /// Boxes nested deeper than this are refused.
     static let maximumDepth = 16
+    /// Jumps back to a sample that lies before the one just read, at most.
+    static let maximumBackwardJumps = 16
     /// Bytes of table entries read per step.
     static let tableChunk = 4096
 
@@ -82,6 +84,7 @@ struct MP4Parser: Sendable {
     var smpb: MP4LeafBoxes.GaplessFigures?
     /// The skip being returned is of audio read later: a reader that can seek should jump it.
     private(set) var prefersJump = false
+    var backwardJumps = 0
     /// Where the next bytes must come from, set while closing a box.
     var jumpTarget: Int64?
 
@@ -103,7 +106,8 @@ struct MP4Parser: Sendable {
     /// The error at the stream's end, if it ended before the parser could play anything.
     func failureAtEnd(_ offset: Int64) -> AudioParserError? {
         guard !sawMoov else { return nil }
-        return mp4Malformed("the file ends before its index (moov box): it is truncated or not a whole MP4", offset)
+        // Named at the audio it follows, if any: the same wherever the reader stopped.
+        return mp4Malformed("the file ends before its index (moov box): it is truncated or not a whole MP4", firstMdat ?? offset)
     }
 
     /// After a discontinuity to `offset`: from the start, the boxes are walked again (the tables
@@ -272,7 +276,14 @@ extension MP4Parser {
             return .skip(Int64(window.count))
         }
         if cursor.offset > offset { return .skip(cursor.offset - offset) }
-        if cursor.offset < offset { return .jump(to: cursor.offset) }
+        if cursor.offset < offset {
+            // Chunks out of file order: each costs a new connection, so only a few.
+            backwardJumps += 1
+            guard backwardJumps <= Self.maximumBackwardJumps else {
+                throw AudioParserError(code: .unsupportedFormat, message: "MP4 whose audio chunks are out of file order", offset: offset)
+            }
+            return .jump(to: cursor.offset)
+        }
         let size = audio.table.size(of: cursor.index)
         guard size <= Self.maximumSampleSize else { throw mp4Malformed("a sample of \(size) bytes", offset) }
         guard window.count >= size else { return .need(size) }
