@@ -92,6 +92,7 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
         .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport"),
         .executableTarget(name: "AudioParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/AudioParserFuzzer"),
+        .executableTarget(name: "MP4ParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/MP4ParserFuzzer"),
         .executableTarget(
             name: "ICYMetadataFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/ICYMetadataFuzzer"),
         .executableTarget(

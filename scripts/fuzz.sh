@@ -5,6 +5,8 @@
 # Targets (Fuzz/TARGET/, declared by Package.swift only when SLIPSTREAM_FUZZ=1):
 #   AudioParserFuzzer   the audio stream parser, seeded with the first 64 KiB of each audio
 #                       fixture (scripts/make-audio-fixtures.sh), those it refuses included
+#   MP4ParserFuzzer     the MP4 stage, seeded with the MP4 fixtures whole: any split, jumping
+#                       over the audio or not, gives the same packets, each the stream's bytes
 #   ICYMetadataFuzzer   a radio stream's ICY metadata: the filter under any cut of the stream,
 #                       and each block's title
 #   ResumeRecordFuzzer  the resume records beside a .part file (ControlFile, ResumeStore)
@@ -30,7 +32,7 @@ seconds="${1:-600}"
 shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-all=(AudioParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer PlaylistFuzzer)
+all=(AudioParserFuzzer MP4ParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer PlaylistFuzzer)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 for target in "${targets[@]}"; do
@@ -55,6 +57,11 @@ for target in "${targets[@]}"; do
         for file in "$fixtures"/*.{mp3,mp2,aac,wav} "$fixtures"/unsupported-*; do
             head -c 65536 "$file" > "$work/seeds/$(basename "$file")"
         done
+        flags+=(-max_len=65536)
+    elif [[ "$target" == MP4ParserFuzzer ]]; then
+        fixtures="${SLIPSTREAM_TEST_AUDIO:-$dir/fixtures}"
+        "$repo/scripts/make-audio-fixtures.sh" "$fixtures"
+        cp "$fixtures"/mp4-*.m4a "$fixtures"/mp4-*.m4b "$fixtures"/mp4-*.mp4 "$work/seeds/"
         flags+=(-max_len=65536)
     else
         SLIPSTREAM_FUZZ_SEEDS="$work/seeds" "$build/release/$target"

@@ -3,9 +3,10 @@
 # (sox, lame, ffmpeg, mpg123; perl for the hand-built tags), and the reference figures the
 # decoders report for each of them. Binaries are never committed: this script is the fixture.
 #   scripts/make-audio-fixtures.sh OUTDIR
-# Writes OUTDIR/*.{mp3,mp2,aac,wav}, OUTDIR/unsupported-* (containers the player refuses) and
-# OUTDIR/reference.tsv with one line per fixture (but the *-format-change* joins, the
-# *-info-only* file and the unsupported-* files, whose tests need no reference line):
+# Writes OUTDIR/*.{mp3,mp2,aac,wav}, OUTDIR/mp4-* (AAC in MP4), OUTDIR/unsupported-* (containers
+# the player refuses) and OUTDIR/reference.tsv with one line per fixture (but the
+# *-format-change* joins, the *-info-only* file, the mp4-* files and the unsupported-* files,
+# whose tests need no reference line):
 #   name  kind  packets  samples  duration  sample_rate  channels  title  artist  album
 # packets: MPEG frames as mpg123 counts them (the Xing/Info frame excluded), ADTS frames as
 #   ffprobe -count_packets counts them, "-" for WAV (ffmpeg's packets are its own choice);
@@ -22,7 +23,7 @@ if [[ -f "$out/reference.tsv" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" 
     exit 0
 fi
 mkdir -p "$out"
-rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out"/unsupported-* "$out/reference.tsv" "$out/.stamp"
+rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out"/unsupported-* "$out"/mp4-* "$out/reference.tsv" "$out/.stamp"
 tmp="$(mktemp -d "$out/.tmp.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -191,12 +192,27 @@ perl -e '
 # Containers the player cannot play yet, as ffmpeg writes them (refused by their first bytes,
 # by name), and one behind an ID3v2 tag.
 for spec in "vorbis.ogg -c:a libvorbis -q:a 3" "opus.opus -c:a libopus -b:a 64k" "flac.flac -c:a flac" \
-    "aac.m4a -c:a aac -b:a 128k" "pcm.aiff -c:a pcm_s16be" "pcm.caf -c:a pcm_s16le"; do
+    "pcm.aiff -c:a pcm_s16be" "pcm.caf -c:a pcm_s16le"; do
     read -r name codec <<<"$spec"
     # shellcheck disable=SC2086 # the codec options are words
     ffmpeg -v error -y -i "$tmp/44100.wav" -map_metadata -1 $codec "$out/unsupported-$name"
 done
 cat "$tmp/v22.tag" "$out/unsupported-flac.flac" >"$out/unsupported-id3v2-flac.flac"
+
+# AAC in MP4 as ffmpeg writes it (no reference line: the tests decode them with faad and read
+# their sources' lengths themselves): the index (moov) after the audio (ffmpeg's default, the
+# issue's M4A once taken for MPEG Layer II) and before it, tagged, mono 22.05 kHz, with Nero
+# chapters (M4B), and fragmented (fMP4: an empty moov, then moof+mdat pairs).
+printf ';FFMETADATA1\ntitle=Chapter Book\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1250\ntitle=Opening\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1250\nEND=3000\ntitle=Second part\n' >"$tmp/chapters.txt"
+m4a() { ffmpeg -v error -y -i "$1" -map_metadata -1 -c:a aac -b:a "${@:3}" "$out/$2"; }
+m4a "$tmp/44100.wav" mp4-aac-moov-end.m4a 128k -metadata title="Box Title" -metadata artist="Box Artist" -metadata album="Box Album"
+m4a "$tmp/44100.wav" mp4-aac-faststart.m4a 128k -movflags +faststart
+m4a "$tmp/22050-mono.wav" mp4-aac-22050-mono.m4a 48k -movflags +faststart
+ffmpeg -v error -y -i "$tmp/44100.wav" -i "$tmp/chapters.txt" -map 0:a -map_metadata 1 -map_chapters 1 -c:a aac -b:a 96k \
+    "$out/mp4-aac-chapters.m4b"
+m4a "$tmp/44100.wav" mp4-aac-fragmented.mp4 128k -movflags +frag_keyframe+empty_moov+default_base_moof -frag_duration 500000
+# The sources' lengths (frames), which gapless playback gives back.
+for f in 44100 22050-mono; do soxi -s "$tmp/$f.wav" >"$out/mp4-source-$f.frames"; done
 
 # Reference figures.
 probe() { ffprobe -v quiet -select_streams a:0 -show_entries "$1" -of default=nw=1:nk=1 "$2" | head -1; }
@@ -205,7 +221,7 @@ tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
     for f in "$out"/*; do
         name="$(basename "$f")"
         case "$name" in
-        *-format-change* | *-info-only* | unsupported-*) continue ;;
+        *-format-change* | *-info-only* | unsupported-* | mp4-*) continue ;;
         *.mp3 | *.mp2)
             kind=mpeg
             packets="$(mpg123 -t -v "$f" 2>&1 | tr '\r' '\n' | sed -n 's/^> 0*\([0-9][0-9]*\)+0*0 .*/\1/p' | tail -1)"

@@ -20,7 +20,8 @@ struct ParsedStream {
                 while start < raw.count {
                     let end = start + min(max(chunkSizes(), 1), raw.count - start)
                     try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
-                    start = end
+                    // From where the parser wants its bytes (an MP4 jumps back to its audio).
+                    start = Int(min(max(parser.nextByteOffset, 0), Int64(raw.count)))
                 }
                 try parser.finish(into: &sink)
             }

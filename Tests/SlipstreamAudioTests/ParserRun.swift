@@ -15,11 +15,18 @@ struct ParserRun: Equatable {
         events.compactMap { if case .packet(let packet) = $0 { packet } else { nil } }
     }
 
-    /// Parses `bytes` fed in chunks of the sizes `chunkSizes` yields (cycled), then finishes.
-    init(_ bytes: [UInt8], hints: AudioStreamHints = .init(), chunkSizes: () -> Int) {
+    /// Times the parser asked for bytes other than the next ones, and the bytes fed.
+    var jumpCount = 0
+    var bytesFed = 0
+
+    /// Parses `bytes` fed in chunks of the sizes `chunkSizes` yields (cycled), from where the
+    /// parser wants them (jumping over what it prefers not to read when `jumps`), then finishes.
+    init(_ bytes: [UInt8], hints: AudioStreamHints = .init(), jumps: Bool = false, chunkSizes: () -> Int) {
         var parser = AudioStreamParser(hints: hints)
         var sink = Sink()
         var held = 0
+        var jumpCount = 0
+        var bytesFed = 0
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(AudioParserError) in
                 var start = 0
@@ -27,13 +34,20 @@ struct ParserRun: Equatable {
                     let end = min(start + max(chunkSizes(), 1), raw.count)
                     try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
                     held = max(held, parser.heldCount)
-                    start = end
+                    bytesFed += end - start
+                    // Bytes come from where the parser wants them (an MP4 jumps back to its audio).
+                    if jumps, parser.prefersJump { parser.skipUnread() }
+                    if parser.nextByteOffset != Int64(end) { jumpCount += 1 }
+                    start = Int(min(max(parser.nextByteOffset, 0), Int64(raw.count)))
+                    if jumpCount > 1000 { break }
                 }
                 try parser.finish(into: &sink)
             }
         }
         if case .failure(let error) = result { self.error = error }
         maximumHeld = held
+        self.jumpCount = jumpCount
+        self.bytesFed = bytesFed
         events = sink.events
         packetChecksums = sink.checksums
         final = parser.properties

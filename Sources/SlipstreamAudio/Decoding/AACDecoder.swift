@@ -1,14 +1,19 @@
 import CFAAD
 
-/// Decodes AAC in ADTS frames (one parser packet each) with libfaad2, to native 16-bit
-/// integers or 32-bit floats at the stream's rate and channel count.
+/// Decodes AAC with libfaad2, to native 16-bit integers or 32-bit floats at the stream's rate
+/// and channel count: ADTS frames (one parser packet each, set up by the first frame's header)
+/// or raw access units from MP4 (`.aacRaw`, set up with `NeAACDecInit2` from the
+/// AudioSpecificConfig in `magicCookie`; explicit SBR decoded at the extension rate, 2048
+/// frames a packet, as the parser's format says).
 ///
 /// libfaad2 gives no audio for the first frame after it starts (the frame only primes its
 /// overlap); that packet comes out as silence, so the output keeps the stream's length and
 /// timing (ffmpeg outputs that first frame, near-silent in encoder-primed streams, instead).
 /// Implicit SBR (HE-AAC) is decoded at the core rate, so every packet gives its 1024 frames; a
 /// mono stream that turns out to carry parametric stereo is folded back to mono. ADTS states no
-/// encoder delay, so nothing is trimmed.
+/// encoder delay, so nothing is trimmed; MP4's edit list or `iTunSMPB` counts the silent first
+/// packet in its delay (ffmpeg's encoder states 1024 frames), so that trimming it leaves
+/// `faad`'s output, sample for sample.
 package final class AACDecoder: SelectableAudioDecoder {
     package let outputFormat: PCMFormat
     /// One packet: the overlap of the frame before a seek point.
@@ -20,24 +25,29 @@ package final class AACDecoder: SelectableAudioDecoder {
     private var handle: NeAACDecHandle?
     private var isInitialised = false
     private var frameInfo = NeAACDecFrameInfo()
+    /// The AudioSpecificConfig of raw access units; `nil` for ADTS.
+    private var configuration: [UInt8]?
 
     /// Creates a decoder for ADTS AAC of `format` that outputs `sampleType` PCM.
     package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
-        guard format.codec == .aac, (1...8).contains(format.channels), format.sampleRate > 0 else {
+        guard format.codec == .aac || (format.codec == .aacRaw && !format.magicCookie.isEmpty), (1...8).contains(format.channels),
+            format.sampleRate > 0
+        else {
             throw AudioDecoderError(
                 .unsupportedFormat,
-                "AACDecoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz is not ADTS AAC it decodes",
+                "AACDecoder: \(format.codecDescription) with \(format.channels) channels at \(format.sampleRate) Hz is not AAC it decodes",
                 codec: format.codecDescription)
         }
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
         codecDescription = format.codecDescription
+        configuration = format.codec == .aacRaw ? format.magicCookie : nil
         handle = try makeHandle()
     }
 
     deinit { if let handle { NeAACDecClose(handle) } }
 
-    /// AAC in ADTS frames.
-    package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .aac }
+    /// AAC in ADTS frames or as raw access units.
+    package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .aac || format.codec == .aacRaw }
 
     package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
         let wanted = packet.frameCount * outputFormat.bytesPerFrame
@@ -55,7 +65,7 @@ package final class AACDecoder: SelectableAudioDecoder {
         isInitialised = false
     }
 
-    /// Decodes one ADTS frame straight into `room`; returns the bytes of PCM it holds (at most
+    /// Decodes one ADTS frame or access unit straight into `room`; returns the bytes of PCM it holds (at most
     /// `limit`), 0 when libfaad2 gave nothing or failed.
     private func decodeFrame(_ bytes: UnsafeRawBufferPointer, into room: UnsafeMutableRawBufferPointer, limit: Int) -> Int {
         guard let handle, let input = UnsafeMutableRawPointer(mutating: bytes.baseAddress)?.assumingMemoryBound(to: UInt8.self)
@@ -104,6 +114,19 @@ package final class AACDecoder: SelectableAudioDecoder {
             NeAACDecClose(handle)
             throw AudioDecoderError(
                 .initializationFailed, "libfaad2: cannot set up \(outputFormat) output for \(codecDescription)", codec: codecDescription)
+        }
+        if var specific = self.configuration {
+            var rate: UInt = 0
+            var channels: UInt8 = 0
+            let status = NeAACDecInit2(handle, &specific, UInt(specific.count), &rate, &channels)
+            guard status >= 0, Int(rate) == outputFormat.sampleRate else {
+                NeAACDecClose(handle)
+                throw AudioDecoderError(
+                    .initializationFailed,
+                    "libfaad2: cannot decode \(codecDescription) as \(outputFormat.sampleRate) Hz (its AudioSpecificConfig gives \(rate) Hz)",
+                    codec: codecDescription)
+            }
+            isInitialised = true
         }
         return handle
     }

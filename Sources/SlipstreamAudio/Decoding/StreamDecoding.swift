@@ -27,7 +27,9 @@ public enum StreamDecoding {
             while start < bytes.count, sink.error == nil {
                 let end = start + min(max(chunkSize, 1), bytes.count - start)
                 try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), into: &sink)
-                start = end
+                // The parser may want its bytes from elsewhere (an MP4's index after its audio).
+                if parser.prefersJump { parser.skipUnread() }
+                start = Int(min(max(parser.nextByteOffset, 0), Int64(bytes.count)))
             }
             if sink.error == nil { try parser.finish(into: &sink) }
             if let error = sink.error { throw error }

@@ -68,6 +68,8 @@ struct AudioInfoReader {
                 try parsed.get()
                 spare = bytes
                 if canSeek { current.skipUnread() }
+                // An MP4 whose index follows its audio sends the parser back to the audio.
+                if current.nextByteOffset < offset + Int64(bytes.count) { hasWholeStream = false }
                 offset = current.nextByteOffset
                 if let size, offset >= size { hasWholeStream = true }
                 if hasWholeStream { try current.finish(into: &sink) }
@@ -76,8 +78,9 @@ struct AudioInfoReader {
             if hasWholeStream || summary.isLive { break }
             if !exact, current.properties.dataOffset != nil || summary.bytesRead >= Self.maximumHeadBytes { break }
         }
-        let tail = hasWholeStream ? nil : try await readTail()
         let described = parser!
+        // MP4 has no trailing tags (its own are in its index).
+        let tail = hasWholeStream || described.properties.format?.codec == .aacRaw ? nil : try await readTail()
         let info = try audio { () throws(AudioParserError) in try AudioStreamInfo(parser: described, tail: tail) }
         return .audio(AudioInfo(source: summary, audio: info))
     }

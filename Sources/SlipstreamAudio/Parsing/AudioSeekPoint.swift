@@ -15,6 +15,8 @@ public struct AudioSeekPoint: Hashable, Sendable {
         case vbriTable
         /// From the mean bit rate seen so far: an estimate.
         case averageBitRate
+        /// From an MP4's sample tables: exact to the packet.
+        case sampleTable
     }
 
     /// Seconds from the start of the audio.
@@ -28,7 +30,7 @@ public struct AudioSeekPoint: Hashable, Sendable {
 
     /// Whether a packet starts exactly at `offset` and exactly at `time`; otherwise both are
     /// estimates and the parser resynchronises at the next packet after `offset`.
-    public var isExact: Bool { method == .frameIndex || method == .constantBitRate || method == .pcm }
+    public var isExact: Bool { method == .frameIndex || method == .constantBitRate || method == .pcm || method == .sampleTable }
 
     /// Creates a seek point.
     public init(time: Double, frame: Int64, offset: Int64, method: Method) {

@@ -16,6 +16,8 @@ public struct AudioSeekTable: Hashable, Sendable {
     var tableFrames: [Int64] = []
     var tableOffsets: [Int64] = []
     var tableMethod = AudioSeekPoint.Method.xingTable
+    /// An MP4's sample tables: exact for every packet.
+    var sampleTable: MP4SampleTable?
     /// Mean bytes per frame of the packets seen, for estimates.
     var meanBytesPerFrame: Double?
 
@@ -37,6 +39,11 @@ public struct AudioSeekTable: Hashable, Sendable {
         let frame = Int64(min(max(time, 0) * Double(sampleRate), Double(Self.maximumFrame)))
         if let bytes = pcmBytesPerFrame {
             return point(frame: frame, offset: dataOffset + frame * Int64(bytes), .pcm)
+        }
+        if let table = sampleTable {
+            let sample = Int(min(frame / Int64(framesPerPacket), Int64(table.sampleCount - 1)))
+            guard let cursor = table.sample(at: sample) else { return nil }
+            return point(frame: Int64(sample) * Int64(framesPerPacket), offset: cursor.offset, .sampleTable)
         }
         if let entry = index.entry(atOrBeforeFrame: frame) {
             return point(frame: entry.frame, offset: entry.offset, .frameIndex)
@@ -61,6 +68,10 @@ public struct AudioSeekTable: Hashable, Sendable {
             let frame = relative / Int64(bytes)
             return point(frame: frame, offset: dataOffset + frame * Int64(bytes), .pcm)
         }
+        if let table = sampleTable {
+            guard let cursor = table.sample(atOrAfter: offset) else { return nil }
+            return point(frame: Int64(cursor.index) * Int64(framesPerPacket), offset: cursor.offset, .sampleTable)
+        }
         if let entry = index.entry(atOrBeforeOffset: offset) {
             return point(frame: entry.frame, offset: entry.offset, .frameIndex)
         }
@@ -78,6 +89,10 @@ public struct AudioSeekTable: Hashable, Sendable {
 
     /// The exact first frame of a packet starting at `offset`, where the table knows it.
     func startFrame(ofPacketAt offset: Int64) -> Int64? {
+        if let table = sampleTable {
+            guard let cursor = table.sample(atOrAfter: offset), cursor.offset == offset else { return nil }
+            return Int64(cursor.index) * Int64(framesPerPacket)
+        }
         if let frame = index.startFrame(ofPacketAt: offset) { return frame }
         guard let dataOffset, offset >= dataOffset, framesPerPacket > 0 else { return nil }
         if let bytes = pcmBytesPerFrame { return (offset - dataOffset) / Int64(bytes) }

@@ -31,6 +31,7 @@ extension AudioStreamParser {
                     }
                 }
                 dropHeld(try used.get())
+                if takeJump() { return }
             } else {
                 if input.isEmpty { return }
                 guard input.count >= needed || isFinal else {
@@ -42,8 +43,22 @@ extension AudioStreamParser {
                 let used = try apply(input, isFinal: isFinal, sink: &sink)
                 position += Int64(used)
                 input = UnsafeRawBufferPointer(rebasing: input[used...])
+                if takeJump() { return }
             }
         }
+    }
+
+    /// Carries out a jump a step asked for: nothing held or fed after it counts; the next bytes
+    /// are expected from the jump's target. Whether there was one.
+    private mutating func takeJump() -> Bool {
+        guard let target = jumpTarget else { return false }
+        jumpTarget = nil
+        pending.removeAll(keepingCapacity: true)
+        pendingStart = 0
+        skipRemaining = 0
+        needed = 1
+        position = target
+        return true
     }
 
     /// Bytes held and not yet used.
@@ -86,6 +101,8 @@ extension AudioStreamParser {
         case .skip(let count):
             used = Int(min(count, Int64(window.count)))
             skipRemaining = count - Int64(used)
+        case .jump(let target):
+            jumpTarget = target
         case .packet(let size, let frames):
             let packet = state.recordPacket(offset: position, size: size, frameCount: frames)
             notifyIfChanged(&sink)
@@ -127,7 +144,7 @@ extension AudioStreamParser {
             case .none:
                 break
             }
-        case .wav, .failed:
+        case .wav, .mp4, .failed:
             break
         }
         switch stage {
@@ -144,6 +161,7 @@ extension AudioStreamParser {
             case .found(.mpeg): stage = .mpeg(MPEGAudioParser())
             case .found(.adts): stage = .adts(ADTSParser())
             case .found(.wav): stage = .wav(WAVParser())
+            case .found(.mp4): stage = .mp4(MP4Parser())
             }
             return try nextStep(window, isFinal: isFinal)
         case .mpeg(var parser):
@@ -158,6 +176,14 @@ extension AudioStreamParser {
             do {
                 let step = try parser.step(window, offset: position, isFinal: isFinal, state: &state)
                 stage = .wav(parser)
+                return step
+            } catch {
+                throw fail(error)
+            }
+        case .mp4(var parser):
+            do {
+                let step = try parser.step(window, offset: position, isFinal: isFinal, state: &state)
+                stage = .mp4(parser)
                 return step
             } catch {
                 throw fail(error)

@@ -9,13 +9,18 @@
 ///     try parser.finish(into: &sink)          // at the end of the stream
 ///
 /// Formats: MPEG audio (Layers I-III, MPEG-1/2/2.5, with ID3v2, ID3v1, APE, Lyrics3, Xing/Info,
-/// LAME and VBRI), AAC in ADTS, and PCM WAV (RIFF/RIFX).
+/// LAME and VBRI), AAC in ADTS, PCM WAV (RIFF/RIFX) and AAC in MP4 (M4A, M4B, fragmented MP4).
+///
+/// The next bytes must come from `nextByteOffset`: it moves by itself when an MP4's index comes
+/// after its audio (forward over the audio when `prefersJump` and `skipUnread()` are used, then
+/// back to the audio once the index is read); a reader that cannot go back fails.
 public struct AudioStreamParser: Sendable {
     enum Stage: Sendable {
         case sniffing(FormatSniffer)
         case mpeg(MPEGAudioParser)
         case adts(ADTSParser)
         case wav(WAVParser)
+        case mp4(MP4Parser)
         /// A parse error was thrown; everything more is ignored.
         case failed(AudioParserError)
     }
@@ -33,6 +38,8 @@ public struct AudioStreamParser: Sendable {
     var needed = 1
     /// Stream offset of the window's first byte.
     var position: Int64 = 0
+    /// Where a step asked the parser to go on (`ParseStep.jump`), until the run carries it out.
+    var jumpTarget: Int64?
 
     /// Creates a parser for a stream starting at byte 0.
     public init(hints: AudioStreamHints = AudioStreamHints()) {
@@ -46,8 +53,17 @@ public struct AudioStreamParser: Sendable {
     /// The seek table for the stream so far.
     public var seekTable: AudioSeekTable { state.seekTable }
 
-    /// Stream offset of the next byte the parser expects.
+    /// Stream offset of the next byte the parser expects: usually the one after those fed, but
+    /// an MP4 whose index follows its audio moves it back to the audio once the index is read.
     public var nextByteOffset: Int64 { position + Int64(heldCount) }
+
+    /// Whether the bytes the parser is skipping are better jumped over (`skipUnread()`) than
+    /// read, by a reader that can seek: an MP4's audio that comes before its index, to be read
+    /// again once the index is known.
+    public var prefersJump: Bool {
+        guard skipRemaining > 0, case .mp4(let parser) = stage else { return false }
+        return parser.prefersJump
+    }
 
     /// Parses the next bytes of the stream, telling `sink` of property changes and packets.
     /// Throws when the format cannot be recognised or is not supported; after that, every call
@@ -61,6 +77,7 @@ public struct AudioStreamParser: Sendable {
     public mutating func finish(into sink: inout some AudioStreamSink) throws(AudioParserError) {
         try run(UnsafeRawBufferPointer(start: nil, count: 0), isFinal: true, sink: &sink)
         if case .sniffing(let sniffer) = stage { throw fail(sniffer.failure(state.hints)) }
+        if case .mp4(let parser) = stage, let error = parser.failureAtEnd(position) { throw fail(error) }
         state.isFinished = true
         sink.audioStream(propertiesChanged: state.snapshot())
     }
@@ -111,6 +128,9 @@ public struct AudioStreamParser: Sendable {
         case .wav(var parser):
             skipRemaining = parser.resynchronise(at: offset)
             stage = .wav(parser)
+        case .mp4(var parser):
+            parser.resynchronise(at: offset)
+            stage = .mp4(parser)
         case .sniffing, .failed:
             break
         }

@@ -67,6 +67,8 @@ public struct AudioStreamProperties: Hashable, Sendable {
     public var trimmedFrameCount: Int64?
     /// Title, artist and album from the tags seen so far.
     public var tags = AudioTags()
+    /// Chapters the file lists (MP4), in order; empty when it lists none.
+    public var chapters: [AudioChapter] = []
     /// Whether a player can seek by time: the format has fixed-duration packets and a way to
     /// find a byte offset for a time (CBR, a Xing/VBRI table, PCM), given a seekable source.
     public var isSeekableByTime = false

@@ -15,11 +15,13 @@ public struct AudioTags: Hashable, Sendable, Codable {
         case lyrics3 = "Lyrics3"
         /// ID3v1 or ID3v1.1 (the 128-byte `TAG` block).
         case id3v1 = "ID3v1"
+        /// MP4's iTunes-style item list (`ilst`).
+        case mp4 = "MP4"
 
         /// How much a value from this kind of tag is trusted: lower wins.
         var rank: Int {
             switch self {
-            case .id3v22, .id3v23, .id3v24: 0
+            case .id3v22, .id3v23, .id3v24, .mp4: 0
             case .ape: 1
             case .lyrics3: 2
             case .id3v1: 3

@@ -7,7 +7,7 @@
 struct FormatSniffer: Sendable {
     /// A format the bytes were found to hold.
     enum Format {
-        case mpeg, adts, wav
+        case mpeg, adts, wav, mp4
     }
 
     /// What to do next.
@@ -37,6 +37,7 @@ struct FormatSniffer: Sendable {
         }
         guard !window.isEmpty else { throw failure(hints) }
         if offset == firstOffset {
+            if window.starts(with: "ftyp", at: 4) { return .found(.mp4) }
             switch UnsupportedContainer.match(window, isFinal: isFinal) {
             case .none: break
             case .need(let count): return .step(.need(count))
@@ -91,7 +92,7 @@ struct FormatSniffer: Sendable {
 
     /// The error for a container found at the stream's start that cannot be played yet.
     private static func unsupported(_ name: String, at offset: Int64, _ hints: AudioStreamHints) -> AudioParserError {
-        var message = "\(name) cannot be played yet (MP3/MPEG audio, AAC in ADTS and WAV can)"
+        var message = "\(name) cannot be played yet (MP3/MPEG audio, AAC in ADTS or MP4, and WAV can)"
         if let type = hints.contentType { message += "; served as \(type)" }
         return AudioParserError(code: .unsupportedFormat, message: message, offset: offset)
     }

@@ -8,4 +8,7 @@ enum ParseStep: Hashable, Sendable {
     case skip(Int64)
     /// The first `size` bytes are a packet of `frames` audio frames.
     case packet(size: Int, frames: Int)
+    /// Go on at this stream offset instead: the rest of the window and the bytes after it are not
+    /// wanted now (an MP4's audio, read again once its index after it is known).
+    case jump(to: Int64)
 }

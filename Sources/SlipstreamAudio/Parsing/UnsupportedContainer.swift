@@ -1,5 +1,5 @@
 /// The containers the parser knows by their first bytes but cannot play yet: Ogg (naming its
-/// codec: Vorbis, Opus, FLAC, Speex), FLAC, MP4/M4A, AIFF, CAF and Matroska/WebM.
+/// codec: Vorbis, Opus, FLAC, Speex), FLAC, AIFF, CAF and Matroska/WebM.
 ///
 /// Looked for at a stream's first bytes (after its leading tags) before any MPEG audio or ADTS
 /// sync is searched for: their pages and boxes are full of bytes that pass for frame headers (an
@@ -25,7 +25,6 @@ enum UnsupportedContainer {
         guard window.count >= 12 || isFinal else { return .need(12) }
         if window.starts(with: "OggS") { return ogg(window, isFinal: isFinal) }
         if window.starts(with: "fLaC") { return .found("FLAC") }
-        if window.starts(with: "ftyp", at: 4) { return .found("MP4/M4A") }
         if window.starts(with: "FORM") {
             if window.starts(with: "AIFF", at: 8) { return .found("AIFF") }
             if window.starts(with: "AIFC", at: 8) { return .found("AIFF-C") }

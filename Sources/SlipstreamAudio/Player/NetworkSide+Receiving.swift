@@ -12,6 +12,8 @@ extension NetworkSide {
         /// The connection's reads start or stop gathering (on `connection`).
         var gatherReads: ReadGathering.Change?
         var connection: (any AudioSourceConnection)?
+        /// The parser wants its next bytes from this offset, not from the ones after these.
+        var relocation: Int64?
     }
 
     /// Connection `generation` answered; `.stop` when it was replaced meanwhile.
@@ -63,11 +65,20 @@ extension NetworkSide {
             state.connectionHasData = true
             parse(&state, &parsed) { (parser, sink) throws(AudioParserError) in try parser.parse(bytes, into: &sink) }
             if parsed.failure != nil { _ = drop(&state) }
+            // An MP4 whose index follows its audio: over the audio with a range request (where
+            // the server answers them), and back to it once the index is read.
+            if state.parser.prefersJump, state.rangesSupported == true { state.parser.skipUnread() }
+            let next = state.parser.nextByteOffset
+            if parsed.failure == nil, next != offset + Int64(bytes.count) { parsed.relocation = next }
             return parsed
         }
         guard let parsed else { return .stop }
         if let gather = parsed.gatherReads { parsed.connection?.gatherReads(every: gather.interval) }
         report(parsed)
+        if let relocation = parsed.relocation {
+            connect(from: relocation)
+            return .stop
+        }
         return parsed.failure == nil ? .proceed : .stop
     }
 

@@ -1,0 +1,89 @@
+/// The MPEG-4 AudioSpecificConfig (ISO/IEC 14496-3 1.6.2.1) an MP4's `esds` carries: the audio
+/// object type, rates and channels, enough to name the codec and to say what libfaad2 will
+/// output after `NeAACDecInit2` with these bytes. Explicit SBR (HE-AAC, object type 5) and PS
+/// (HE-AAC v2, 29) are decoded at the extension rate, 2048 frames a packet (960-frame AAC: 1920).
+struct AudioSpecificConfig: Hashable, Sendable {
+    /// The core audio object type: 2 for AAC LC, 1 Main, 3 SSR, 4 LTP.
+    var objectType: Int
+    /// The core sampling rate in Hz.
+    var sampleRate: Int
+    /// The channels the configuration states (1 to 8).
+    var channels: Int
+    /// The output rate with SBR, when SBR is signalled explicitly.
+    var extensionSampleRate: Int?
+    /// Parametric stereo is signalled (HE-AAC v2): a mono core decodes to stereo.
+    var hasParametricStereo: Bool
+    /// 960 rather than 1024 core frames a packet.
+    var isShortFrame: Bool
+
+    private static let rates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+
+    /// Reads `bytes`; `nil` when they are not an AAC configuration libfaad2 decodes.
+    init?(_ bytes: [UInt8]) {
+        var reader = BitReader(bytes)
+        guard var type = Self.objectType(&reader), let rate = Self.rate(&reader), let configuration = reader.read(4) else {
+            return nil
+        }
+        var extensionRate: Int?
+        var parametric = false
+        if type == 5 || type == 29 {
+            parametric = type == 29
+            guard let rate = Self.rate(&reader), let core = Self.objectType(&reader) else { return nil }
+            extensionRate = rate
+            type = core
+        }
+        // AAC Main, LC, SSR and LTP; configuration 0 (a program config element) is not taken.
+        guard (1...4).contains(type), (1...7).contains(configuration), let frameFlag = reader.read(1) else { return nil }
+        objectType = type
+        sampleRate = rate
+        channels = configuration == 7 ? 8 : configuration
+        extensionSampleRate = extensionRate
+        hasParametricStereo = parametric
+        isShortFrame = frameFlag == 1
+    }
+
+    /// The rate the decoder outputs.
+    var outputSampleRate: Int { extensionSampleRate ?? sampleRate }
+    /// The channels the decoder outputs.
+    var outputChannels: Int { hasParametricStereo && channels == 1 ? 2 : channels }
+    /// Frames each packet decodes to.
+    var framesPerPacket: Int { (isShortFrame ? 960 : 1024) * (extensionSampleRate == nil ? 1 : 2) }
+
+    /// E.g. "HE-AAC (SBR)" or "AAC LC".
+    var description: String {
+        let core = [1: "AAC Main", 2: "AAC LC", 3: "AAC SSR", 4: "AAC LTP"][objectType] ?? "AAC"
+        if hasParametricStereo { return "HE-AAC v2 (\(core), SBR+PS)" }
+        return extensionSampleRate == nil ? core : "HE-AAC (\(core), SBR)"
+    }
+
+    private static func objectType(_ reader: inout BitReader) -> Int? {
+        guard let type = reader.read(5) else { return nil }
+        guard type == 31 else { return type }
+        return reader.read(6).map { 32 + $0 }
+    }
+
+    private static func rate(_ reader: inout BitReader) -> Int? {
+        guard let index = reader.read(4) else { return nil }
+        if index == 15 { return reader.read(24).flatMap { $0 > 0 ? $0 : nil } }
+        return index < rates.count ? rates[index] : nil
+    }
+}
+
+/// Reads big-endian bit fields from bytes.
+private struct BitReader {
+    let bytes: [UInt8]
+    var bit = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The next `count` (at most 32) bits, `nil` past the end.
+    mutating func read(_ count: Int) -> Int? {
+        guard bit + count <= bytes.count * 8 else { return nil }
+        var value = 0
+        for _ in 0..<count {
+            value = value << 1 | Int(bytes[bit >> 3] >> (7 - UInt8(bit & 7)) & 1)
+            bit += 1
+        }
+        return value
+    }
+}

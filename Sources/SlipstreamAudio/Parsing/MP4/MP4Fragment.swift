@@ -1,0 +1,118 @@
+/// The samples of the audio track in one movie fragment (`moof`): the defaults from `trex` and
+/// `tfhd`, and each run (`trun`) with where its data starts. Bounded: at most
+/// `maximumSampleCount` samples a fragment.
+struct MP4Fragment: Hashable, Sendable {
+    /// Per-track defaults (`trex`, `tfhd`).
+    struct Defaults: Hashable, Sendable {
+        var sampleSize: Int?
+    }
+
+    /// The most samples one fragment may hold.
+    static let maximumSampleCount = 1 << 20
+
+    var moofOffset: Int64 = 0
+    var defaults = Defaults()
+    /// The audio track's ID, once the movie is read.
+    var audioTrackID: Int?
+    /// The current `traf` is the audio track's.
+    private(set) var isActive = false
+    /// The current `traf`'s base data offset and default size.
+    private var baseOffset: Int64 = 0
+    private var trackDefaultSize: Int?
+    /// Sample sizes, in order, and where each run starts (its first sample's index and offset).
+    private var sizes = PackedIntegers()
+    private var runStarts: [(sample: Int, offset: Int64)] = []
+    /// Where the current run's next sample starts.
+    private var runEnd: Int64 = 0
+    /// The next sample to cut out, and its offset.
+    private(set) var next = 0
+    private(set) var nextOffset: Int64 = 0
+
+    /// Forgets the samples of the last fragment, keeping the defaults and the audio track: a
+    /// new `moof` starts at `moofOffset`.
+    mutating func reset(moofOffset: Int64) {
+        var fresh = MP4Fragment()
+        fresh.moofOffset = moofOffset
+        fresh.defaults = defaults
+        fresh.audioTrackID = audioTrackID
+        self = fresh
+    }
+
+    static func == (a: MP4Fragment, b: MP4Fragment) -> Bool {
+        a.moofOffset == b.moofOffset && a.sizes == b.sizes && a.next == b.next && a.isActive == b.isActive
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(moofOffset)
+        hasher.combine(next)
+    }
+
+    /// Samples listed so far.
+    var sampleCount: Int { sizes.count }
+    /// Some sample is still to be cut out.
+    var hasSamples: Bool { next < sizes.count }
+
+    /// A `trex` box: the audio track's default sample size.
+    mutating func readDefaults(_ body: UnsafeRawBufferPointer, audioTrackID: Int?) {
+        guard body.count >= 24, let audioTrackID, Int(body.bigEndian(at: 4, count: 4)) == audioTrackID else { return }
+        let size = Int(body.bigEndian(at: 16, count: 4))
+        defaults.sampleSize = size > 0 ? size : nil
+    }
+
+    /// A `traf` starts.
+    mutating func beginTrackFragment() {
+        isActive = false
+        baseOffset = moofOffset
+        trackDefaultSize = defaults.sampleSize
+    }
+
+    /// A `traf` ends.
+    mutating func endTrackFragment() {
+        isActive = false
+    }
+
+    /// A `tfhd` box: whether this track fragment is the audio track's, its base offset and
+    /// default sample size.
+    mutating func readHeader(_ body: UnsafeRawBufferPointer, audioTrackID: Int?) {
+        guard body.count >= 8, let audioTrackID else { return }
+        let flags = Int(body.bigEndian(at: 1, count: 3))
+        isActive = Int(body.bigEndian(at: 4, count: 4)) == audioTrackID
+        var at = 8
+        if flags & 0x1 != 0, body.count >= at + 8 {
+            baseOffset = Int64(min(body.bigEndian(at: at, count: 8), UInt64(1) << 60))
+            at += 8
+        }
+        if flags & 0x2 != 0 { at += 4 }
+        if flags & 0x8 != 0 { at += 4 }
+        if flags & 0x10 != 0, body.count >= at + 4 {
+            let size = Int(body.bigEndian(at: at, count: 4))
+            trackDefaultSize = size > 0 ? size : trackDefaultSize
+        }
+        runEnd = baseOffset
+    }
+
+    /// A `trun` starts: its data starts `dataOffset` bytes after the base offset, or where the
+    /// previous run's ended.
+    mutating func beginRun(dataOffset: Int64?) {
+        if let dataOffset { runEnd = baseOffset + dataOffset }
+        if runStarts.isEmpty || sizes.count == next { nextOffset = runEnd }
+        runStarts.append((sizes.count, runEnd))
+    }
+
+    /// The next sample of the current run: `size` bytes, or the default size when `nil`.
+    mutating func appendSample(size: Int?) {
+        let size = size ?? trackDefaultSize ?? 0
+        sizes.append(Int64(size))
+        runEnd += Int64(size)
+    }
+
+    /// The next sample's size.
+    var nextSize: Int { Int(sizes[next]) }
+
+    /// Moves past the next sample.
+    mutating func advance() {
+        nextOffset += Int64(sizes[next])
+        next += 1
+        if let start = runStarts.first(where: { $0.sample == next }) { nextOffset = start.offset }
+    }
+}

@@ -1,0 +1,319 @@
+/// The MP4 (ISO BMFF: MP4, M4A, M4B) stage of `AudioStreamParser`: boxes are walked as they
+/// pass, the small ones that matter held whole (`MP4LeafBoxes`), the sample tables streamed
+/// into an `MP4SampleTable` a few KiB at a time, every other box (a cover picture, video, `free`)
+/// skipped unheld. The first AAC audio track plays: once `moov` is known, the samples are cut
+/// out of `mdat` in file order as raw access units (`.aacRaw`), with the edit list or
+/// `iTunSMPB` as gapless delay and padding, `ilst` tags and Nero chapters.
+///
+/// `moov` after `mdat`: the audio is skipped (`prefersJump` tells a reader that can seek to
+/// jump over it rather than read it), and once the index is read the parser asks for the
+/// audio's bytes again with a `.jump`. Fragmented MP4 (`moof`/`traf`/`tfhd`/`trun` before each
+/// `mdat`) plays fragment by fragment.
+struct MP4Parser: Sendable {
+    enum Phase: Hashable, Sendable {
+        case boxes
+        /// Streaming a table's entries: which table, entries left, bytes each, the box's end.
+        case table(Table, remaining: Int, entrySize: Int, end: Int64)
+        /// Cutting the sample table's samples out of the file.
+        case samples
+        /// Cutting a fragment's samples out of its `mdat` (which ends at `end`, `nil`: the file's end).
+        case fragmentSamples(end: Int64?)
+        /// Nothing more to play: every byte is skipped.
+        case done
+    }
+
+    enum Table: Hashable, Sendable {
+        case stts, stsc, stsz, stco, co64
+        /// A track fragment run with these flags (which per-sample fields it has).
+        case trun(flags: Int)
+    }
+
+    /// A box being walked, and where it ends (`nil`: the end of the file).
+    struct Container: Hashable, Sendable {
+        var type: FourCC
+        var end: Int64?
+    }
+
+    /// What a `trak` said, while it is read.
+    struct TrackBuilder: Hashable, Sendable {
+        var trackID = 0
+        var timescale = 0
+        /// Its tables are kept: it is the first audio track.
+        var isCandidate = false
+        var edit: MP4LeafBoxes.Edit?
+        var entry: MP4LeafBoxes.SampleEntry?
+        var table = MP4SampleTable()
+        /// The sum of the sample durations (`stts`), in media ticks.
+        var durationTicks: Int64 = 0
+
+    }
+
+    /// The track that plays.
+    struct AudioTrack: Hashable, Sendable {
+        var config: AudioSpecificConfig
+        /// The AudioSpecificConfig's bytes.
+        var cookie: [UInt8]
+        var track: TrackBuilder
+        var table: MP4SampleTable { track.table }
+    }
+
+    /// The largest box held whole (bytes); larger ones are skipped.
+    static let maximumHeldBox = 256 << 10
+    /// The largest sample (bytes): AAC's is 768 bytes a channel.
+    static let maximumSampleSize = 64 << 10
+    /// Boxes nested deeper than this are refused.
+    static let maximumDepth = 16
+    /// Jumps back to a sample that lies before the one just read, at most.
+    static let maximumBackwardJumps = 16
+    /// Bytes of table entries read per step.
+    static let tableChunk = 4096
+
+    var phase = Phase.boxes
+    var containers: [Container] = []
+    var track: TrackBuilder?
+    var audio: AudioTrack?
+    /// The codec of an audio track that cannot play, for the error when no track can.
+    var otherCodec: String?
+    var movieTimescale = 1000
+    var sawMoov = false
+    /// Where the first `mdat` met before `moov` starts: the jump's target once `moov` is read.
+    var firstMdat: Int64?
+    var cursor: MP4SampleCursor?
+    var fragment = MP4Fragment()
+    /// iTunes' gapless figures, once read.
+    var smpb: MP4LeafBoxes.GaplessFigures?
+    /// The skip being returned is of audio read later: a reader that can seek should jump it.
+    private(set) var prefersJump = false
+    var backwardJumps = 0
+    /// Where the next bytes must come from, set while closing a box.
+    var jumpTarget: Int64?
+
+    /// Handles the bytes at the window's front, at stream `offset`.
+    mutating func step(
+        _ window: UnsafeRawBufferPointer, offset: Int64, isFinal: Bool, state: inout StreamState
+    ) throws(AudioParserError) -> ParseStep {
+        prefersJump = false
+        switch phase {
+        case .boxes: return try box(window, offset: offset, state: &state)
+        case .table(let table, let remaining, let entrySize, let end):
+            return try tableStep(window, offset: offset, table, remaining: remaining, entrySize: entrySize, end: end, state: &state)
+        case .samples: return try sample(window, offset: offset)
+        case .fragmentSamples(let end): return try fragmentSample(window, offset: offset, end: end)
+        case .done: return .skip(Int64(window.count))
+        }
+    }
+
+    /// The error at the stream's end, if it ended before the parser could play anything.
+    func failureAtEnd(_ offset: Int64) -> AudioParserError? {
+        guard !sawMoov else { return nil }
+        // Named at the audio it follows, if any: the same wherever the reader stopped.
+        return mp4Malformed("the file ends before its index (moov box): it is truncated or not a whole MP4", firstMdat ?? offset)
+    }
+
+    /// After a discontinuity to `offset`: from the start, the boxes are walked again (the tables
+    /// kept); inside the audio, the next sample starting at or after `offset` is next.
+    mutating func resynchronise(at offset: Int64) {
+        jumpTarget = nil
+        prefersJump = false
+        if offset == 0 {
+            phase = .boxes
+            containers = []
+            track = nil
+            fragment.reset(moofOffset: 0)
+            cursor = audio?.table.firstSample()
+            return
+        }
+        cursor = audio?.table.sample(atOrAfter: offset)
+        phase = cursor == nil ? .done : .samples
+    }
+
+    // MARK: - Boxes
+
+    private mutating func box(_ window: UnsafeRawBufferPointer, offset: Int64, state: inout StreamState) throws(AudioParserError)
+        -> ParseStep
+    {
+        guard let header = try MP4BoxHeader.read(window, offset: offset) else { return .need(16) }
+        let parentEnd = containers.last?.end
+        let end = header.size.map { offset + $0 } ?? parentEnd
+        if let parentEnd, let end, end > parentEnd {
+            throw mp4Malformed("box '\(header.type)' of \(header.size ?? 0) bytes overruns its parent", offset)
+        }
+        let parent = containers.last?.type
+        let type = header.type
+        let headerSize = Int64(header.headerSize)
+        switch (parent, type) {
+        case (nil, .moov) where !sawMoov, (.moov?, .trak), (.trak?, .mdia), (.mdia?, .minf), (.minf?, .stbl),
+            (.trak?, .edts), (.moov?, .udta), (.trak?, .udta), (.moov?, .mvex), (.meta?, .ilst), (nil, .moof),
+            (.moof?, .traf):
+            if type == .trak { track = TrackBuilder() }
+            if type == .moof { fragment.reset(moofOffset: offset) }
+            if type == .traf { fragment.beginTrackFragment() }
+            return try enter(type, end: end, skipping: headerSize, at: offset, state: &state)
+        case (.udta?, .meta), (.moov?, .meta):
+            guard window.count >= header.headerSize + 8 else { return .need(header.headerSize + 8) }
+            // ISO's meta is a full box (4 bytes of version and flags); QuickTime's is not.
+            let isQuickTime = FourCC(window, at: header.headerSize + 4) == .hdlr
+            return try enter(type, end: end, skipping: headerSize + (isQuickTime ? 0 : 4), at: offset, state: &state)
+        case (nil, .mdat):
+            return try mdat(header, end: end, at: offset, state: &state)
+        case (.stbl?, .stts), (.stbl?, .stsc), (.stbl?, .stsz), (.stbl?, .stco), (.stbl?, .co64):
+            guard track?.isCandidate == true, let end else { return try skip(to: end, from: offset, state: &state) }
+            return try beginTable(type, window, header: header, end: end, at: offset, state: &state)
+        case (.traf?, .trun):
+            guard fragment.isActive, audio != nil, let end else { return try skip(to: end, from: offset, state: &state) }
+            return try beginTable(type, window, header: header, end: end, at: offset, state: &state)
+        case (.moov?, .mvhd), (.trak?, .tkhd), (.mdia?, .mdhd), (.mdia?, .hdlr), (.stbl?, .stsd), (.edts?, .elst),
+            (.udta?, .chpl), (.mvex?, .trex), (.traf?, .tfhd), (.ilst?, _):
+            guard let size = header.size, size <= Self.maximumHeldBox, type != .covr, let end else {
+                return try skip(to: end, from: offset, state: &state)
+            }
+            guard window.count >= Int(size) else { return .need(Int(size)) }
+            let body = UnsafeRawBufferPointer(rebasing: window[header.headerSize..<Int(size)])
+            read(type, parent: parent, body, state: &state)
+            return try moved(to: end, .skip(size), state: &state)
+        default:
+            return try skip(to: end, from: offset, state: &state)
+        }
+    }
+
+    private mutating func enter(
+        _ type: FourCC, end: Int64?, skipping count: Int64, at offset: Int64, state: inout StreamState
+    ) throws(AudioParserError) -> ParseStep {
+        guard containers.count < Self.maximumDepth else { throw mp4Malformed("boxes nested too deep", offset) }
+        containers.append(Container(type: type, end: end))
+        return try moved(to: offset + count, .skip(count), state: &state)
+    }
+
+    /// Skips to `end` (the file's end when `nil`: nothing more is played).
+    private mutating func skip(to end: Int64?, from offset: Int64, state: inout StreamState) throws(AudioParserError) -> ParseStep {
+        guard let end else {
+            phase = .done
+            return .skip(0)
+        }
+        return try moved(to: end, .skip(end - offset), state: &state)
+    }
+
+    /// The step that moves to `position`, after closing the boxes that end there; a jump instead
+    /// when closing one asks for it.
+    mutating func moved(to position: Int64, _ step: ParseStep, state: inout StreamState) throws(AudioParserError) -> ParseStep {
+        while let last = containers.last, let end = last.end, end <= position {
+            containers.removeLast()
+            try close(last.type, at: end, state: &state)
+        }
+        if let target = jumpTarget {
+            jumpTarget = nil
+            return .jump(to: target)
+        }
+        return step
+    }
+
+    private mutating func mdat(_ header: MP4BoxHeader, end: Int64?, at offset: Int64, state: inout StreamState) throws(AudioParserError)
+        -> ParseStep
+    {
+        let contents = offset + Int64(header.headerSize)
+        if audio != nil, cursor != nil {
+            phase = .samples
+            return .skip(Int64(header.headerSize))
+        }
+        if fragment.hasSamples {
+            phase = .fragmentSamples(end: end)
+            return .skip(Int64(header.headerSize))
+        }
+        guard !sawMoov else { return try skip(to: end, from: offset, state: &state) }
+        guard let end else {
+            throw AudioParserError(
+                code: .unsupportedFormat, message: "MP4 whose audio (mdat) runs to the end of the file before its index (moov)",
+                offset: offset)
+        }
+        if firstMdat == nil { firstMdat = offset }
+        prefersJump = end - contents > 0
+        return .skip(end - offset)
+    }
+
+    /// Reads a box held whole.
+    private mutating func read(_ type: FourCC, parent: FourCC?, _ body: UnsafeRawBufferPointer, state: inout StreamState) {
+        switch type {
+        case .mvhd: movieTimescale = MP4LeafBoxes.timescale(body) ?? movieTimescale
+        case .tkhd: track?.trackID = MP4LeafBoxes.trackID(body) ?? 0
+        case .mdhd: track?.timescale = MP4LeafBoxes.timescale(body) ?? 0
+        case .hdlr where parent == .mdia: track?.isCandidate = audio == nil && MP4LeafBoxes.handler(body) == .soun
+        case .stsd where track?.isCandidate == true: track?.entry = MP4LeafBoxes.sampleEntry(body)
+        case .elst: track?.edit = MP4LeafBoxes.edit(body)
+        case .chpl:
+            let chapters = MP4LeafBoxes.chapters(body)
+            if !chapters.isEmpty { state.set(\.chapters, chapters) }
+        case .trex: fragment.readDefaults(body, audioTrackID: audio?.track.trackID)
+        case .tfhd: fragment.readHeader(body, audioTrackID: audio?.track.trackID)
+        default:
+            guard parent == .ilst else { return }
+            readItem(type, body, state: &state)
+        }
+    }
+
+    /// An `ilst` item: a tag, or iTunes' gapless figures.
+    private mutating func readItem(_ type: FourCC, _ body: UnsafeRawBufferPointer, state: inout StreamState) {
+        if type == .freeform {
+            guard MP4LeafBoxes.freeformName(body) == "iTunSMPB", let text = MP4LeafBoxes.itemText(body) else { return }
+            smpb = MP4LeafBoxes.iTunSMPB(text)
+            return
+        }
+        let fields: [FourCC: AudioTags.Field] = [.title: .title, .artist: .artist, .album: .album]
+        guard let field = fields[type], let text = MP4LeafBoxes.itemText(body) else { return }
+        let before = state.properties.tags
+        state.properties.tags.noteKind(.mp4)
+        state.properties.tags.set(field, text, from: .mp4)
+        if state.properties.tags != before { state.changed = true }
+    }
+}
+
+/// Cutting samples out of the file.
+extension MP4Parser {
+    /// The next sample of the sample table: skipped to, jumped back to when it lies before
+    /// `offset` (chunks out of file order), then cut out whole.
+    mutating func sample(_ window: UnsafeRawBufferPointer, offset: Int64) throws(AudioParserError) -> ParseStep {
+        guard let audio, let cursor else {
+            phase = .done
+            return .skip(Int64(window.count))
+        }
+        if cursor.offset > offset { return .skip(cursor.offset - offset) }
+        if cursor.offset < offset {
+            // Chunks out of file order: each costs a new connection, so only a few.
+            backwardJumps += 1
+            guard backwardJumps <= Self.maximumBackwardJumps else {
+                throw AudioParserError(code: .unsupportedFormat, message: "MP4 whose audio chunks are out of file order", offset: offset)
+            }
+            return .jump(to: cursor.offset)
+        }
+        let size = audio.table.size(of: cursor.index)
+        guard size <= Self.maximumSampleSize else { throw mp4Malformed("a sample of \(size) bytes", offset) }
+        guard window.count >= size else { return .need(size) }
+        self.cursor = audio.table.advance(cursor)
+        if self.cursor == nil { phase = .done }
+        return .packet(size: size, frames: audio.config.framesPerPacket)
+    }
+
+    /// The next sample of the current fragment, inside its `mdat` (ending at `end`); at the end
+    /// of either, the boxes go on.
+    mutating func fragmentSample(_ window: UnsafeRawBufferPointer, offset: Int64, end: Int64?) throws(AudioParserError) -> ParseStep {
+        guard let audio, fragment.hasSamples, end.map({ fragment.nextOffset + Int64(fragment.nextSize) <= $0 }) ?? true else {
+            guard let end else {
+                phase = .done
+                return .skip(Int64(window.count))
+            }
+            phase = .boxes
+            fragment.reset(moofOffset: 0)
+            return .skip(max(end - offset, 0))
+        }
+        let size = fragment.nextSize
+        if fragment.nextOffset < offset {
+            // A sample that lies before the bytes already passed: lost.
+            fragment.advance()
+            return .skip(0)
+        }
+        if fragment.nextOffset > offset { return .skip(fragment.nextOffset - offset) }
+        guard size <= Self.maximumSampleSize else { throw mp4Malformed("a sample of \(size) bytes", offset) }
+        guard window.count >= size else { return .need(size) }
+        fragment.advance()
+        return .packet(size: size, frames: audio.config.framesPerPacket)
+    }
+}
