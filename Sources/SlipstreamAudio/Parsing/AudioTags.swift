@@ -1,5 +1,6 @@
 /// The descriptive tags found in a stream: title, artist and album, and which kinds of tag were
-/// present. An ID3v2 value wins over an APE value, which wins over an ID3v1 value.
+/// present. An ID3v2 value (or a Vorbis comment's) wins over an APE value, which wins over an
+/// ID3v1 value.
 public struct AudioTags: Hashable, Sendable, Codable {
     /// A kind of tag block found in the stream.
     public enum Kind: String, Hashable, Sendable, Codable, Comparable {
@@ -17,11 +18,13 @@ public struct AudioTags: Hashable, Sendable, Codable {
         case id3v1 = "ID3v1"
         /// MP4's iTunes-style item list (`ilst`).
         case mp4 = "MP4"
+        /// A Vorbis comment block (Ogg Vorbis, Opus, FLAC).
+        case vorbisComment = "Vorbis comment"
 
         /// How much a value from this kind of tag is trusted: lower wins.
         var rank: Int {
             switch self {
-            case .id3v22, .id3v23, .id3v24, .mp4: 0
+            case .id3v22, .id3v23, .id3v24, .mp4, .vorbisComment: 0
             case .ape: 1
             case .lyrics3: 2
             case .id3v1: 3
