@@ -3,10 +3,10 @@
 # (sox, lame, ffmpeg, mpg123; perl for the hand-built tags), and the reference figures the
 # decoders report for each of them. Binaries are never committed: this script is the fixture.
 #   scripts/make-audio-fixtures.sh OUTDIR
-# Writes OUTDIR/*.{mp3,mp2,aac,wav}, OUTDIR/mp4-* (AAC in MP4), OUTDIR/unsupported-* (containers
+# Writes OUTDIR/*.{mp3,mp2,aac,wav,flac}, OUTDIR/mp4-* (AAC in MP4), OUTDIR/unsupported-* (containers
 # the player refuses) and OUTDIR/reference.tsv with one line per fixture (but the
-# *-format-change* joins, the *-info-only* file, the mp4-* files and the unsupported-* files,
-# whose tests need no reference line):
+# *-format-change* joins, the *-info-only* file, the mp4-* files, the FLAC files and the
+# unsupported-* files, whose tests need no reference line):
 #   name  kind  packets  samples  duration  sample_rate  channels  title  artist  album
 # packets: MPEG frames as mpg123 counts them (the Xing/Info frame excluded), ADTS frames as
 #   ffprobe -count_packets counts them, "-" for WAV (ffmpeg's packets are its own choice);
@@ -23,7 +23,7 @@ if [[ -f "$out/reference.tsv" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" 
     exit 0
 fi
 mkdir -p "$out"
-rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out"/unsupported-* "$out"/mp4-* "$out/reference.tsv" "$out/.stamp"
+rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out"/*.flac "$out"/unsupported-* "$out"/mp4-* "$out/reference.tsv" "$out/.stamp"
 tmp="$(mktemp -d "$out/.tmp.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -189,15 +189,25 @@ perl -e '
     print "RIFF" . pack("V", 4 + length $body) . "WAVE" . $body;
 ' <"$tmp/odd.wav" >"$out/wav-u8-odd-chunks.wav"
 
+# FLAC from the reference encoder: with a seek point every second, tags and a 90 KB cover
+# picture (which the parser skips without holding), 24-bit mono without a seek table, and
+# behind an ID3v2 tag; and as ffmpeg writes it.
+ffmpeg -v error -y -f lavfi -i "nullsrc=s=256x256,geq=random(1)*255:128:128" -frames:v 1 "$tmp/cover.png"
+flac -s -f --seekpoint=1s -T "TITLE=Flac Title" -T "ARTIST=Flac Artist" -T "ALBUM=Flac Album" \
+    --picture="$tmp/cover.png" "$tmp/44100.wav" -o "$out/flac-16-seektable.flac"
+sox -R -D "$tmp/48000.wav" -b 24 -c 1 -t wavpcm "$tmp/48000-24.wav" remix 1
+flac -s -f --no-seektable --no-padding "$tmp/48000-24.wav" -o "$out/flac-24-mono.flac"
+cat "$tmp/v22.tag" "$out/flac-16-seektable.flac" >"$out/flac-id3v2.flac"
+ffmpeg -v error -y -i "$tmp/22050.wav" -c:a flac "$out/flac-ffmpeg-22050.flac"
+
 # Containers the player cannot play yet, as ffmpeg writes them (refused by their first bytes,
 # by name), and one behind an ID3v2 tag.
-for spec in "vorbis.ogg -c:a libvorbis -q:a 3" "opus.opus -c:a libopus -b:a 64k" "flac.flac -c:a flac" \
+for spec in "vorbis.ogg -c:a libvorbis -q:a 3" "opus.opus -c:a libopus -b:a 64k" \
     "pcm.aiff -c:a pcm_s16be" "pcm.caf -c:a pcm_s16le"; do
     read -r name codec <<<"$spec"
     # shellcheck disable=SC2086 # the codec options are words
     ffmpeg -v error -y -i "$tmp/44100.wav" -map_metadata -1 $codec "$out/unsupported-$name"
 done
-cat "$tmp/v22.tag" "$out/unsupported-flac.flac" >"$out/unsupported-id3v2-flac.flac"
 
 # AAC in MP4 as ffmpeg writes it (no reference line: the tests decode them with faad and read
 # their sources' lengths themselves): the index (moov) after the audio (ffmpeg's default, the
@@ -221,7 +231,8 @@ tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
     for f in "$out"/*; do
         name="$(basename "$f")"
         case "$name" in
-        *-format-change* | *-info-only* | unsupported-* | mp4-*) continue ;;
+        # FLAC's tests decode with flac -d themselves.
+        *-format-change* | *-info-only* | unsupported-* | mp4-* | *.flac) continue ;;
         *.mp3 | *.mp2)
             kind=mpeg
             packets="$(mpg123 -t -v "$f" 2>&1 | tr '\r' '\n' | sed -n 's/^> 0*\([0-9][0-9]*\)+0*0 .*/\1/p' | tail -1)"

@@ -16,7 +16,6 @@ import Testing
         ("Ogg Opus", oggPage(Array("OpusHead".utf8))),
         ("Ogg FLAC", oggPage([0x7F] + Array("FLAC".utf8))),
         ("Ogg", oggPage(Array("Theora??".utf8))),
-        ("FLAC", Array("fLaC".utf8) + [0, 0, 0, 34] + [UInt8](repeating: 0, count: 34)),
         ("AIFF", Array("FORM".utf8) + [0, 0, 0, 100] + Array("AIFFCOMM".utf8) + [0, 0, 0, 18]),
         ("AIFF-C", Array("FORM".utf8) + [0, 0, 0, 100] + Array("AIFCFVER".utf8) + [0, 0, 0, 4]),
         ("CAF", Array("caff".utf8) + [0, 1, 0, 0] + Array("desc".utf8) + [0, 0, 0, 0, 0, 0, 0, 32]),
@@ -61,7 +60,7 @@ import Testing
 
     @Test func aShortStreamIsNamedByItsSignatureAlone() {
         #expect(ParserRun(Array("OggS".utf8) + [0, 2, 0, 0], chunkSizes: { 1 }).error?.message.hasPrefix("Ogg cannot") == true)
-        #expect(ParserRun(Array("fLaC".utf8) + [0], chunkSizes: { 1 }).error?.message.hasPrefix("FLAC cannot") == true)
+        #expect(ParserRun(Array("FORM".utf8) + [0], chunkSizes: { 1 }).error?.message.hasPrefix("IFF cannot") == true)
         // Too short for any signature: not one of these.
         #expect(ParserRun(Array("fLa".utf8), chunkSizes: { 1 }).error?.code == .unrecognisedFormat)
     }

@@ -9,6 +9,8 @@ public struct AudioSeekPoint: Hashable, Sendable {
         case constantBitRate
         /// Computed from the PCM frame size: exact to the frame.
         case pcm
+        /// A point of the file's own seek table (FLAC's SEEKTABLE), at or before the time: exact.
+        case seekPoints
         /// Interpolated in the Xing header's 100-point table of contents: an estimate.
         case xingTable
         /// Interpolated in the VBRI header's table: an estimate.
@@ -30,7 +32,9 @@ public struct AudioSeekPoint: Hashable, Sendable {
 
     /// Whether a packet starts exactly at `offset` and exactly at `time`; otherwise both are
     /// estimates and the parser resynchronises at the next packet after `offset`.
-    public var isExact: Bool { method == .frameIndex || method == .constantBitRate || method == .pcm || method == .sampleTable }
+    public var isExact: Bool {
+        method == .frameIndex || method == .constantBitRate || method == .pcm || method == .sampleTable || method == .seekPoints
+    }
 
     /// Creates a seek point.
     public init(time: Double, frame: Int64, offset: Int64, method: Method) {

@@ -1,6 +1,6 @@
 /// Maps time to byte offset and back for a stream: exactly through the frame index for the part
-/// seen, by arithmetic for CBR and PCM, through the Xing or VBRI table beyond, and from the mean
-/// bit rate when nothing better is known. Every answer says which (`AudioSeekPoint.method`).
+/// seen, by arithmetic for CBR and PCM, through the file's exact seek points (FLAC) or its Xing
+/// or VBRI table beyond, and from the mean bit rate when nothing better is known. Every answer says which (`AudioSeekPoint.method`).
 public struct AudioSeekTable: Hashable, Sendable {
     var index = FrameIndex()
     /// Sample rate in Hz and frames per packet; 0 until the format is known.
@@ -12,7 +12,8 @@ public struct AudioSeekTable: Hashable, Sendable {
     var constantPacketSize: Double?
     /// Bytes per frame for PCM, else `nil`.
     var pcmBytesPerFrame: Int?
-    /// Points (frame, offset) from a Xing or VBRI table, with the method they came from.
+    /// Points (frame, offset) from a Xing or VBRI table (interpolated) or a seek table of exact
+    /// points (`.seekPoints`), with the method they came from.
     var tableFrames: [Int64] = []
     var tableOffsets: [Int64] = []
     var tableMethod = AudioSeekPoint.Method.xingTable
@@ -48,6 +49,9 @@ public struct AudioSeekTable: Hashable, Sendable {
         if let entry = index.entry(atOrBeforeFrame: frame) {
             return point(frame: entry.frame, offset: entry.offset, .frameIndex)
         }
+        if tableMethod == .seekPoints, let i = Self.lastIndex(in: tableFrames, notAbove: frame) {
+            return point(frame: tableFrames[i], offset: tableOffsets[i], .seekPoints)
+        }
         if let size = constantPacketSize {
             let packet = frame / Int64(framesPerPacket)
             return point(
@@ -74,6 +78,9 @@ public struct AudioSeekTable: Hashable, Sendable {
         }
         if let entry = index.entry(atOrBeforeOffset: offset) {
             return point(frame: entry.frame, offset: entry.offset, .frameIndex)
+        }
+        if tableMethod == .seekPoints, let i = Self.lastIndex(in: tableOffsets, notAbove: offset) {
+            return point(frame: tableFrames[i], offset: tableOffsets[i], .seekPoints)
         }
         if let size = constantPacketSize {
             let packet = Int64(Double(relative) / size)
@@ -102,6 +109,16 @@ public struct AudioSeekTable: Hashable, Sendable {
 
     private func point(frame: Int64, offset: Int64, _ method: AudioSeekPoint.Method) -> AudioSeekPoint {
         AudioSeekPoint(time: Double(frame) / Double(sampleRate), frame: frame, offset: offset, method: method)
+    }
+
+    /// The last index of ascending `values` whose value is at most `value`.
+    private static func lastIndex(in values: [Int64], notAbove value: Int64) -> Int? {
+        var low = 0, high = values.count
+        while low < high {
+            let mid = (low + high) / 2
+            if values[mid] <= value { low = mid + 1 } else { high = mid }
+        }
+        return low == 0 ? nil : low - 1
     }
 
     /// Piecewise-linear interpolation of `value` through the points (`from[i]`, `to[i]`);

@@ -144,7 +144,7 @@ extension AudioStreamParser {
             case .none:
                 break
             }
-        case .wav, .mp4, .failed:
+        case .wav, .mp4, .flac, .failed:
             break
         }
         switch stage {
@@ -162,6 +162,7 @@ extension AudioStreamParser {
             case .found(.adts): stage = .adts(ADTSParser())
             case .found(.wav): stage = .wav(WAVParser())
             case .found(.mp4): stage = .mp4(MP4Parser())
+            case .found(.flac): stage = .flac(FLACParser())
             }
             return try nextStep(window, isFinal: isFinal)
         case .mpeg(var parser):
@@ -184,6 +185,14 @@ extension AudioStreamParser {
             do {
                 let step = try parser.step(window, offset: position, isFinal: isFinal, state: &state)
                 stage = .mp4(parser)
+                return step
+            } catch {
+                throw fail(error)
+            }
+        case .flac(var parser):
+            do {
+                let step = try parser.step(window, offset: position, isFinal: isFinal, state: &state)
+                stage = .flac(parser)
                 return step
             } catch {
                 throw fail(error)

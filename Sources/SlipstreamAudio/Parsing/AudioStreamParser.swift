@@ -9,7 +9,8 @@
 ///     try parser.finish(into: &sink)          // at the end of the stream
 ///
 /// Formats: MPEG audio (Layers I-III, MPEG-1/2/2.5, with ID3v2, ID3v1, APE, Lyrics3, Xing/Info,
-/// LAME and VBRI), AAC in ADTS, PCM WAV (RIFF/RIFX) and AAC in MP4 (M4A, M4B, fragmented MP4).
+/// LAME and VBRI), AAC in ADTS, PCM WAV (RIFF/RIFX), AAC in MP4 (M4A, M4B, fragmented MP4) and native
+/// FLAC.
 ///
 /// The next bytes must come from `nextByteOffset`: it moves by itself when an MP4's index comes
 /// after its audio (forward over the audio when `prefersJump` and `skipUnread()` are used, then
@@ -21,6 +22,7 @@ public struct AudioStreamParser: Sendable {
         case adts(ADTSParser)
         case wav(WAVParser)
         case mp4(MP4Parser)
+        case flac(FLACParser)
         /// A parse error was thrown; everything more is ignored.
         case failed(AudioParserError)
     }
@@ -131,6 +133,9 @@ public struct AudioStreamParser: Sendable {
         case .mp4(var parser):
             parser.resynchronise(at: offset)
             stage = .mp4(parser)
+        case .flac(var parser):
+            parser.resynchronise(at: offset)
+            stage = .flac(parser)
         case .sniffing, .failed:
             break
         }

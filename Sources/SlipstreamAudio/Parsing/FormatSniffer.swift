@@ -1,13 +1,14 @@
 /// Chooses a stream's format from its bytes (after any leading tags, which the parser reads
-/// first): WAV by its RIFF/RIFX header, MPEG audio or ADTS by a frame confirmed by the next one.
-/// A container that cannot be played yet (Ogg, FLAC, MP4, ...: `UnsupportedContainer`) is
+/// first): WAV by its RIFF/RIFX header, MP4 by `ftyp`, FLAC by `fLaC`, MPEG audio or ADTS by a
+/// frame confirmed by the next one. A container that cannot be played yet (Ogg, Matroska, ...:
+/// `UnsupportedContainer`) is
 /// refused by its first bytes, before any frame sync is looked for. Junk before the first frame
 /// is skipped up to a limit; past it, or at the end of a stream with nothing found, the error
 /// names what the bytes look like.
 struct FormatSniffer: Sendable {
     /// A format the bytes were found to hold.
     enum Format {
-        case mpeg, adts, wav, mp4
+        case mpeg, adts, wav, mp4, flac
     }
 
     /// What to do next.
@@ -44,6 +45,7 @@ struct FormatSniffer: Sendable {
             case .found(let name): throw Self.unsupported(name, at: offset, hints)
             }
         }
+        if window.starts(with: "fLaC") { return .found(.flac) }
         if window.hasPrefix("RIFF") || window.hasPrefix("RIFX") {
             guard window.count >= 12 || isFinal else { return .step(.need(12)) }
             if window.starts(with: "WAVE", at: 8) { return .found(.wav) }
@@ -77,7 +79,7 @@ struct FormatSniffer: Sendable {
     private static func mayStart(_ window: UnsafeRawBufferPointer, at index: Int) -> Bool {
         MPEGFrameHeader.mayStart(window, at: index) || ADTSHeader.mayStart(window, at: index)
             || TagReader.mayStart(window, at: index) || window.hasPrefix("RIFF", at: index)
-            || window.hasPrefix("RIFX", at: index)
+            || window.hasPrefix("RIFX", at: index) || window.hasPrefix("fLaC", at: index)
     }
 
     /// The error for a stream in which no supported format was found.

@@ -1,5 +1,5 @@
 /// The containers the parser knows by their first bytes but cannot play yet: Ogg (naming its
-/// codec: Vorbis, Opus, FLAC, Speex), FLAC, AIFF, CAF and Matroska/WebM.
+/// codec: Vorbis, Opus, FLAC, Speex), AIFF, CAF and Matroska/WebM.
 ///
 /// Looked for at a stream's first bytes (after its leading tags) before any MPEG audio or ADTS
 /// sync is searched for: their pages and boxes are full of bytes that pass for frame headers (an
@@ -24,7 +24,6 @@ enum UnsupportedContainer {
     static func match(_ window: UnsafeRawBufferPointer, isFinal: Bool) -> Match {
         guard window.count >= 12 || isFinal else { return .need(12) }
         if window.starts(with: "OggS") { return ogg(window, isFinal: isFinal) }
-        if window.starts(with: "fLaC") { return .found("FLAC") }
         if window.starts(with: "FORM") {
             if window.starts(with: "AIFF", at: 8) { return .found("AIFF") }
             if window.starts(with: "AIFC", at: 8) { return .found("AIFF-C") }

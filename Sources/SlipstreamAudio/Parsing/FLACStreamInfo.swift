@@ -1,0 +1,49 @@
+/// FLAC's STREAMINFO metadata block (34 bytes, big-endian bit fields): the block sizes, frame
+/// sizes, sample rate, channels, bits per sample and total samples of the stream. Native FLAC
+/// has it first after `fLaC`; FLAC-in-Ogg in its first packet. `AudioFormat.magicCookie` of a
+/// FLAC stream is these 34 bytes.
+struct FLACStreamInfo: Hashable, Sendable {
+    /// The block's size in bytes.
+    static let size = 34
+
+    /// The smallest and largest block sizes in the stream (frames per channel); equal for a
+    /// fixed-blocksize stream.
+    var minimumBlockSize: Int
+    var maximumBlockSize: Int
+    /// The largest frame in bytes; 0 when unknown.
+    var maximumFrameSize: Int
+    /// Frames per second.
+    var sampleRate: Int
+    /// 1 to 8.
+    var channels: Int
+    /// 4 to 32.
+    var bitsPerSample: Int
+    /// Frames (samples per channel) in the stream; 0 when unknown.
+    var totalFrames: Int64
+
+    /// Reads the 34 bytes of `body`; `nil` when a field is out of range.
+    init?(_ body: UnsafeRawBufferPointer) {
+        guard body.count >= Self.size else { return nil }
+        minimumBlockSize = Int(body.bigEndian(at: 0, count: 2))
+        maximumBlockSize = Int(body.bigEndian(at: 2, count: 2))
+        maximumFrameSize = Int(body.bigEndian(at: 7, count: 3))
+        let packed = body.bigEndian(at: 10, count: 8)
+        sampleRate = Int(packed >> 44)
+        channels = Int(packed >> 41 & 7) + 1
+        bitsPerSample = Int(packed >> 36 & 31) + 1
+        totalFrames = Int64(packed & 0xF_FFFF_FFFF)
+        guard minimumBlockSize >= 16, maximumBlockSize >= minimumBlockSize, sampleRate > 0, bitsPerSample >= 4 else {
+            return nil
+        }
+    }
+
+    /// Every block has the same size (the last may be shorter).
+    var isFixedBlockSize: Bool { minimumBlockSize == maximumBlockSize }
+
+    /// The format of the stream, with `body` (the 34 bytes) as its magic cookie.
+    func format(cookie body: UnsafeRawBufferPointer, container: String = "") -> AudioFormat {
+        AudioFormat(
+            codec: .flac, codecDescription: "FLAC\(container) \(bitsPerSample)-bit", sampleRate: sampleRate,
+            channels: channels, framesPerPacket: maximumBlockSize, magicCookie: Array(body.prefix(Self.size)))
+    }
+}
