@@ -32,6 +32,11 @@ let package = Package(
             pkgConfig: "faad2",
             providers: [.apt(["libfaad-dev"])]
         ),
+        .systemLibrary(
+            name: "CFLAC",
+            pkgConfig: "flac",
+            providers: [.apt(["libflac-dev"])]
+        ),
         // The resampler for outputs that keep one format when a stream's format changes. Headers
         // only: the library is loaded on first use (see shim.h); no pkgConfig, whose flags link it.
         .systemLibrary(
@@ -57,7 +62,7 @@ let package = Package(
         .target(name: "SlipstreamDownload", dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CCrypto", "CFileSystem"]),
         .target(
             name: "SlipstreamAudio",
-            dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CMPG123", "CFAAD", "CSoxr", "CALSA", "CPulse"]
+            dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CMPG123", "CFAAD", "CFLAC", "CSoxr", "CALSA", "CPulse"]
         ),
         .executableTarget(
             name: "slipstream",

@@ -9,7 +9,7 @@ struct DecoderAllocationTests {
     @Test(
         arguments: [
             "mp3-vbr-v0.mp3", "mp3-mpeg2-24000-vbr.mp3", "mp3-freeformat400.mp3", "mp2-192k.mp2",
-            "aac-lc-128k.aac", "wav-s24-extensible.wav",
+            "aac-lc-128k.aac", "wav-s24-extensible.wav", "flac-16-seektable.flac", "flac-24-mono.flac",
         ], [PCMFormat.SampleType.signed16, .float32])
     func steadyStateDecodingAllocatesNothing(_ name: String, _ sampleType: PCMFormat.SampleType) throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
