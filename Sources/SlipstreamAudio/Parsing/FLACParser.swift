@@ -45,8 +45,8 @@ struct FLACParser: Sendable {
     /// SEEKTABLE points: first sample and offset from the first frame.
     private var pointFrames: [Int64] = []
     private var pointOffsets: [Int64] = []
-    /// Where the first frame starts, once the metadata has been read.
-    private var firstFrameOffset: Int64?
+    /// The STREAMINFO block's body, the format's magic cookie.
+    private var cookie: [UInt8] = []
 
     /// Handles the bytes at the window's front, at stream `offset`.
     mutating func step(
@@ -94,12 +94,11 @@ struct FLACParser: Sendable {
     /// After a discontinuity to `offset`: parsing starts over from the marker if `offset` is 0,
     /// else it looks for the next frame.
     mutating func resynchronise(at offset: Int64) {
-        scan = nil
         guard offset != 0 else {
-            phase = .marker
-            comment = VorbisComment()
+            self = FLACParser()
             return
         }
+        scan = nil
         if info != nil { phase = .frames }
     }
 
@@ -124,10 +123,7 @@ struct FLACParser: Sendable {
                 throw AudioParserError(code: .malformed, message: "FLAC STREAMINFO with fields out of range", offset: offset)
             }
             self.info = info
-            state.setFormat(info.format(cookie: body))
-            if info.totalFrames > 0 { state.headerFrameCount = info.totalFrames }
-            state.set(\.isSeekableByTime, true)
-            state.changed = true
+            cookie = Array(body)
             return endBlock(skip: 4 + length, isLast: isLast, at: offset, state: &state)
         case 3:
             phase = .seekTable(remaining: length, isLast: isLast)
@@ -147,14 +143,20 @@ struct FLACParser: Sendable {
     /// to the frames after the last.
     private mutating func endBlock(skip: Int, isLast: Bool, at offset: Int64, state: inout StreamState) -> ParseStep {
         phase = isLast ? .frames : .blockHeader
-        if isLast {
+        if isLast, let info {
+            // The format is told once the seek points and the first frame's offset are known
+            // too: a player seeks as soon as it knows the format.
             let start = offset + Int64(skip)
-            firstFrameOffset = start
+            state.setFormat(info.format(cookie: cookie))
+            if info.totalFrames > 0 { state.headerFrameCount = info.totalFrames }
+            state.set(\.isSeekableByTime, true)
+            state.changed = true
+            state.seekTable.dataOffset = start
             state.seekTable.tableMethod = .seekPoints
             state.seekTable.tableFrames = pointFrames
             state.seekTable.tableOffsets = pointOffsets.map { start + $0 }
             (pointFrames, pointOffsets) = ([], [])
-            if let info, info.totalFrames > 0, let total = state.hints.totalByteCount, total > start {
+            if info.totalFrames > 0, let total = state.hints.totalByteCount, total > start {
                 state.headerBitRate = Double(total - start) * 8 * Double(info.sampleRate) / Double(info.totalFrames)
             }
         }

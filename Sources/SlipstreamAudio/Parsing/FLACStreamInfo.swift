@@ -40,10 +40,11 @@ struct FLACStreamInfo: Hashable, Sendable {
     /// Every block has the same size (the last may be shorter).
     var isFixedBlockSize: Bool { minimumBlockSize == maximumBlockSize }
 
-    /// The format of the stream, with `body` (the 34 bytes) as its magic cookie.
-    func format(cookie body: UnsafeRawBufferPointer, container: String = "") -> AudioFormat {
+    /// The format of the stream, with `cookie` (the 34 bytes) as its magic cookie; `container`
+    /// is added to the description (e.g. " in Ogg").
+    func format(cookie: [UInt8], container: String = "") -> AudioFormat {
         AudioFormat(
             codec: .flac, codecDescription: "FLAC\(container) \(bitsPerSample)-bit", sampleRate: sampleRate,
-            channels: channels, framesPerPacket: maximumBlockSize, magicCookie: Array(body.prefix(Self.size)))
+            channels: channels, framesPerPacket: maximumBlockSize, magicCookie: Array(cookie.prefix(Self.size)))
     }
 }
