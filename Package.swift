@@ -104,6 +104,7 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
             name: "ResumeRecordFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/ResumeRecordFuzzer"),
         .executableTarget(
             name: "DownloadListFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/DownloadListFuzzer"),
+        .executableTarget(name: "FLACParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/FLACParserFuzzer"),
         .executableTarget(name: "PlaylistFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/PlaylistFuzzer"),
         .executableTarget(
             name: "ResponseHeadFuzzer",

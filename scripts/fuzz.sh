@@ -7,6 +7,9 @@
 #                       fixture (scripts/make-audio-fixtures.sh), those it refuses included
 #   MP4ParserFuzzer     the MP4 stage, seeded with the MP4 fixtures whole: any split, jumping
 #                       over the audio or not, gives the same packets, each the stream's bytes
+#   FLACParserFuzzer    native FLAC: the parser in any split and across a discontinuity, and
+#                       libFLAC fed every frame it finds; seeded with the heads of the FLAC
+#                       fixtures
 #   ICYMetadataFuzzer   a radio stream's ICY metadata: the filter under any cut of the stream,
 #                       and each block's title
 #   ResumeRecordFuzzer  the resume records beside a .part file (ControlFile, ResumeStore)
@@ -32,7 +35,7 @@ seconds="${1:-600}"
 shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-all=(AudioParserFuzzer MP4ParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer PlaylistFuzzer)
+all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer PlaylistFuzzer)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 for target in "${targets[@]}"; do
@@ -50,11 +53,13 @@ for target in "${targets[@]}"; do
     work="$dir/$target"
     mkdir -p "$work/corpus" "$work/crashes" "$work/seeds"
     flags=()
-    if [[ "$target" == AudioParserFuzzer ]]; then
+    if [[ "$target" == AudioParserFuzzer || "$target" == FLACParserFuzzer ]]; then
         # The first 64 KiB of every fixture: the head holds the tags, headers and first frames.
         fixtures="${SLIPSTREAM_TEST_AUDIO:-$dir/fixtures}"
         "$repo/scripts/make-audio-fixtures.sh" "$fixtures"
-        for file in "$fixtures"/*.{mp3,mp2,aac,wav} "$fixtures"/unsupported-*; do
+        seeds=("$fixtures"/*.{mp3,mp2,aac,wav,flac,aiff,caf} "$fixtures"/unsupported-*)
+        [[ "$target" == FLACParserFuzzer ]] && seeds=("$fixtures"/*.flac)
+        for file in "${seeds[@]}"; do
             head -c 65536 "$file" > "$work/seeds/$(basename "$file")"
         done
         flags+=(-max_len=65536)

@@ -3,9 +3,9 @@
 # (sox, lame, ffmpeg, mpg123; perl for the hand-built tags), and the reference figures the
 # decoders report for each of them. Binaries are never committed: this script is the fixture.
 #   scripts/make-audio-fixtures.sh OUTDIR
-# Writes OUTDIR/*.{mp3,mp2,aac,wav,flac}, OUTDIR/mp4-* (AAC in MP4), OUTDIR/unsupported-* (containers
-# the player refuses) and OUTDIR/reference.tsv with one line per fixture (but the
-# *-format-change* joins, the *-info-only* file, the mp4-* files, the FLAC files and the
+# Writes OUTDIR/*.{mp3,mp2,aac,wav,flac,aiff,caf}, OUTDIR/mp4-* (AAC in MP4), OUTDIR/unsupported-*
+# (containers the player refuses) and OUTDIR/reference.tsv with one line per fixture (but the
+# *-format-change* joins, the *-info-only* file, the mp4-* files, the FLAC, AIFF and CAF files and the
 # unsupported-* files, whose tests need no reference line):
 #   name  kind  packets  samples  duration  sample_rate  channels  title  artist  album
 # packets: MPEG frames as mpg123 counts them (the Xing/Info frame excluded), ADTS frames as
@@ -23,7 +23,7 @@ if [[ -f "$out/reference.tsv" && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" 
     exit 0
 fi
 mkdir -p "$out"
-rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out"/*.flac "$out"/unsupported-* "$out"/mp4-* "$out/reference.tsv" "$out/.stamp"
+rm -f "$out"/*.mp3 "$out"/*.mp2 "$out"/*.aac "$out"/*.wav "$out"/*.flac "$out"/*.aiff "$out"/*.caf "$out"/unsupported-* "$out"/mp4-* "$out/reference.tsv" "$out/.stamp"
 tmp="$(mktemp -d "$out/.tmp.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -200,10 +200,18 @@ flac -s -f --no-seektable --no-padding "$tmp/48000-24.wav" -o "$out/flac-24-mono
 cat "$tmp/v22.tag" "$out/flac-16-seektable.flac" >"$out/flac-id3v2.flac"
 ffmpeg -v error -y -i "$tmp/22050.wav" -c:a flac "$out/flac-ffmpeg-22050.flac"
 
+# AIFF, AIFF-C and CAF: PCM of each sample type and byte order (sox and ffmpeg).
+sox -R -D "$tmp/44100.wav" "$out/aiff-s16.aiff"
+sox -R -D "$tmp/22050-mono.wav" -b 24 "$out/aiff-s24-mono.aiff"
+ffmpeg -v error -y -i "$tmp/44100.wav" -c:a pcm_s16le -f aiff "$out/aifc-sowt.aiff"
+ffmpeg -v error -y -i "$tmp/48000.wav" -c:a pcm_f32be -f aiff "$out/aifc-f32.aiff"
+ffmpeg -v error -y -i "$tmp/44100.wav" -c:a pcm_s16le -f caf "$out/caf-s16.caf"
+ffmpeg -v error -y -i "$tmp/22050.wav" -c:a pcm_s24be -f caf "$out/caf-s24be.caf"
+ffmpeg -v error -y -i "$tmp/44100.wav" -c:a pcm_f32le -f caf "$out/caf-f32.caf"
+
 # Containers the player cannot play yet, as ffmpeg writes them (refused by their first bytes,
 # by name), and one behind an ID3v2 tag.
-for spec in "vorbis.ogg -c:a libvorbis -q:a 3" "opus.opus -c:a libopus -b:a 64k" \
-    "pcm.aiff -c:a pcm_s16be" "pcm.caf -c:a pcm_s16le"; do
+for spec in "vorbis.ogg -c:a libvorbis -q:a 3" "opus.opus -c:a libopus -b:a 64k"; do
     read -r name codec <<<"$spec"
     # shellcheck disable=SC2086 # the codec options are words
     ffmpeg -v error -y -i "$tmp/44100.wav" -map_metadata -1 $codec "$out/unsupported-$name"
@@ -231,8 +239,8 @@ tagval() { local v; v="$(probe "format_tags=$1" "$2")"; echo "${v:--}"; }
     for f in "$out"/*; do
         name="$(basename "$f")"
         case "$name" in
-        # FLAC's tests decode with flac -d themselves.
-        *-format-change* | *-info-only* | unsupported-* | mp4-* | *.flac) continue ;;
+        # FLAC's, AIFF's and CAF's tests decode with flac -d and sox themselves.
+        *-format-change* | *-info-only* | unsupported-* | mp4-* | *.flac | *.aiff | *.caf) continue ;;
         *.mp3 | *.mp2)
             kind=mpeg
             packets="$(mpg123 -t -v "$f" 2>&1 | tr '\r' '\n' | sed -n 's/^> 0*\([0-9][0-9]*\)+0*0 .*/\1/p' | tail -1)"

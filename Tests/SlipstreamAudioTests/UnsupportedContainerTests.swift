@@ -16,9 +16,7 @@ import Testing
         ("Ogg Opus", oggPage(Array("OpusHead".utf8))),
         ("Ogg FLAC", oggPage([0x7F] + Array("FLAC".utf8))),
         ("Ogg", oggPage(Array("Theora??".utf8))),
-        ("AIFF", Array("FORM".utf8) + [0, 0, 0, 100] + Array("AIFFCOMM".utf8) + [0, 0, 0, 18]),
-        ("AIFF-C", Array("FORM".utf8) + [0, 0, 0, 100] + Array("AIFCFVER".utf8) + [0, 0, 0, 4]),
-        ("CAF", Array("caff".utf8) + [0, 1, 0, 0] + Array("desc".utf8) + [0, 0, 0, 0, 0, 0, 0, 32]),
+        ("IFF", Array("FORM".utf8) + [0, 0, 0, 100] + Array("8SVXVHDR".utf8) + [0, 0, 0, 20]),
         ("Matroska/WebM", [0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81, 0x01, 0x42, 0xF7, 0x81, 0x01]),
     ]
 

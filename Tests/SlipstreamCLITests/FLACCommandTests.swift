@@ -75,7 +75,8 @@ struct FLACCommandTests {
                 "-frames:v", "1", folder + "/cover.png",
             ])
             try ExternalProgram.run([
-                "sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", folder + "/noise.wav", "synth", "120", "whitenoise", "gain", "-6",
+                "sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", folder + "/noise.wav", "synth", "120", "whitenoise", "gain",
+                "-6",
             ])
             try ExternalProgram.run(["flac", "-s", "-f", "--picture=" + folder + "/cover.png", folder + "/noise.wav", "-o", file])
         }

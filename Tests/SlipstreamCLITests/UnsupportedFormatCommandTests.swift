@@ -12,8 +12,7 @@ import TestSupport
         "run with scripts/test.sh (nginx and the audio fixtures)"))
 struct UnsupportedFormatCommandTests {
     static let files = [
-        ("unsupported-vorbis.ogg", "Ogg Vorbis"), ("unsupported-opus.opus", "Ogg Opus"), ("unsupported-pcm.aiff", "AIFF"),
-        ("unsupported-pcm.caf", "CAF"),
+        ("unsupported-vorbis.ogg", "Ogg Vorbis"), ("unsupported-opus.opus", "Ogg Opus"),
     ]
 
     /// The two commands, as run on `url`.

@@ -52,7 +52,8 @@ package final class FLACDecoder: SelectableAudioDecoder {
             FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_SEARCH_FOR_FRAME_SYNC
         else {
             // deinit deletes the decoder: the object is whole by now.
-            throw AudioDecoderError(.initializationFailed, "libFLAC: cannot read the STREAMINFO of \(codecDescription)", codec: codecDescription)
+            throw AudioDecoderError(
+                .initializationFailed, "libFLAC: cannot read the STREAMINFO of \(codecDescription)", codec: codecDescription)
         }
     }
 

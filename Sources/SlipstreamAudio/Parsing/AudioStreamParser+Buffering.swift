@@ -144,7 +144,7 @@ extension AudioStreamParser {
             case .none:
                 break
             }
-        case .wav, .mp4, .flac, .failed:
+        case .wav, .mp4, .flac, .aiff, .caf, .failed:
             break
         }
         switch stage {
@@ -163,6 +163,8 @@ extension AudioStreamParser {
             case .found(.wav): stage = .wav(WAVParser())
             case .found(.mp4): stage = .mp4(MP4Parser())
             case .found(.flac): stage = .flac(FLACParser())
+            case .found(.aiff): stage = .aiff(AIFFParser())
+            case .found(.caf): stage = .caf(CAFParser())
             }
             return try nextStep(window, isFinal: isFinal)
         case .mpeg(var parser):
@@ -193,6 +195,22 @@ extension AudioStreamParser {
             do {
                 let step = try parser.step(window, offset: position, isFinal: isFinal, state: &state)
                 stage = .flac(parser)
+                return step
+            } catch {
+                throw fail(error)
+            }
+        case .aiff(var parser):
+            do {
+                let step = try parser.step(window, offset: position, isFinal: isFinal, state: &state)
+                stage = .aiff(parser)
+                return step
+            } catch {
+                throw fail(error)
+            }
+        case .caf(var parser):
+            do {
+                let step = try parser.step(window, offset: position, isFinal: isFinal, state: &state)
+                stage = .caf(parser)
                 return step
             } catch {
                 throw fail(error)

@@ -9,8 +9,8 @@
 ///     try parser.finish(into: &sink)          // at the end of the stream
 ///
 /// Formats: MPEG audio (Layers I-III, MPEG-1/2/2.5, with ID3v2, ID3v1, APE, Lyrics3, Xing/Info,
-/// LAME and VBRI), AAC in ADTS, PCM WAV (RIFF/RIFX), AAC in MP4 (M4A, M4B, fragmented MP4) and native
-/// FLAC.
+/// LAME and VBRI), AAC in ADTS, PCM WAV (RIFF/RIFX), AAC in MP4 (M4A, M4B, fragmented MP4), native
+/// FLAC, and PCM AIFF/AIFF-C and CAF.
 ///
 /// The next bytes must come from `nextByteOffset`: it moves by itself when an MP4's index comes
 /// after its audio (forward over the audio when `prefersJump` and `skipUnread()` are used, then
@@ -23,6 +23,8 @@ public struct AudioStreamParser: Sendable {
         case wav(WAVParser)
         case mp4(MP4Parser)
         case flac(FLACParser)
+        case aiff(AIFFParser)
+        case caf(CAFParser)
         /// A parse error was thrown; everything more is ignored.
         case failed(AudioParserError)
     }
@@ -136,6 +138,12 @@ public struct AudioStreamParser: Sendable {
         case .flac(var parser):
             parser.resynchronise(at: offset)
             stage = .flac(parser)
+        case .aiff(var parser):
+            skipRemaining = parser.resynchronise(at: offset)
+            stage = .aiff(parser)
+        case .caf(var parser):
+            skipRemaining = parser.resynchronise(at: offset)
+            stage = .caf(parser)
         case .sniffing, .failed:
             break
         }

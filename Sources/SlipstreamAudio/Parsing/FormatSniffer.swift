@@ -1,14 +1,14 @@
 /// Chooses a stream's format from its bytes (after any leading tags, which the parser reads
-/// first): WAV by its RIFF/RIFX header, MP4 by `ftyp`, FLAC by `fLaC`, MPEG audio or ADTS by a
-/// frame confirmed by the next one. A container that cannot be played yet (Ogg, Matroska, ...:
-/// `UnsupportedContainer`) is
+/// first): WAV by its RIFF/RIFX header, MP4 by `ftyp`, FLAC by `fLaC`, AIFF by `FORM`, CAF by
+/// `caff`, MPEG audio or ADTS by a frame confirmed by the next one. A container that cannot be
+/// played yet (Ogg, Matroska, ...: `UnsupportedContainer`) is
 /// refused by its first bytes, before any frame sync is looked for. Junk before the first frame
 /// is skipped up to a limit; past it, or at the end of a stream with nothing found, the error
 /// names what the bytes look like.
 struct FormatSniffer: Sendable {
     /// A format the bytes were found to hold.
     enum Format {
-        case mpeg, adts, wav, mp4, flac
+        case mpeg, adts, wav, mp4, flac, aiff, caf
     }
 
     /// What to do next.
@@ -46,6 +46,11 @@ struct FormatSniffer: Sendable {
             }
         }
         if window.starts(with: "fLaC") { return .found(.flac) }
+        if window.starts(with: "caff") { return .found(.caf) }
+        if window.starts(with: "FORM") {
+            guard window.count >= 12 || isFinal else { return .step(.need(12)) }
+            if window.starts(with: "AIFF", at: 8) || window.starts(with: "AIFC", at: 8) { return .found(.aiff) }
+        }
         if window.hasPrefix("RIFF") || window.hasPrefix("RIFX") {
             guard window.count >= 12 || isFinal else { return .step(.need(12)) }
             if window.starts(with: "WAVE", at: 8) { return .found(.wav) }
@@ -80,6 +85,7 @@ struct FormatSniffer: Sendable {
         MPEGFrameHeader.mayStart(window, at: index) || ADTSHeader.mayStart(window, at: index)
             || TagReader.mayStart(window, at: index) || window.hasPrefix("RIFF", at: index)
             || window.hasPrefix("RIFX", at: index) || window.hasPrefix("fLaC", at: index)
+            || window.hasPrefix("FORM", at: index) || window.hasPrefix("caff", at: index)
     }
 
     /// The error for a stream in which no supported format was found.

@@ -1,5 +1,5 @@
 /// The containers the parser knows by their first bytes but cannot play yet: Ogg (naming its
-/// codec: Vorbis, Opus, FLAC, Speex), AIFF, CAF and Matroska/WebM.
+/// codec: Vorbis, Opus, FLAC, Speex), IFF files other than AIFF, and Matroska/WebM.
 ///
 /// Looked for at a stream's first bytes (after its leading tags) before any MPEG audio or ADTS
 /// sync is searched for: their pages and boxes are full of bytes that pass for frame headers (an
@@ -24,12 +24,9 @@ enum UnsupportedContainer {
     static func match(_ window: UnsafeRawBufferPointer, isFinal: Bool) -> Match {
         guard window.count >= 12 || isFinal else { return .need(12) }
         if window.starts(with: "OggS") { return ogg(window, isFinal: isFinal) }
-        if window.starts(with: "FORM") {
-            if window.starts(with: "AIFF", at: 8) { return .found("AIFF") }
-            if window.starts(with: "AIFC", at: 8) { return .found("AIFF-C") }
+        if window.starts(with: "FORM"), !window.starts(with: "AIFF", at: 8), !window.starts(with: "AIFC", at: 8) {
             return .found("IFF")
         }
-        if window.starts(with: "caff") { return .found("CAF") }
         if window.count >= 4, window[0] == 0x1A, window[1] == 0x45, window[2] == 0xDF, window[3] == 0xA3 {
             return .found("Matroska/WebM")
         }

@@ -1,28 +1,25 @@
 /// The WAV stage of `AudioStreamParser`: RIFF (little-endian) and RIFX (big-endian) chunks, the
 /// `fmt ` chunk (PCM integer 8/16/24/32-bit, float 32/64-bit, plain or WAVE_FORMAT_EXTENSIBLE),
-/// and the `data` chunk cut into packets of `framesPerPacket` frames. Chunks are padded to even
+/// and the `data` chunk cut into packets (`PCMDataChunk`). Chunks are padded to even
 /// sizes; unknown chunks are skipped.
 struct WAVParser: Sendable {
     private enum Phase: Hashable, Sendable {
         case fileHeader
         case chunkHeader
-        /// Inside `data`: `remaining` bytes (`Int64.max` when the size is left open), then `pad`.
-        case data(remaining: Int64, pad: Int)
+        /// Inside `data`, then `pad` bytes.
+        case data(PCMDataChunk, pad: Int)
+        /// Past the audio (after a discontinuity outside it): nothing more is emitted.
+        case ended
     }
 
-    /// Frames in each packet (the last may hold fewer): 1024, fewer for frames so wide that a
-    /// packet would pass `maximumPacketSize`.
-    private var framesPerPacket = 1024
-    /// The most bytes one packet holds, so the parser never holds more than that (bytes).
-    private static let maximumPacketSize = 64 << 10
     /// The largest `fmt ` chunk read (bytes).
     private static let maximumFormatSize = 4096
 
     private var phase = Phase.fileHeader
     private var isBigEndian = false
     private var layout: AudioFormat.PCMLayout?
-    /// Where the `data` chunk's contents start and end (end `nil` when open).
-    private var dataRange: (start: Int64, end: Int64?)?
+    /// The `data` chunk, once found.
+    private var data: PCMDataChunk?
 
     /// Handles the bytes at the window's front, at stream `offset`.
     mutating func step(
@@ -52,33 +49,20 @@ struct WAVParser: Sendable {
                 throw AudioParserError(code: .malformed, message: "WAV data chunk before any fmt chunk", offset: offset)
             }
             let isOpen = size == 0 || size == 0xFFFF_FFFF
-            dataRange = (offset + 8, isOpen ? nil : offset + 8 + size)
-            if !isOpen {
-                let frames = size / Int64(layout.bytesPerFrame)
-                state.headerFrameCount = frames
-                state.headerByteCount = size
-                state.headerPacketCount = (frames + Int64(framesPerPacket) - 1) / Int64(framesPerPacket)
-                state.changed = true
-            }
-            phase = .data(remaining: isOpen ? .max : size, pad: pad)
+            let chunk = PCMDataChunk(layout: layout, start: offset + 8, size: isOpen ? nil : size)
+            chunk.noteStart(&state)
+            data = chunk
+            phase = .data(chunk, pad: pad)
             return .skip(8)
-        case .data(let remaining, let pad):
-            guard let layout, remaining > 0 else {
+        case .data(var chunk, let pad):
+            guard let step = chunk.step(window, isFinal: isFinal) else {
                 phase = .chunkHeader
                 return .skip(Int64(pad))
             }
-            let frameBytes = layout.bytesPerFrame
-            let wanted = Int(min(remaining, Int64(framesPerPacket * frameBytes)))
-            if window.count < wanted, !isFinal { return .need(wanted) }
-            let available = min(wanted, window.count)
-            let usable = available - available % frameBytes
-            guard usable > 0 else {
-                // A trailing partial frame.
-                phase = .data(remaining: remaining - Int64(available), pad: pad)
-                return .skip(Int64(available))
-            }
-            phase = .data(remaining: remaining - Int64(usable), pad: pad)
-            return .packet(size: usable, frames: usable / frameBytes)
+            phase = .data(chunk, pad: pad)
+            return step
+        case .ended:
+            return .skip(Int64(window.count))
         }
     }
 
@@ -86,14 +70,11 @@ struct WAVParser: Sendable {
     /// frame boundary (the bytes to skip to reach it are returned); elsewhere, parsing starts
     /// over from the chunk structure if `offset` is 0, and otherwise nothing more is emitted.
     mutating func resynchronise(at offset: Int64) -> Int64 {
-        guard let range = dataRange, let layout, offset >= range.start, offset < (range.end ?? .max) else {
-            phase = offset == 0 ? .fileHeader : .data(remaining: 0, pad: 0)
+        guard let (chunk, skip) = data?.resynchronised(at: offset) else {
+            phase = offset == 0 ? .fileHeader : .ended
             return 0
         }
-        let misalignment = (offset - range.start) % Int64(layout.bytesPerFrame)
-        let skip = misalignment == 0 ? 0 : Int64(layout.bytesPerFrame) - misalignment
-        let remaining = range.end.map { $0 - offset - skip } ?? .max
-        phase = .data(remaining: max(remaining, 0), pad: Int(((range.end ?? 0) - range.start) & 1))
+        phase = .data(chunk, pad: Int((chunk.end.map { $0 - chunk.start } ?? 0) & 1))
         return skip
     }
 
@@ -126,15 +107,8 @@ struct WAVParser: Sendable {
             bitsPerSample: bits, bytesPerFrame: blockAlign, isFloat: isFloat,
             isBigEndian: isBigEndian)
         self.layout = layout
-        framesPerPacket = max(1, min(1024, Self.maximumPacketSize / blockAlign))
         let kind = isFloat ? "float" : bits == 8 ? "unsigned" : "signed"
         let description = "PCM \(bits)-bit \(kind) \(isBigEndian ? "big" : "little")-endian"
-        state.setFormat(
-            AudioFormat(
-                codec: .pcm, codecDescription: description, sampleRate: sampleRate,
-                channels: channels, framesPerPacket: framesPerPacket, pcm: layout))
-        state.pcmBitRate = Double(sampleRate * blockAlign * 8)
-        state.seekTable.pcmBytesPerFrame = blockAlign
-        state.set(\.isSeekableByTime, true)
+        PCMDataChunk.announce(layout, sampleRate: sampleRate, channels: channels, description: description, state: &state)
     }
 }
