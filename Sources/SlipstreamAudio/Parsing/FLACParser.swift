@@ -187,10 +187,14 @@ struct FLACParser: Sendable {
         }
         guard var scan else { return .need(1) }
         let header = scan.header
+        let limit = Self.maximumFrameSize(header, info)
         var i = scan.scanned, crc = scan.crc
         // Fetched once, not through the static's lazy accessor at every byte.
         let table = FLACChecksum.crc16Table
-        while i < window.count {
+        // Never past the largest frame the header allows, however many bytes the window holds:
+        // what is found must not depend on how the bytes were split.
+        let end = min(window.count, limit + 1)
+        while i < end {
             if crc == 0 {
                 scan.lastPass = i
                 if window[i] == 0xFF {
@@ -209,19 +213,18 @@ struct FLACParser: Sendable {
             crc = crc << 8 ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ window[i])]
             i += 1
         }
-        if crc == 0 { scan.lastPass = i }
-        if isFinal {
-            // The stream's last frame: it must end the samples STREAMINFO counts (a frame cut
-            // short, whose CRC-16 may pass by chance on the way, does not).
-            let isLast = info.totalFrames == 0 || header.firstFrame(info) + Int64(header.blockSize) == info.totalFrames
-            if let end = scan.lastPass, isLast { return take(size: end, header, info, &state) }
-            return loseSync(window, &state)
+        if crc == 0, i <= limit { scan.lastPass = i }
+        guard isFinal || i > limit else {
+            (scan.scanned, scan.crc) = (i, crc)
+            self.scan = scan
+            return .need(min(i + 16 * 1024, limit + 1 + FLACFrameHeader.maximumSize))
         }
-        let limit = Self.maximumFrameSize(header, info)
-        guard i <= limit else { return loseSync(window, &state) }
-        (scan.scanned, scan.crc) = (i, crc)
-        self.scan = scan
-        return .need(min(i + 16 * 1024, limit + FLACFrameHeader.maximumSize))
+        // No next header within reach: the stream's last frame, if it ends the samples
+        // STREAMINFO counts where its CRC-16 last passed (a frame cut short, whose CRC-16 may
+        // pass by chance on the way, does not); else junk.
+        let isLast = info.totalFrames == 0 || header.firstFrame(info) + Int64(header.blockSize) == info.totalFrames
+        if let end = scan.lastPass, isLast { return take(size: end, header, info, &state) }
+        return loseSync(window, &state)
     }
 
     /// The frame of `size` bytes at the front is a packet.
