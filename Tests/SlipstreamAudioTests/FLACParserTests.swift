@@ -98,6 +98,29 @@ import TestSupport
         #expect(packets.count == whole.packets.count - 7)
     }
 
+    /// Found by FLACParserFuzzer: a discontinuity inside the metadata. Before STREAMINFO nothing
+    /// can be understood (it once read on and found another format); after it, the format is
+    /// told at the first frame found, before its packet.
+    @Test func aDiscontinuityInsideTheMetadata() throws {
+        let bytes = try AudioFixtures.bytes("flac-16-seektable.flac")
+        let whole = ParserRun(bytes) { bytes.count }
+        for (cut, expectsPackets) in [(20, false), (5000, true)] {
+            var parser = AudioStreamParser()
+            _ = try parser.parse(Array(bytes[..<cut]))
+            parser.discontinuity(at: 60_000)
+            let events = try parser.parse(Array(bytes[60_000...])) + parser.finish()
+            let packets = events.compactMap { if case .packet(let packet) = $0 { packet } else { nil } }
+            #expect(packets.isEmpty != expectsPackets)
+            if expectsPackets {
+                let first = try #require(events.firstIndex { if case .packet = $0 { true } else { false } })
+                #expect(events[..<first].contains { if case .propertiesChanged(let p) = $0 { p.format != nil } else { false } })
+                #expect(packets.first == whole.packets.first { $0.offset >= 60_000 })
+            } else {
+                #expect(parser.properties.format == nil)
+            }
+        }
+    }
+
     @Test func damagedFramesAreDroppedAndTheRestIsKept() throws {
         var bytes = try AudioFixtures.bytes("flac-24-mono.flac")
         let whole = ParserRun(bytes) { bytes.count }

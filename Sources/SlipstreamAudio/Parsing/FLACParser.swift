@@ -19,6 +19,8 @@ struct FLACParser: Sendable {
         /// Inside VORBIS_COMMENT: `remaining` bytes.
         case comment(remaining: Int, isLast: Bool)
         case frames
+        /// After a discontinuity before STREAMINFO was read: nothing can be understood.
+        case ended
     }
 
     /// A frame being delimited: its header, and the scan for its end so far.
@@ -47,6 +49,8 @@ struct FLACParser: Sendable {
     private var pointOffsets: [Int64] = []
     /// The STREAMINFO block's body, the format's magic cookie.
     private var cookie: [UInt8] = []
+    /// The format has been told.
+    private var isAnnounced = false
 
     /// Handles the bytes at the window's front, at stream `offset`.
     mutating func step(
@@ -87,19 +91,21 @@ struct FLACParser: Sendable {
             return .skip(Int64(take))
         case .frames:
             guard let info else { throw AudioParserError(code: .malformed, message: "FLAC frames before STREAMINFO", offset: offset) }
-            return frame(window, info: info, isFinal: isFinal, state: &state)
+            return frame(window, offset: offset, info: info, isFinal: isFinal, state: &state)
+        case .ended:
+            return .skip(Int64(window.count))
         }
     }
 
     /// After a discontinuity to `offset`: parsing starts over from the marker if `offset` is 0,
-    /// else it looks for the next frame.
+    /// else it looks for the next frame (nothing more is emitted if STREAMINFO is not known).
     mutating func resynchronise(at offset: Int64) {
         guard offset != 0 else {
             self = FLACParser()
             return
         }
         scan = nil
-        if info != nil { phase = .frames }
+        phase = info == nil ? .ended : .frames
     }
 
     /// A metadata block's 4-byte header (and STREAMINFO whole).
@@ -143,24 +149,29 @@ struct FLACParser: Sendable {
     /// to the frames after the last.
     private mutating func endBlock(skip: Int, isLast: Bool, at offset: Int64, state: inout StreamState) -> ParseStep {
         phase = isLast ? .frames : .blockHeader
-        if isLast, let info {
-            // The format is told once the seek points and the first frame's offset are known
-            // too: a player seeks as soon as it knows the format.
-            let start = offset + Int64(skip)
-            state.setFormat(info.format(cookie: cookie))
-            if info.totalFrames > 0 { state.headerFrameCount = info.totalFrames }
-            state.set(\.isSeekableByTime, true)
-            state.changed = true
-            state.seekTable.dataOffset = start
-            state.seekTable.tableMethod = .seekPoints
-            state.seekTable.tableFrames = pointFrames
-            state.seekTable.tableOffsets = pointOffsets.map { start + $0 }
-            (pointFrames, pointOffsets) = ([], [])
-            if info.totalFrames > 0, let total = state.hints.totalByteCount, total > start {
-                state.headerBitRate = Double(total - start) * 8 * Double(info.sampleRate) / Double(info.totalFrames)
-            }
-        }
+        if isLast { announce(firstFrameAt: offset + Int64(skip), state: &state) }
         return .skip(Int64(skip))
+    }
+
+    /// Tells the format, the exact length and the seek points (relative to the first frame at
+    /// `start`), once: after the metadata, so that a player, which seeks as soon as it knows the
+    /// format, finds the seek points there; or at the first frame after a discontinuity that
+    /// skipped the rest of the metadata.
+    private mutating func announce(firstFrameAt start: Int64, state: inout StreamState) {
+        guard let info, !isAnnounced else { return }
+        isAnnounced = true
+        state.setFormat(info.format(cookie: cookie))
+        if info.totalFrames > 0 { state.headerFrameCount = info.totalFrames }
+        state.set(\.isSeekableByTime, true)
+        state.changed = true
+        state.seekTable.dataOffset = start
+        state.seekTable.tableMethod = .seekPoints
+        state.seekTable.tableFrames = pointFrames
+        state.seekTable.tableOffsets = pointOffsets.map { start + $0 }
+        (pointFrames, pointOffsets) = ([], [])
+        if info.totalFrames > 0, let total = state.hints.totalByteCount, total > start {
+            state.headerBitRate = Double(total - start) * 8 * Double(info.sampleRate) / Double(info.totalFrames)
+        }
     }
 
     /// Halves the seek points kept, keeping every other one.
@@ -171,7 +182,7 @@ struct FLACParser: Sendable {
 
     /// A frame at the window's front: its header, then the scan for its end.
     private mutating func frame(
-        _ window: UnsafeRawBufferPointer, info: FLACStreamInfo, isFinal: Bool, state: inout StreamState
+        _ window: UnsafeRawBufferPointer, offset: Int64, info: FLACStreamInfo, isFinal: Bool, state: inout StreamState
     ) -> ParseStep {
         if scan == nil {
             switch FLACFrameHeader.read(window) {
@@ -200,7 +211,7 @@ struct FLACParser: Sendable {
                 if window[i] == 0xFF {
                     switch FLACFrameHeader.read(window, at: i) {
                     case .header(let next) where next.fits(info):
-                        return take(size: i, header, info, &state)
+                        return take(size: i, at: offset, header, info, &state)
                     case .need where !isFinal:
                         (scan.scanned, scan.crc) = (i, crc)
                         self.scan = scan
@@ -223,12 +234,15 @@ struct FLACParser: Sendable {
         // STREAMINFO counts where its CRC-16 last passed (a frame cut short, whose CRC-16 may
         // pass by chance on the way, does not); else junk.
         let isLast = info.totalFrames == 0 || header.firstFrame(info) + Int64(header.blockSize) == info.totalFrames
-        if let end = scan.lastPass, isLast { return take(size: end, header, info, &state) }
+        if let end = scan.lastPass, isLast { return take(size: end, at: offset, header, info, &state) }
         return loseSync(window, &state)
     }
 
-    /// The frame of `size` bytes at the front is a packet.
-    private mutating func take(size: Int, _ header: FLACFrameHeader, _ info: FLACStreamInfo, _ state: inout StreamState) -> ParseStep {
+    /// The frame of `size` bytes at the front (at `offset`) is a packet.
+    private mutating func take(
+        size: Int, at offset: Int64, _ header: FLACFrameHeader, _ info: FLACStreamInfo, _ state: inout StreamState
+    ) -> ParseStep {
+        announce(firstFrameAt: offset, state: &state)
         scan = nil
         state.nextFrame = header.firstFrame(info)
         return .packet(size: size, frames: header.blockSize)
