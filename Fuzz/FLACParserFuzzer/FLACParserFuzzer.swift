@@ -17,10 +17,11 @@ func fuzzFLAC(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let split = FLACFuzzRun(stream, random: &random) { Int.random(in: 1...max(largest, 1), using: &$0) }
     require(split.events == whole.events && split.error == whole.error, "a split changed the output")
     whole.decode(stream)
-    // A discontinuity into the middle: what follows is frames found by their sync, each timed
-    // by its header, never past the stream.
-    if let format = whole.format, stream.count > 8 {
-        let offset = Int(random.next() % UInt64(stream.count))
+    // A discontinuity among the frames (as a seek makes): what follows is frames found by their
+    // sync, each timed by its header, in the same format. (Before the format is known, a stream
+    // cut at random may be anything: even MPEG audio, to the sniffer.)
+    if let format = whole.format, let first = whole.packets.first?.0.offset, Int(first) < stream.count {
+        let offset = Int(first) + Int(random.next() % UInt64(stream.count - Int(first)))
         var parser = AudioStreamParser()
         var sink = FLACFuzzSink()
         _ = try? stream.withUnsafeBytes { raw throws(AudioParserError) in
