@@ -21,6 +21,10 @@ public struct AudioSeekTable: Hashable, Sendable {
     var sampleTable: MP4SampleTable?
     /// Mean bytes per frame of the packets seen, for estimates.
     var meanBytesPerFrame: Double?
+    /// Bytes an estimated offset is moved back by: a format whose packets state their own time
+    /// (FLAC) then lands before the time asked, and is exact from there by dropping what comes
+    /// before it; 0 for the others.
+    var estimateLead: Int64 = 0
 
     /// The furthest frame a time is answered with (2^40: about 290 days at 44.1 kHz); later
     /// times get the answer for it, so the arithmetic cannot overflow.
@@ -61,7 +65,10 @@ public struct AudioSeekTable: Hashable, Sendable {
         if let offset = interpolate(frame, from: tableFrames, to: tableOffsets) {
             return point(frame: frame, offset: offset, tableMethod)
         }
-        return meanBytesPerFrame.map { point(frame: frame, offset: dataOffset + Int64(Double(frame) * $0), .averageBitRate) }
+        return meanBytesPerFrame.map {
+            let offset = dataOffset + Int64(Double(frame) * $0)
+            return point(frame: frame, offset: max(offset - estimateLead, dataOffset), .averageBitRate)
+        }
     }
 
     /// The time at byte `offset`: exact answers give the packet starting at or before it.
