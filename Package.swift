@@ -37,6 +37,16 @@ let package = Package(
             pkgConfig: "flac",
             providers: [.apt(["libflac-dev"])]
         ),
+        .systemLibrary(
+            name: "CVorbis",
+            pkgConfig: "vorbis",
+            providers: [.apt(["libvorbis-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpus",
+            pkgConfig: "opus",
+            providers: [.apt(["libopus-dev"])]
+        ),
         // The resampler for outputs that keep one format when a stream's format changes. Headers
         // only: the library is loaded on first use (see shim.h); no pkgConfig, whose flags link it.
         .systemLibrary(
@@ -62,7 +72,9 @@ let package = Package(
         .target(name: "SlipstreamDownload", dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CCrypto", "CFileSystem"]),
         .target(
             name: "SlipstreamAudio",
-            dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CMPG123", "CFAAD", "CFLAC", "CSoxr", "CALSA", "CPulse"]
+            dependencies: [
+                "SlipstreamCore", "SlipstreamHTTP", "CMPG123", "CFAAD", "CFLAC", "CVorbis", "COpus", "CSoxr", "CALSA", "CPulse",
+            ]
         ),
         .executableTarget(
             name: "slipstream",

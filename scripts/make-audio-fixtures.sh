@@ -210,8 +210,8 @@ ffmpeg -v error -y -i "$tmp/22050.wav" -c:a pcm_s24be -f caf "$out/caf-s24be.caf
 ffmpeg -v error -y -i "$tmp/44100.wav" -c:a pcm_f32le -f caf "$out/caf-f32.caf"
 
 # Containers the player cannot play yet, as ffmpeg writes them (refused by their first bytes,
-# by name), and one behind an ID3v2 tag.
-for spec in "vorbis.ogg -c:a libvorbis -q:a 3" "opus.opus -c:a libopus -b:a 64k"; do
+# by name).
+for spec in "vorbis.mka -c:a libvorbis -q:a 3" "opus.webm -c:a libopus -b:a 64k"; do
     read -r name codec <<<"$spec"
     # shellcheck disable=SC2086 # the codec options are words
     ffmpeg -v error -y -i "$tmp/44100.wav" -map_metadata -1 $codec "$out/unsupported-$name"

@@ -5,14 +5,14 @@ import TestSupport
 /// `slipstream play` and `info` refuse a container they cannot play yet by name, with exit
 /// status 6, as soon as its first bytes identify it: real files made by ffmpeg served by nginx,
 /// and a stream from the fault server that sends its first bytes slowly and then nothing more,
-/// never ending (before, an Ogg stream was refused only after 256 KiB).
+/// never ending (before, such a stream was refused only after 256 KiB).
 @Suite(
     .enabled(
         if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
         "run with scripts/test.sh (nginx and the audio fixtures)"))
 struct UnsupportedFormatCommandTests {
     static let files = [
-        ("unsupported-vorbis.ogg", "Ogg Vorbis"), ("unsupported-opus.opus", "Ogg Opus"),
+        ("unsupported-vorbis.mka", "Matroska/WebM"), ("unsupported-opus.webm", "Matroska/WebM"),
     ]
 
     /// The two commands, as run on `url`.
@@ -33,7 +33,7 @@ struct UnsupportedFormatCommandTests {
     /// The server sends the file's first KiB at 1 KB/s in 50-byte pieces, chunked (no length,
     /// as a live stream), then holds the connection open without another byte: a command that
     /// waited for more would never end (a watchdog kills it after a minute, and the test fails).
-    @Test(arguments: ["unsupported-vorbis.ogg", "unsupported-opus.opus"])
+    @Test(arguments: ["unsupported-vorbis.mka", "unsupported-opus.webm"])
     func aNeverEndingStreamIsRefusedAfterItsFirstBytes(_ name: String) async throws {
         let bytes = try AudioFixtures.bytes(name)
         let server = try TestHTTPServer { _ in

@@ -7,7 +7,7 @@ public enum AudioDecoders {
     /// Every decoder there is, asked in order: libmpg123 for MPEG audio (Layers I-III),
     /// libfaad2 for ADTS AAC, a converter for WAV PCM, libFLAC for FLAC.
     static var available: [any SelectableAudioDecoder.Type] {
-        [MP3Decoder.self, AACDecoder.self, PCMPassthroughDecoder.self, FLACDecoder.self]
+        [MP3Decoder.self, AACDecoder.self, VorbisDecoder.self, OpusDecoder.self, PCMPassthroughDecoder.self, FLACDecoder.self]
     }
 
     /// A decoder for `format` that outputs `sampleType` PCM at the stream's rate and channel

@@ -44,6 +44,7 @@ public enum StreamDecoding {
         let consume: (PCMBuffer) -> Void
         var properties = AudioStreamProperties()
         var decoder: (any AudioDecoder)?
+        var decoderFormat: AudioFormat?
         var trim = GaplessTrim.none
         var buffer: PCMBuffer?
         var frameCount: Int64 = 0
@@ -63,12 +64,15 @@ public enum StreamDecoding {
         mutating func audioStream(packet: AudioPacket, bytes: UnsafeRawBufferPointer) {
             guard error == nil else { return }
             do throws(AudioDecoderError) {
-                if decoder == nil {
+                if decoder == nil || properties.format != decoderFormat {
+                    // A new format (a chained Ogg link) gets a new decoder, as in the player.
                     guard let format = properties.format else { return }
+                    let isFirst = decoder == nil
                     let decoder = try AudioDecoders.make(for: format, sampleType: sampleType)
                     self.decoder = decoder
-                    buffer = PCMBuffer(format: decoder.outputFormat)
-                    if gapless { trim = GaplessTrim(properties: properties, decoderDelay: decoder.decoderDelay) }
+                    decoderFormat = format
+                    if buffer?.format != decoder.outputFormat { buffer = PCMBuffer(format: decoder.outputFormat) }
+                    if gapless, isFirst { trim = GaplessTrim(properties: properties, decoderDelay: decoder.decoderDelay) }
                 }
                 guard let decoder, let buffer else { return }
                 buffer.removeAll()

@@ -108,6 +108,16 @@ extension AudioStreamParser {
             notifyIfChanged(&sink)
             sink.audioStream(packet: packet, bytes: UnsafeRawBufferPointer(rebasing: window[..<size]))
             used = size
+        case .assembledPacket(let offset, let frames, let skip):
+            if case .ogg(let parser) = stage {
+                parser.withAssembledPacket { bytes in
+                    let packet = state.recordPacket(offset: offset, size: bytes.count, frameCount: frames)
+                    notifyIfChanged(&sink)
+                    sink.audioStream(packet: packet, bytes: bytes)
+                }
+            }
+            used = min(skip, window.count)
+            skipRemaining = Int64(skip - used)
         }
         notifyIfChanged(&sink)
         return used
@@ -144,7 +154,7 @@ extension AudioStreamParser {
             case .none:
                 break
             }
-        case .wav, .mp4, .flac, .aiff, .caf, .failed:
+        case .wav, .mp4, .flac, .aiff, .caf, .ogg, .failed:
             break
         }
         switch stage {
@@ -165,6 +175,7 @@ extension AudioStreamParser {
             case .found(.flac): stage = .flac(FLACParser())
             case .found(.aiff): stage = .aiff(AIFFParser())
             case .found(.caf): stage = .caf(CAFParser())
+            case .found(.ogg): stage = .ogg(OggParser())
             }
             return try nextStep(window, isFinal: isFinal)
         case .mpeg(var parser):
@@ -211,6 +222,14 @@ extension AudioStreamParser {
             do {
                 let step = try parser.step(window, offset: position, isFinal: isFinal, state: &state)
                 stage = .caf(parser)
+                return step
+            } catch {
+                throw fail(error)
+            }
+        case .ogg(var parser):
+            do {
+                let step = try parser.step(window, offset: position, isFinal: isFinal, state: &state)
+                stage = .ogg(parser)
                 return step
             } catch {
                 throw fail(error)

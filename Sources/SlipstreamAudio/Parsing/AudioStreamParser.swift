@@ -10,7 +10,7 @@
 ///
 /// Formats: MPEG audio (Layers I-III, MPEG-1/2/2.5, with ID3v2, ID3v1, APE, Lyrics3, Xing/Info,
 /// LAME and VBRI), AAC in ADTS, PCM WAV (RIFF/RIFX), AAC in MP4 (M4A, M4B, fragmented MP4), native
-/// FLAC, and PCM AIFF/AIFF-C and CAF.
+/// FLAC, PCM AIFF/AIFF-C and CAF, and Ogg (Vorbis, Opus, FLAC; chained).
 ///
 /// The next bytes must come from `nextByteOffset`: it moves by itself when an MP4's index comes
 /// after its audio (forward over the audio when `prefersJump` and `skipUnread()` are used, then
@@ -25,6 +25,7 @@ public struct AudioStreamParser: Sendable {
         case flac(FLACParser)
         case aiff(AIFFParser)
         case caf(CAFParser)
+        case ogg(OggParser)
         /// A parse error was thrown; everything more is ignored.
         case failed(AudioParserError)
     }
@@ -144,6 +145,9 @@ public struct AudioStreamParser: Sendable {
         case .caf(var parser):
             skipRemaining = parser.resynchronise(at: offset)
             stage = .caf(parser)
+        case .ogg(var parser):
+            parser.resynchronise()
+            stage = .ogg(parser)
         case .sniffing, .failed:
             break
         }

@@ -1,14 +1,14 @@
 /// Chooses a stream's format from its bytes (after any leading tags, which the parser reads
 /// first): WAV by its RIFF/RIFX header, MP4 by `ftyp`, FLAC by `fLaC`, AIFF by `FORM`, CAF by
-/// `caff`, MPEG audio or ADTS by a frame confirmed by the next one. A container that cannot be
-/// played yet (Ogg, Matroska, ...: `UnsupportedContainer`) is
+/// `caff`, Ogg by its first page's capture pattern, MPEG audio or ADTS by a frame confirmed by
+/// the next one. A container that cannot be played yet (Matroska, ...: `UnsupportedContainer`) is
 /// refused by its first bytes, before any frame sync is looked for. Junk before the first frame
 /// is skipped up to a limit; past it, or at the end of a stream with nothing found, the error
 /// names what the bytes look like.
 struct FormatSniffer: Sendable {
     /// A format the bytes were found to hold.
     enum Format {
-        case mpeg, adts, wav, mp4, flac, aiff, caf
+        case mpeg, adts, wav, mp4, flac, aiff, caf, ogg
     }
 
     /// What to do next.
@@ -51,6 +51,7 @@ struct FormatSniffer: Sendable {
             guard window.count >= 12 || isFinal else { return .step(.need(12)) }
             if window.starts(with: "AIFF", at: 8) || window.starts(with: "AIFC", at: 8) { return .found(.aiff) }
         }
+        if window.starts(with: "OggS") { return .found(.ogg) }
         if window.hasPrefix("RIFF") || window.hasPrefix("RIFX") {
             guard window.count >= 12 || isFinal else { return .step(.need(12)) }
             if window.starts(with: "WAVE", at: 8) { return .found(.wav) }
@@ -85,13 +86,13 @@ struct FormatSniffer: Sendable {
         MPEGFrameHeader.mayStart(window, at: index) || ADTSHeader.mayStart(window, at: index)
             || TagReader.mayStart(window, at: index) || window.hasPrefix("RIFF", at: index)
             || window.hasPrefix("RIFX", at: index) || window.hasPrefix("fLaC", at: index)
-            || window.hasPrefix("FORM", at: index) || window.hasPrefix("caff", at: index)
+            || window.hasPrefix("FORM", at: index) || window.hasPrefix("caff", at: index) || window.hasPrefix("OggS", at: index)
     }
 
     /// The error for a stream in which no supported format was found.
     func failure(_ hints: AudioStreamHints) -> AudioParserError {
         let bytes = firstBytes ?? []
-        var message = "no MP3/MPEG audio, AAC (ADTS) or WAV found"
+        var message = "no MP3/MPEG audio, AAC (ADTS), WAV or Ogg found"
         if junk > Self.maximumJunk { message += " in the first \(Self.maximumJunk) bytes" }
         message += bytes.isEmpty ? ": there are no bytes besides tags" : "; it starts with \(Self.describe(bytes))"
         if let type = hints.contentType { message += "; served as \(type)" }
@@ -100,7 +101,7 @@ struct FormatSniffer: Sendable {
 
     /// The error for a container found at the stream's start that cannot be played yet.
     private static func unsupported(_ name: String, at offset: Int64, _ hints: AudioStreamHints) -> AudioParserError {
-        var message = "\(name) cannot be played yet (MP3/MPEG audio, AAC in ADTS or MP4, and WAV can)"
+        var message = "\(name) cannot be played yet (MP3/MPEG audio, AAC in ADTS or MP4, FLAC, Ogg, WAV, AIFF and CAF can)"
         if let type = hints.contentType { message += "; served as \(type)" }
         return AudioParserError(code: .unsupportedFormat, message: message, offset: offset)
     }

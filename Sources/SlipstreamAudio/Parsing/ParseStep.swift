@@ -11,4 +11,8 @@ enum ParseStep: Hashable, Sendable {
     /// Go on at this stream offset instead: the rest of the window and the bytes after it are not
     /// wanted now (an MP4's audio, read again once its index after it is known).
     case jump(to: Int64)
+    /// The stage holds a whole packet of `frames` frames that it gathered from pieces (an Ogg
+    /// packet spanning pages) and whose first byte was at stream offset `offset`; after it,
+    /// drop `skip` bytes.
+    case assembledPacket(offset: Int64, frames: Int, skip: Int)
 }

@@ -1,5 +1,5 @@
-/// The containers the parser knows by their first bytes but cannot play yet: Ogg (naming its
-/// codec: Vorbis, Opus, FLAC, Speex), IFF files other than AIFF, and Matroska/WebM.
+/// The containers the parser knows by their first bytes but cannot play yet: IFF files other
+/// than AIFF, and Matroska/WebM. (An Ogg codec it cannot play is refused by name by `OggParser`.)
 ///
 /// Looked for at a stream's first bytes (after its leading tags) before any MPEG audio or ADTS
 /// sync is searched for: their pages and boxes are full of bytes that pass for frame headers (an
@@ -12,18 +12,14 @@ enum UnsupportedContainer {
         case none
         /// Cannot tell before the window holds this many bytes.
         case need(Int)
-        /// This container, by name (e.g. "Ogg Opus").
+        /// This container, by name (e.g. "MP4/M4A").
         case found(String)
     }
-
-    /// Bytes of an Ogg page header before its segment table.
-    private static let oggPageHeader = 27
 
     /// The container at the front of `window`, if it is one of these; with `isFinal`, no more
     /// bytes will come (a container named by its signature alone then).
     static func match(_ window: UnsafeRawBufferPointer, isFinal: Bool) -> Match {
         guard window.count >= 12 || isFinal else { return .need(12) }
-        if window.starts(with: "OggS") { return ogg(window, isFinal: isFinal) }
         if window.starts(with: "FORM"), !window.starts(with: "AIFF", at: 8), !window.starts(with: "AIFC", at: 8) {
             return .found("IFF")
         }
@@ -31,17 +27,5 @@ enum UnsupportedContainer {
             return .found("Matroska/WebM")
         }
         return .none
-    }
-
-    /// An Ogg stream named by the codec of its first packet (the identification header on the
-    /// first page).
-    private static func ogg(_ window: UnsafeRawBufferPointer, isFinal: Bool) -> Match {
-        guard window.count > oggPageHeader else { return isFinal ? .found("Ogg") : .need(oggPageHeader + 1) }
-        let packet = oggPageHeader + Int(window[oggPageHeader - 1])
-        let codecs: [(StaticString, String)] = [
-            ("\u{1}vorbis", "Ogg Vorbis"), ("OpusHead", "Ogg Opus"), ("\u{7F}FLAC", "Ogg FLAC"), ("Speex   ", "Ogg Speex"),
-        ]
-        guard window.count >= packet + 8 else { return isFinal ? .found("Ogg") : .need(packet + 8) }
-        return .found(codecs.first { window.starts(with: $0.0, at: packet) }?.1 ?? "Ogg")
     }
 }

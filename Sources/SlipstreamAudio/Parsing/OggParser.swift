@@ -1,0 +1,236 @@
+/// The Ogg stage of `AudioStreamParser`: pages (capture pattern, CRC-32, lacing), packets that
+/// span pages, and the links of a chained stream (each beginning-of-stream page after a link's
+/// data starts a new link, with its own headers and format). Of the streams of a link it follows
+/// the first that is Vorbis, Opus or FLAC. Each page is checked whole before any of its packets
+/// is used; a damaged page is dropped and the next capture pattern looked for.
+///
+/// Held memory: a page (at most 65,307 bytes, held by `AudioStreamParser`) and one packet that
+/// spans pages (at most `maximumPacketSize`; a comment header is kept only up to
+/// `maximumCommentSize`, enough for its text tags, never a picture).
+struct OggParser: Sendable {
+    private enum Phase: Hashable, Sendable {
+        /// Looking for the next capture pattern (after a damaged page or a discontinuity).
+        case capture
+        /// At a page's first byte.
+        case page
+        /// Inside a checked page, at its segment `segment` (the page's header is in `page`).
+        case body
+    }
+
+    /// The largest packet assembled from several pages (bytes).
+    static let maximumPacketSize = 1 << 20
+    /// The part of a comment header that is kept (bytes).
+    static let maximumCommentSize = 64 << 10
+
+    private var phase = Phase.page
+    private var page: OggPageHeader?
+    /// The page's lacing values.
+    private var lacing: [UInt8] = []
+    private var segment = 0
+    /// The first packet of the page continues one that was lost: it is dropped.
+    private var dropsFirstPacket = false
+    /// A packet gathered from several pages, its first byte's offset, and whether one is being
+    /// gathered; `truncated` once bytes past `maximumCommentSize` were dropped from a comment.
+    private var assembly: [UInt8] = []
+    private var assemblyOffset: Int64 = 0
+    private var isAssembling = false
+    /// The link followed, and the links seen so far.
+    private var link: OggLink?
+    private var linkCount = 0
+    /// The codec of the first stream of the stream's first link that is not followed, for the refusal.
+    private var refusedCodec: String?
+
+    /// Handles the bytes at the window's front, at stream `offset`.
+    mutating func step(
+        _ window: UnsafeRawBufferPointer, offset: Int64, isFinal: Bool, state: inout StreamState
+    ) throws(AudioParserError) -> ParseStep {
+        switch phase {
+        case .capture:
+            var i = 0
+            while i < window.count, !window.hasPrefix("OggS", at: i) { i += 1 }
+            if i == 0 {
+                guard window.count >= 4 || isFinal else { return .need(4) }
+                phase = .page
+                return try step(window, offset: offset, isFinal: isFinal, state: &state)
+            }
+            state.properties.junkByteCount += Int64(i)
+            return .skip(Int64(i))
+        case .page:
+            return try readPage(window, offset: offset, isFinal: isFinal, state: &state)
+        case .body:
+            return try readPacket(window, offset: offset, isFinal: isFinal, state: &state)
+        }
+    }
+
+    /// The bytes of the packet gathered from several pages (valid after `.assembledPacket`).
+    func withAssembledPacket<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        assembly.withUnsafeBytes(body)
+    }
+
+    /// After a discontinuity: the next page is looked for by its capture pattern; a packet being
+    /// gathered is dropped, and positions are unknown until a page states one.
+    mutating func resynchronise() {
+        phase = .capture
+        isAssembling = false
+        dropsFirstPacket = false
+        link?.resynchronise()
+    }
+
+    /// At a page's first byte: checks the whole page, then starts its body, or skips it.
+    private mutating func readPage(
+        _ window: UnsafeRawBufferPointer, offset: Int64, isFinal: Bool, state: inout StreamState
+    ) throws(AudioParserError) -> ParseStep {
+        guard window.count >= OggPageHeader.size else { return isFinal ? .skip(Int64(window.count)) : .need(OggPageHeader.size) }
+        guard let header = OggPageHeader(window) else { return resync(at: offset, state: &state) }
+        guard window.count >= header.headerSize else { return isFinal ? .skip(Int64(window.count)) : .need(header.headerSize) }
+        var size = header.headerSize
+        for i in OggPageHeader.size..<header.headerSize { size += Int(window[i]) }
+        guard window.count >= size else { return isFinal ? .skip(Int64(window.count)) : .need(size) }
+        let bytes = UnsafeRawBufferPointer(rebasing: window[..<size])
+        guard OggCRC.checksum(ofPage: bytes) == header.checksum else { return resync(at: offset, state: &state) }
+        lacing.removeAll(keepingCapacity: true)
+        lacing.append(contentsOf: window[OggPageHeader.size..<header.headerSize])
+        if header.isFirst, link?.hasSeenDataPage ?? true {
+            return try startLink(header, page: bytes, offset: offset, state: &state)
+        }
+        guard let current = link else {
+            // Not a first page, and no stream followed: nothing here can be played.
+            let name = refusedCodec.map { "Ogg \($0)" } ?? "an Ogg stream without its first page"
+            throw AudioParserError(
+                code: .unsupportedFormat, message: "\(name) cannot be played (Ogg Vorbis, Opus and FLAC can)", offset: offset)
+        }
+        guard header.serialNumber == current.serialNumber else { return .skip(Int64(size)) }
+        if !header.isFirst { link?.hasSeenDataPage = true }
+        if header.isContinuation != isAssembling {
+            dropsFirstPacket = header.isContinuation
+            isAssembling = false
+        }
+        page = header
+        segment = 0
+        phase = .body
+        return .skip(Int64(header.headerSize))
+    }
+
+    /// A first page: the first stream of a new link whose codec is known becomes the one
+    /// followed (its first packet, alone on the page, is its identification header); another
+    /// stream's first page is skipped.
+    private mutating func startLink(
+        _ header: OggPageHeader, page bytes: UnsafeRawBufferPointer, offset: Int64, state: inout StreamState
+    ) throws(AudioParserError) -> ParseStep {
+        let length = Int(lacing.first ?? 0)
+        let isLoneFirstPacket = lacing.count == 1 && length < 255
+        let packet = UnsafeRawBufferPointer(rebasing: bytes[header.headerSize..<header.headerSize + (isLoneFirstPacket ? length : 0)])
+        guard isLoneFirstPacket,
+            let next = OggLink(identification: packet, serialNumber: header.serialNumber, number: linkCount + 1)
+        else {
+            if linkCount == 0, refusedCodec == nil { refusedCodec = OggLink.codecName(of: packet) ?? "stream of an unknown codec" }
+            return .skip(Int64(bytes.count))
+        }
+        linkCount += 1
+        link = next
+        isAssembling = false
+        return .skip(Int64(bytes.count))
+    }
+
+    /// Inside a page's body: the next packet, or its part on this page.
+    private mutating func readPacket(
+        _ window: UnsafeRawBufferPointer, offset: Int64, isFinal: Bool, state: inout StreamState
+    ) throws(AudioParserError) -> ParseStep {
+        guard let page, segment < lacing.count else {
+            phase = .page
+            return .skip(0)
+        }
+        var end = segment, length = 0, completes = false
+        while end < lacing.count, !completes {
+            length += Int(lacing[end])
+            completes = lacing[end] < 255
+            end += 1
+        }
+        if window.count < length {
+            guard isFinal else { return .need(length) }
+            // A page cut short by the stream's end: its packets are lost.
+            segment = lacing.count
+            return .skip(Int64(window.count))
+        }
+        let available = UnsafeRawBufferPointer(rebasing: window[..<length])
+        segment = end
+        if dropsFirstPacket {
+            dropsFirstPacket = false
+            return .skip(Int64(length))
+        }
+        guard completes else {
+            if !isAssembling {
+                isAssembling = true
+                assemblyOffset = offset
+                assembly.removeAll(keepingCapacity: true)
+            }
+            try gather(available, offset: offset)
+            return .skip(Int64(length))
+        }
+        let isLastOnPage = !lacing[end...].contains { $0 < 255 }
+        if isAssembling {
+            try gather(available, offset: offset)
+            isAssembling = false
+            let frames = try packetFound(
+                assembly, offset: assemblyOffset, page: page, isLastOnPage: isLastOnPage, state: &state)
+            return frames.map { .assembledPacket(offset: assemblyOffset, frames: $0, skip: length) } ?? .skip(Int64(length))
+        }
+        let frames = try packetFound(available, offset: offset, page: page, isLastOnPage: isLastOnPage, state: &state)
+        guard let frames, !available.isEmpty else { return .skip(Int64(length)) }
+        return .packet(size: available.count, frames: frames)
+    }
+
+    /// Adds a packet's part to the packet being gathered.
+    private mutating func gather(_ part: UnsafeRawBufferPointer, offset: Int64) throws(AudioParserError) {
+        // A comment header (or another metadata block) is kept only up to the limit.
+        let isComment = link?.mayCutNextHeader ?? false
+        let limit = isComment ? Self.maximumCommentSize : Self.maximumPacketSize
+        guard assembly.count + part.count <= limit else {
+            guard isComment else {
+                throw AudioParserError(
+                    code: .malformed, message: "Ogg packet of more than \(Self.maximumPacketSize) bytes", offset: assemblyOffset)
+            }
+            assembly.append(contentsOf: part.prefix(max(limit - assembly.count, 0)))
+            return
+        }
+        assembly.append(contentsOf: part)
+    }
+
+    /// A whole packet of the page's stream: a header is read; an audio packet's frames are
+    /// returned (`nil` for a header).
+    private mutating func packetFound(
+        _ packet: some Collection<UInt8>, offset: Int64, page: OggPageHeader, isLastOnPage: Bool, state: inout StreamState
+    ) throws(AudioParserError) -> Int? {
+        guard var current = link else { return nil }
+        let result = packet.withContiguousStorageIfAvailable { raw in
+            Result { () throws(AudioParserError) -> Int? in
+                let bytes = UnsafeRawBufferPointer(raw)
+                guard current.isReadingHeaders else {
+                    return current.frames(
+                        of: bytes, pageGranule: page.granulePosition, isLastOnPage: isLastOnPage, isEndOfStream: page.isLast)
+                }
+                let found = try current.readHeader(bytes, offset: offset)
+                if let comment = found.comment {
+                    readComment(UnsafeRawBufferPointer(rebasing: bytes[comment]), state: &state)
+                }
+                if let format = found.format { state.setFormat(format) }
+                return nil
+            }
+        }
+        link = current
+        return try result!.get()
+    }
+
+    /// The link's comment header (a Vorbis comment structure): its tags.
+    private func readComment(_ comment: UnsafeRawBufferPointer, state: inout StreamState) {
+        _ = comment
+    }
+
+    /// Drops a byte that does not start a good page and looks for the next capture pattern.
+    private mutating func resync(at offset: Int64, state: inout StreamState) -> ParseStep {
+        phase = .capture
+        isAssembling = false
+        state.properties.junkByteCount += 1
+        return .skip(1)
+    }
+}

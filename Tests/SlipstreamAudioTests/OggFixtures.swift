@@ -1,0 +1,75 @@
+import Foundation
+import TestSupport
+
+/// Ogg files made once per test run with Debian's encoders (oggenc, opusenc) from sox's
+/// sweep and noise, a few seconds each; the reference decodes come from oggdec and opusdec.
+enum OggFixtures {
+    /// The folder holding them (made on first use; `nil` when an encoder is missing).
+    static let folder: String? = try? make()
+
+    /// Fixture names, by codec.
+    static let vorbis = ["vorbis-q3.ogg", "vorbis-mono-22050.ogg", "vorbis-chained.ogg"]
+    static let opus = ["opus-64k.opus", "opus-mono-24k.opus", "opus-chained.opus", "opus-short.opus"]
+
+    /// The path of fixture `name`.
+    static func path(_ name: String) throws -> String {
+        guard let folder else { throw CocoaError(.fileNoSuchFile) }
+        return folder + "/" + name
+    }
+
+    /// The bytes of fixture `name`.
+    static func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: try path(name))))
+    }
+
+    /// The reference decoder's 16-bit PCM of fixture `name`: `oggdec` for Vorbis,
+    /// `opusdec --no-dither --rate 48000` for Opus.
+    static func reference(_ name: String) throws -> [UInt8] {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out.wav"
+        if name.hasSuffix(".opus") {
+            try ExternalProgram.run(["opusdec", "--quiet", "--no-dither", "--rate", "48000", try path(name), out])
+        } else {
+            try ExternalProgram.run(["oggdec", "--quiet", "-o", out, try path(name)])
+        }
+        return try ReferenceDecoder.wavData(out)
+    }
+
+    private static func make() throws -> String {
+        let folder = try TestFiles.makeTemporaryFolder()
+        func run(_ arguments: [String]) throws { try ExternalProgram.run(arguments) }
+        func source(_ name: String, rate: Int, channels: Int, seconds: Double, tone: String) throws {
+            try run([
+                "sox", "-R", "-D", "-n", "-r", "\(rate)", "-c", "2", "-b", "16", folder + "/s.wav", "synth", "\(seconds)",
+                "sine", tone, "pinknoise", "gain", "-6",
+            ])
+            try run(["sox", "-R", "-D", folder + "/s.wav", folder + "/" + name] + (channels == 1 ? ["remix", "1"] : []))
+        }
+        try source("a.wav", rate: 44100, channels: 2, seconds: 3, tone: "220-3520")
+        try source("b.wav", rate: 44100, channels: 2, seconds: 1.3, tone: "440")
+        try source("m.wav", rate: 22050, channels: 1, seconds: 2, tone: "300-900")
+        try source("short.wav", rate: 48000, channels: 2, seconds: 0.01, tone: "1000")
+        let f = { (name: String) in folder + "/" + name }
+        let tags = ["-t", "First Song", "-a", "Some Artist", "-l", "Some Album"]
+        try run(["oggenc", "-Q", "-q", "3", "-s", "1"] + tags + ["-o", f("vorbis-q3.ogg"), f("a.wav")])
+        try run(["oggenc", "-Q", "-q", "1", "-s", "2", "-o", f("vorbis-mono-22050.ogg"), f("m.wav")])
+        try run(["oggenc", "-Q", "-q", "3", "-s", "3", "-t", "Second Song", "-a", "Other Artist", "-o", f("b.ogg"), f("b.wav")])
+        try run([
+            "opusenc", "--quiet", "--bitrate", "64", "--serial", "4", "--title", "First Song", "--artist", "Some Artist",
+            "--album", "Some Album", f("a.wav"), f("opus-64k.opus"),
+        ])
+        try run(["opusenc", "--quiet", "--bitrate", "24", "--serial", "5", f("m.wav"), f("opus-mono-24k.opus")])
+        try run([
+            "opusenc", "--quiet", "--bitrate", "48", "--serial", "6", "--title", "Second Song", "--artist", "Other Artist",
+            f("b.wav"), f("b.opus"),
+        ])
+        try run(["opusenc", "--quiet", "--serial", "7", f("short.wav"), f("opus-short.opus")])
+        for (chained, parts) in [("vorbis-chained.ogg", ["vorbis-q3.ogg", "b.ogg"]), ("opus-chained.opus", ["opus-64k.opus", "b.opus"])] {
+            var joined = Data()
+            for part in parts { joined += try Data(contentsOf: URL(fileURLWithPath: f(part))) }
+            try joined.write(to: URL(fileURLWithPath: f(chained)))
+        }
+        return folder
+    }
+}
