@@ -73,6 +73,12 @@ public struct AudioStreamInfo: Hashable, Sendable, Codable {
         }
         self.init(properties: properties, format: format, totalByteCount: parser.state.hints.totalByteCount)
         if let tail { tags.merge(tail.withUnsafeBytes { TrailingTags.read($0) }) }
+        if let tail, durationSource != .counted, case .ogg(let ogg) = parser.stage,
+            let frames = tail.withUnsafeBytes({ ogg.framesAtEnd(ofTail: $0) })
+        {
+            // Ogg states its length in its last page's granule position.
+            (trimmedFrameCount, duration, durationSource) = (frames, Double(frames) / Double(format.sampleRate), .header)
+        }
     }
 
     /// How many of a stream's last bytes its trailing tags (ID3v1, Lyrics3v2, APE) take, as

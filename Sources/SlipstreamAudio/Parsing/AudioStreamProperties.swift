@@ -69,6 +69,10 @@ public struct AudioStreamProperties: Hashable, Sendable {
     public var tags = AudioTags()
     /// Chapters the file lists (MP4), in order; empty when it lists none.
     public var chapters: [AudioChapter] = []
+    /// The title of the chained Ogg link being parsed, from its comment header ("Artist -
+    /// Title", or the title alone); each new link sets it anew, and the player tells it as a
+    /// title change where the link's audio starts (as an ICY `StreamTitle`).
+    public var linkTitle: StreamTitle?
     /// Whether a player can seek by time: the format has fixed-duration packets and a way to
     /// find a byte offset for a time (CBR, a Xing/VBRI table, PCM), given a seekable source.
     public var isSeekableByTime = false

@@ -147,6 +147,12 @@ struct OggLink: Sendable {
         return Int(max(0, min(kept, Int64(natural))))
     }
 
+    /// The frames played up to granule position `granule` (for Opus, after its pre-skip).
+    func frames(atGranule granule: Int64) -> Int64 {
+        if case .opus(let head) = codec { return max(granule - Int64(head.preSkip), 0) }
+        return granule
+    }
+
     /// Forgets the position and the last block size: the next bytes follow a discontinuity.
     mutating func resynchronise() {
         position = nil

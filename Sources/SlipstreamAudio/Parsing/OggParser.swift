@@ -67,6 +67,27 @@ struct OggParser: Sendable {
         assembly.withUnsafeBytes(body)
     }
 
+    /// The frames of the followed link's whole stream, from the granule position of its last
+    /// page in `tail` (a stream's last bytes): the page must end exactly where the tail ends
+    /// (its checksum checked when it lies whole in the tail). `nil` when no such page is found,
+    /// or the stream is chained (its last page is not the followed link's).
+    func framesAtEnd(ofTail tail: UnsafeRawBufferPointer) -> Int64? {
+        guard let link, !tail.isEmpty else { return nil }
+        var start = tail.count - OggPageHeader.size
+        while start >= 0 {
+            defer { start -= 1 }
+            let rest = UnsafeRawBufferPointer(rebasing: tail[start...])
+            guard let header = OggPageHeader(rest), header.serialNumber == link.serialNumber, rest.count >= header.headerSize else {
+                continue
+            }
+            var size = header.headerSize
+            for i in OggPageHeader.size..<header.headerSize { size += Int(rest[i]) }
+            guard size == rest.count, OggCRC.checksum(ofPage: rest) == header.checksum, header.granulePosition >= 0 else { continue }
+            return link.frames(atGranule: header.granulePosition)
+        }
+        return nil
+    }
+
     /// After a discontinuity: the next page is looked for by its capture pattern; a packet being
     /// gathered is dropped, and positions are unknown until a page states one.
     mutating func resynchronise() {
@@ -80,12 +101,12 @@ struct OggParser: Sendable {
     private mutating func readPage(
         _ window: UnsafeRawBufferPointer, offset: Int64, isFinal: Bool, state: inout StreamState
     ) throws(AudioParserError) -> ParseStep {
-        guard window.count >= OggPageHeader.size else { return isFinal ? .skip(Int64(window.count)) : .need(OggPageHeader.size) }
+        guard window.count >= OggPageHeader.size else { return isFinal ? try cutShort(window, offset) : .need(OggPageHeader.size) }
         guard let header = OggPageHeader(window) else { return resync(at: offset, state: &state) }
-        guard window.count >= header.headerSize else { return isFinal ? .skip(Int64(window.count)) : .need(header.headerSize) }
+        guard window.count >= header.headerSize else { return isFinal ? try cutShort(window, offset) : .need(header.headerSize) }
         var size = header.headerSize
         for i in OggPageHeader.size..<header.headerSize { size += Int(window[i]) }
-        guard window.count >= size else { return isFinal ? .skip(Int64(window.count)) : .need(size) }
+        guard window.count >= size else { return isFinal ? try cutShort(window, offset) : .need(size) }
         let bytes = UnsafeRawBufferPointer(rebasing: window[..<size])
         guard OggCRC.checksum(ofPage: bytes) == header.checksum else { return resync(at: offset, state: &state) }
         lacing.removeAll(keepingCapacity: true)
@@ -129,6 +150,11 @@ struct OggParser: Sendable {
         linkCount += 1
         link = next
         isAssembling = false
+        if linkCount > 1 {
+            // The tags are the new link's own.
+            state.set(\.tags, AudioTags())
+            state.set(\.linkTitle, nil)
+        }
         return .skip(Int64(bytes.count))
     }
 
@@ -221,9 +247,24 @@ struct OggParser: Sendable {
         return try result!.get()
     }
 
-    /// The link's comment header (a Vorbis comment structure): its tags.
+    /// The link's comment header (a Vorbis comment block, perhaps cut short): its tags, and
+    /// the link's title from them.
     private func readComment(_ comment: UnsafeRawBufferPointer, state: inout StreamState) {
-        _ = comment
+        var reader = VorbisComment()
+        let before = state.properties.tags
+        _ = reader.read(comment, into: &state.properties.tags)
+        if state.properties.tags != before { state.changed = true }
+        let tags = state.properties.tags
+        guard let title = tags.title else { return }
+        state.set(\.linkTitle, StreamTitle(title: tags.artist.map { "\($0) - \(title)" } ?? title))
+    }
+
+    /// A page cut short by the stream's end: dropped, unless no link has started yet.
+    private func cutShort(_ window: UnsafeRawBufferPointer, _ offset: Int64) throws(AudioParserError) -> ParseStep {
+        guard linkCount > 0 else {
+            throw AudioParserError(code: .malformed, message: "an Ogg stream that ends inside its first page", offset: offset)
+        }
+        return .skip(Int64(window.count))
     }
 
     /// Drops a byte that does not start a good page and looks for the next capture pattern.

@@ -156,7 +156,7 @@ extension NetworkSide {
             queue: queue, streamer: streamer, recorder: recorder, nextFrameGuess: state.nextFrameGuess,
             dropBeforeFrame: state.dropBeforeFrame, positionsEstimated: state.positionsEstimated, isLive: state.isLive,
             formatIndex: state.formatIndex, format: state.format,
-            pendingTitles: state.pendingTitles)
+            pendingTitles: state.pendingTitles, lastTitle: state.lastTitle)
         state.pendingTitles = []
         do throws(AudioParserError) {
             try body(&state.parser, &sink)
@@ -168,6 +168,7 @@ extension NetworkSide {
         state.formatIndex = sink.formatIndex
         state.format = sink.format
         state.pendingTitles = sink.pendingTitles
+        state.lastTitle = sink.lastTitle
         parsed.properties = sink.changedProperties
         parsed.readyWatermark = sink.readyWatermark
         parsed.failure = parsed.failure ?? sink.failure

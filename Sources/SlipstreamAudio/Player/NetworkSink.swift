@@ -22,6 +22,8 @@ struct NetworkSink: AudioStreamSink {
     var format: AudioFormat?
     /// Titles no packet has reached yet, oldest first, with the stream offset each starts at.
     var pendingTitles: [(offset: Int64, title: StreamTitle)]
+    /// The title told last (a chained Ogg link's title is told only when it differs).
+    var lastTitle: StreamTitle?
     /// The properties, when they changed during this parse.
     var changedProperties: AudioStreamProperties?
     /// A readiness watermark the stored packets reached.
@@ -34,6 +36,12 @@ struct NetworkSink: AudioStreamSink {
         if isLive { (properties.duration, properties.durationSource) = (nil, nil) }
         changedProperties = properties
         streamer.networkLearned(properties)
+        if let title = properties.linkTitle, title != lastTitle {
+            // A chained Ogg link's title: it starts with the link's first packet, the next one.
+            lastTitle = title
+            if pendingTitles.count == PacketQueue.keptTitles { pendingTitles.removeFirst() }
+            pendingTitles.append((.min, title))
+        }
         guard let new = properties.format, new != format else { return }
         format = new
         let record = PacketQueue.FormatRecord(format: new, properties: properties, firstFrame: nextFrameGuess)
