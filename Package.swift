@@ -117,6 +117,7 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
         .executableTarget(
             name: "DownloadListFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/DownloadListFuzzer"),
         .executableTarget(name: "FLACParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/FLACParserFuzzer"),
+        .executableTarget(name: "OggParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/OggParserFuzzer"),
         .executableTarget(name: "PlaylistFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/PlaylistFuzzer"),
         .executableTarget(
             name: "ResponseHeadFuzzer",

@@ -16,6 +16,11 @@
 #   DownloadListFuzzer  download lists and session files (DownloadList)
 #   ResponseHeadFuzzer  response heads: header lines, Content-Range, Content-Disposition file
 #                       names, Retry-After and HTTP dates
+#   OggParserFuzzer     Ogg streams made from a script of pages (good checksums unless asked
+#                       otherwise): pages, lacing, packets across pages, chained links, codec
+#                       headers, and every packet decoded by libvorbis/libopus to its frames;
+#                       seeded with the first pages of Ogg Vorbis and Opus files made by
+#                       oggenc and opusenc
 #   PlaylistFuzzer      playlists: telling them from audio (in any split), the M3U, PLS and
 #                       XSPF parsers, the resolution of their entries and the walk through them
 # Each target checks invariants (round trips, bounds, agreement between ways of parsing), not
@@ -35,7 +40,7 @@ seconds="${1:-600}"
 shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer PlaylistFuzzer)
+all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer PlaylistFuzzer)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 for target in "${targets[@]}"; do
@@ -67,6 +72,18 @@ for target in "${targets[@]}"; do
         fixtures="${SLIPSTREAM_TEST_AUDIO:-$dir/fixtures}"
         "$repo/scripts/make-audio-fixtures.sh" "$fixtures"
         cp "$fixtures"/mp4-*.m4a "$fixtures"/mp4-*.m4b "$fixtures"/mp4-*.mp4 "$work/seeds/"
+        flags+=(-max_len=65536)
+    elif [[ "$target" == OggParserFuzzer ]]; then
+        ogg="$work/ogg"
+        mkdir -p "$ogg"
+        sox -R -D -n -r 44100 -c 2 -b 16 "$ogg/s.wav" synth 1 sine 220-3520 pinknoise gain -6
+        oggenc -Q -q 1 -o "$ogg/q1.ogg" "$ogg/s.wav"
+        oggenc -Q -q 6 --resample 22050 -o "$ogg/q6-22050.ogg" "$ogg/s.wav"
+        opusenc --quiet --bitrate 32 "$ogg/s.wav" "$ogg/32k.opus"
+        opusenc --quiet --bitrate 96 --framesize 5 --title T "$ogg/s.wav" "$ogg/96k.opus"
+        cat "$ogg/q1.ogg" "$ogg/32k.opus" > "$ogg/chained.ogg"
+        rm "$ogg/s.wav"
+        SLIPSTREAM_FUZZ_SEEDS="$work/seeds" SLIPSTREAM_FUZZ_OGG="$ogg" "$build/release/$target"
         flags+=(-max_len=65536)
     else
         SLIPSTREAM_FUZZ_SEEDS="$work/seeds" "$build/release/$target"
