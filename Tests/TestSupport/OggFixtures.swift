@@ -1,30 +1,30 @@
 import Foundation
-import TestSupport
 
 /// Ogg files made once per test run with Debian's encoders (oggenc, opusenc) from sox's
 /// sweep and noise, a few seconds each; the reference decodes come from oggdec and opusdec.
-enum OggFixtures {
+public enum OggFixtures {
     /// The folder holding them (made on first use; `nil` when an encoder is missing).
-    static let folder: String? = try? make()
+    public static let folder: String? = try? make()
 
-    /// Fixture names, by codec.
-    static let vorbis = ["vorbis-q3.ogg", "vorbis-mono-22050.ogg", "vorbis-chained.ogg"]
-    static let opus = ["opus-64k.opus", "opus-mono-24k.opus", "opus-chained.opus", "opus-short.opus"]
+    /// Fixture names, by codec (3 s or less; the chained ones are 3 s and 1.3 s). Also
+    /// `vorbis-long.ogg` and `opus-long.opus`: 40 s, for reads of part of a file.
+    public static let vorbis = ["vorbis-q3.ogg", "vorbis-mono-22050.ogg", "vorbis-chained.ogg"]
+    public static let opus = ["opus-64k.opus", "opus-mono-24k.opus", "opus-chained.opus", "opus-short.opus"]
 
     /// The path of fixture `name`.
-    static func path(_ name: String) throws -> String {
+    public static func path(_ name: String) throws -> String {
         guard let folder else { throw CocoaError(.fileNoSuchFile) }
         return folder + "/" + name
     }
 
     /// The bytes of fixture `name`.
-    static func bytes(_ name: String) throws -> [UInt8] {
+    public static func bytes(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: try path(name))))
     }
 
     /// The reference decoder's 16-bit PCM of fixture `name`: `oggdec` for Vorbis,
     /// `opusdec --no-dither --rate 48000` for Opus.
-    static func reference(_ name: String) throws -> [UInt8] {
+    public static func reference(_ name: String) throws -> [UInt8] {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let out = folder + "/out.wav"
@@ -50,6 +50,7 @@ enum OggFixtures {
         try source("b.wav", rate: 44100, channels: 2, seconds: 1.3, tone: "440")
         try source("m.wav", rate: 22050, channels: 1, seconds: 2, tone: "300-900")
         try source("short.wav", rate: 48000, channels: 2, seconds: 0.01, tone: "1000")
+        try source("long.wav", rate: 44100, channels: 2, seconds: 40, tone: "100-8000")
         let f = { (name: String) in folder + "/" + name }
         let tags = ["-t", "First Song", "-a", "Some Artist", "-l", "Some Album"]
         try run(["oggenc", "-Q", "-q", "3", "-s", "1"] + tags + ["-o", f("vorbis-q3.ogg"), f("a.wav")])
@@ -65,6 +66,8 @@ enum OggFixtures {
             f("b.wav"), f("b.opus"),
         ])
         try run(["opusenc", "--quiet", "--serial", "7", f("short.wav"), f("opus-short.opus")])
+        try run(["oggenc", "-Q", "-q", "6", "-s", "8", "-t", "Long", "-o", f("vorbis-long.ogg"), f("long.wav")])
+        try run(["opusenc", "--quiet", "--bitrate", "96", "--serial", "9", f("long.wav"), f("opus-long.opus")])
         for (chained, parts) in [("vorbis-chained.ogg", ["vorbis-q3.ogg", "b.ogg"]), ("opus-chained.opus", ["opus-64k.opus", "b.opus"])] {
             var joined = Data()
             for part in parts { joined += try Data(contentsOf: URL(fileURLWithPath: f(part))) }
