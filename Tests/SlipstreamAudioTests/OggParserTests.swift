@@ -173,4 +173,37 @@ enum OggPages {
         #expect(run.error?.code == .malformed)
         #expect(run.error?.message == "Ogg stream without its Vorbis setup header")
     }
+
+    /// After a jump to any offset, the packets from the first page that states a granule
+    /// position on have the start frames and frame counts they have in a run from the start.
+    @Test(arguments: ["vorbis-q3.ogg", "opus-64k.opus", "vorbis-long.ogg"])
+    func afterAJumpThePositionsAreExactFromTheFirstGranule(_ name: String) throws {
+        let bytes = try OggFixtures.bytes(name)
+        let whole = ParserRun(bytes) { 65536 }
+        let byOffset = Dictionary(whole.packets.map { ($0.offset, $0) }) { a, _ in a }
+        var random = SplitMix64(seed: 3)
+        for _ in 0..<20 {
+            let target = Int(random.next() % UInt64(bytes.count))
+            var parser = AudioStreamParser()
+            var sink = AudioStreamEventCollector()
+            try bytes.withUnsafeBytes { raw in
+                try parser.parse(UnsafeRawBufferPointer(rebasing: raw[..<4096]), into: &sink)
+                parser.discontinuity(at: Int64(target))
+                sink.events.removeAll()
+                try parser.parse(UnsafeRawBufferPointer(rebasing: raw[target...]), into: &sink)
+                try parser.finish(into: &sink)
+            }
+            let packets = sink.events.compactMap { if case .packet(let packet) = $0 { packet } else { nil } }
+            let placed = packets.filter { $0.startFrame != nil }
+            #expect(packets.count - placed.count <= 60, "\(name) at \(target): \(packets.count - placed.count) packets unplaced")
+            for packet in placed {
+                let reference = try #require(byOffset[packet.offset], "\(name) at \(target): no packet at \(packet.offset)")
+                // Vorbis's first packet after a jump only primes the decoder: no frames (its
+                // place is where the next one starts).
+                if packet.frameCount == 0, packet == packets.first { continue }
+                #expect(packet.startFrame == reference.startFrame, "\(name) at \(target): packet at \(packet.offset)")
+                #expect(packet.frameCount == reference.frameCount, "\(name) at \(target)")
+            }
+        }
+    }
 }

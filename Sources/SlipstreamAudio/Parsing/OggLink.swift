@@ -121,30 +121,36 @@ struct OggLink: Sendable {
     mutating func frames(
         of packet: UnsafeRawBufferPointer, pageGranule: Int64, isLastOnPage: Bool, isEndOfStream: Bool
     ) -> Int {
-        let natural: Int, firstKept: Int64, limit: Int64?
+        let natural = naturalFrames(of: packet)
+        let firstKept: Int64, limit: Int64?
         switch codec {
-        case .vorbis(let setup):
-            guard let size = setup.blockSize(of: packet) else { return 0 }
-            natural = previousBlockSize.map { $0 / 4 + size / 4 } ?? 0
-            previousBlockSize = size
+        case .vorbis:
             firstKept = 0
             limit = isEndOfStream && isLastOnPage && pageGranule >= 0 ? pageGranule : nil
         case .opus(let head):
-            natural = OpusHead.frameCount(of: packet)
             firstKept = Int64(head.preSkip)
             limit = pageGranule >= 0 ? pageGranule : nil
         case .flac:
-            natural = OggFLACStreamInfo.frameCount(of: packet)
-            firstKept = 0
-            limit = nil
+            (firstKept, limit) = (0, nil)
         }
-        defer {
-            if isLastOnPage, pageGranule >= 0 { position = pageGranule } else { position = position.map { $0 + Int64(natural) } }
-        }
-        guard let start = position else { return natural }
+        let start = position
+        position = isLastOnPage && pageGranule >= 0 ? pageGranule : position.map { $0 + Int64(natural) }
+        guard let start else { return natural }
         let end = start + Int64(natural)
         let kept = min(end, limit ?? end) - max(start, firstKept)
         return Int(max(0, min(kept, Int64(natural))))
+    }
+
+    /// The frames a packet decodes to before any trimming (advancing the Vorbis block state).
+    mutating func naturalFrames(of packet: UnsafeRawBufferPointer) -> Int {
+        switch codec {
+        case .vorbis(let setup):
+            guard let size = setup.blockSize(of: packet) else { return 0 }
+            defer { previousBlockSize = size }
+            return previousBlockSize.map { $0 / 4 + size / 4 } ?? 0
+        case .opus: return OpusHead.frameCount(of: packet)
+        case .flac: return OggFLACStreamInfo.frameCount(of: packet)
+        }
     }
 
     /// The frames played up to granule position `granule` (for Opus, after its pre-skip).

@@ -126,6 +126,10 @@ struct OggParser: Sendable {
             dropsFirstPacket = header.isContinuation
             isAssembling = false
         }
+        // (Not from the last page: its granule position may cut its last packet short.)
+        if current.position == nil, header.granulePosition >= 0, !header.isLast {
+            placePacketsAfterResync(header, page: UnsafeRawBufferPointer(rebasing: window[header.headerSize..<size]), state: &state)
+        }
         page = header
         segment = 0
         phase = .body
@@ -204,6 +208,35 @@ struct OggParser: Sendable {
         let frames = try packetFound(available, offset: offset, page: page, isLastOnPage: isLastOnPage, state: &state)
         guard let frames, !available.isEmpty else { return .skip(Int64(length)) }
         return .packet(size: available.count, frames: frames)
+    }
+
+    /// The first page with a granule position after a discontinuity: the packets that end on
+    /// it end at that position, so the first of them starts at it less their frames. Sets the
+    /// link's position there, and the stream frame of the next packet (for the first link only:
+    /// a later link's place in the whole stream depends on the links before it).
+    private mutating func placePacketsAfterResync(_ header: OggPageHeader, page body: UnsafeRawBufferPointer, state: inout StreamState) {
+        guard var current = link, !current.isReadingHeaders else { return }
+        var frames = 0, start = 0, segment = 0, isFirst = true
+        var probe = current
+        while segment < lacing.count {
+            var length = 0, completes = false
+            while segment < lacing.count, !completes {
+                length += Int(lacing[segment])
+                completes = lacing[segment] < 255
+                segment += 1
+            }
+            // A packet begun on an earlier page is dropped, as is one going on to the next.
+            if completes, !(isFirst && dropsFirstPacket), start + length <= body.count {
+                frames += probe.naturalFrames(of: UnsafeRawBufferPointer(rebasing: body[start..<start + length]))
+            }
+            isFirst = false
+            start += length
+        }
+        let position = header.granulePosition - Int64(frames)
+        guard position >= 0 else { return }
+        current.position = position
+        link = current
+        if current.number == 1, state.nextFrame == nil { state.nextFrame = current.frames(atGranule: position) }
     }
 
     /// Adds a packet's part to the packet being gathered.
