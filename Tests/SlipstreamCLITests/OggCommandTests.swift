@@ -96,3 +96,38 @@ struct OggCommandTests {
         }
     }
 }
+
+/// `play --start T` on Ogg from a file and from nginx: the output is the reference decode from
+/// T on (the same length, within 2 LSB from the first sample), found by probing with a few
+/// range requests.
+@Suite(
+    .enabled(
+        if: OggFixtures.folder != nil && (try? TestNginx.port()) != nil,
+        "run with scripts/test.sh (nginx); sox, oggenc and opusenc make the fixtures"))
+struct OggSeekCommandTests {
+    @Test(arguments: [
+        ("vorbis-long.ogg", 44100, 23.5), ("opus-long.opus", 48000, 23.5), ("vorbis-long.ogg", 44100, 0.7),
+        ("opus-long.opus", 48000, 39.2),
+    ])
+    func startPlaysTheReferenceFromThere(_ name: String, _ rate: Int, _ start: Double) async throws {
+        let reference = try OggFixtures.reference(name)
+        let tail = Array(reference[(Int(start * Double(rate)) * 4)...])
+        let url = try OggCommandTests.served(name)
+        for input in [try OggFixtures.path(name), url] {
+            let before = try TestNginx.requests(to: "/files/ogg-" + name).count
+            let folder = try TestFiles.makeTemporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let output = try await CommandRunner.run(["play", input, "--start", "\(start)", "--output", "wav:out.wav", "-q"], in: folder)
+            #expect(output.status == 0, "\(output.stderr)")
+            let pcm = try ReferenceDecoder.wavData(folder + "/out.wav")
+            #expect(pcm.count == tail.count, "\(input) from \(start) s: \(pcm.count / 4) vs \(tail.count / 4) frames")
+            #expect(OggCommandTests.largestStep(pcm, tail) <= 2, "\(input) from \(start) s")
+            if input == url {
+                // The first request, then about log2 of the pages for the probes, at most.
+                let requests = try TestNginx.requests(to: "/files/ogg-" + name).count - before
+                #expect(requests >= 1 && requests <= 12, "\(requests) requests")
+                print("seek \(name) to \(start) s over HTTP: \(requests) requests")
+            }
+        }
+    }
+}

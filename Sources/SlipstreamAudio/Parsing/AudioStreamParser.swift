@@ -146,7 +146,7 @@ public struct AudioStreamParser: Sendable {
             skipRemaining = parser.resynchronise(at: offset)
             stage = .caf(parser)
         case .ogg(var parser):
-            parser.resynchronise()
+            parser.resynchronise(at: offset)
             stage = .ogg(parser)
         case .sniffing, .failed:
             break

@@ -88,9 +88,14 @@ struct OggParser: Sendable {
         return nil
     }
 
-    /// After a discontinuity: the next page is looked for by its capture pattern; a packet being
+    /// After a discontinuity to `offset`: at 0, parsing starts over (the same links, formats and
+    /// tags again); elsewhere the next page is looked for by its capture pattern, a packet being
     /// gathered is dropped, and positions are unknown until a page states one.
-    mutating func resynchronise() {
+    mutating func resynchronise(at offset: Int64) {
+        guard offset > 0 else {
+            self = OggParser()
+            return
+        }
         phase = .capture
         isAssembling = false
         dropsFirstPacket = false
@@ -272,7 +277,11 @@ struct OggParser: Sendable {
                 if let comment = found.comment {
                     readComment(UnsafeRawBufferPointer(rebasing: bytes[comment]), state: &state)
                 }
-                if let format = found.format { state.setFormat(format) }
+                if let format = found.format {
+                    state.setFormat(format)
+                    // A chained stream's later links cannot be placed after a jump: no seeking there.
+                    state.set(\.isSeekableByTime, current.number == 1)
+                }
                 return nil
             }
         }

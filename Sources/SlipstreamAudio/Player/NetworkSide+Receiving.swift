@@ -14,6 +14,8 @@ extension NetworkSide {
         var connection: (any AudioSourceConnection)?
         /// The parser wants its next bytes from this offset, not from the ones after these.
         var relocation: Int64?
+        /// A seek's search probes again from this offset.
+        var probe: Int64?
     }
 
     /// Connection `generation` answered; `.stop` when it was replaced meanwhile.
@@ -73,6 +75,12 @@ extension NetworkSide {
             return parsed
         }
         guard let parsed else { return .stop }
+        if let probe = parsed.probe, parsed.failure == nil {
+            // A seek's search probes elsewhere: this connection is done.
+            report(parsed)
+            connect(from: probe)
+            return .stop
+        }
         if let gather = parsed.gatherReads { parsed.connection?.gatherReads(every: gather.interval) }
         report(parsed)
         if let relocation = parsed.relocation {
@@ -118,7 +126,26 @@ extension NetworkSide {
             streamer.send(
                 .liveStreamEnded(AudioStreamerError(.network, "the live stream \(location) ended", url: location.url, retryable: true)))
         case false:
-            if let error { streamer.send(.connectionFailed(error)) } else { finish(generation: generation) }
+            if let error {
+                streamer.send(.connectionFailed(error))
+            } else if let probe = searchEnded() {
+                connect(from: probe)
+            } else {
+                finish(generation: generation)
+            }
+        }
+    }
+
+    /// A seek's probe reached the stream's end with no packet placed: where to probe next
+    /// (`nil` without a search, or when the search reads on: the stream ends).
+    private func searchEnded() -> Int64? {
+        state.withLock { state in
+            guard case .probe(let offset) = state.search?.ended() else {
+                state.search = nil
+                return nil
+            }
+            state.seekOffset = offset
+            return offset
         }
     }
 
@@ -156,7 +183,7 @@ extension NetworkSide {
             queue: queue, streamer: streamer, recorder: recorder, nextFrameGuess: state.nextFrameGuess,
             dropBeforeFrame: state.dropBeforeFrame, positionsEstimated: state.positionsEstimated, isLive: state.isLive,
             formatIndex: state.formatIndex, format: state.format,
-            pendingTitles: state.pendingTitles, lastTitle: state.lastTitle)
+            pendingTitles: state.pendingTitles, lastTitle: state.lastTitle, search: state.search)
         state.pendingTitles = []
         do throws(AudioParserError) {
             try body(&state.parser, &sink)
@@ -169,6 +196,11 @@ extension NetworkSide {
         state.format = sink.format
         state.pendingTitles = sink.pendingTitles
         state.lastTitle = sink.lastTitle
+        state.search = sink.search
+        if let probe = sink.probe {
+            state.seekOffset = probe
+            parsed.probe = probe
+        }
         parsed.properties = sink.changedProperties
         parsed.readyWatermark = sink.readyWatermark
         parsed.failure = parsed.failure ?? sink.failure

@@ -40,6 +40,8 @@ final class NetworkSide: Sendable {
         var pendingTitles: [(offset: Int64, title: StreamTitle)] = []
         /// The title told last, on any connection (a station repeats it; a reconnect tells it again).
         var lastTitle: StreamTitle?
+        /// A seek being found by probing (Ogg), until a probe lands just before its target.
+        var search: SeekSearch?
         var isStopped = false
     }
 
@@ -120,6 +122,14 @@ final class NetworkSide: Sendable {
                 state.nextFrameGuess = firstFrame
                 state.positionsEstimated = estimated
                 state.seekOffset = offset
+                state.search = nil
+                if case .ogg = state.parser.stage, offset > 0 {
+                    // Ogg places packets exactly from the first page read: found by probing.
+                    state.positionsEstimated = false
+                    state.search = SeekSearch(
+                        target: dropBefore, start: 0, end: state.totalSize ?? offset * 2, probe: offset,
+                        bytesPerFrame: state.parser.seekTable.meanBytesPerFrame ?? 1)
+                }
                 return (.network(offset: offset), drop(&state))
             }
         }

@@ -24,6 +24,10 @@ struct NetworkSink: AudioStreamSink {
     var pendingTitles: [(offset: Int64, title: StreamTitle)]
     /// The title told last (a chained Ogg link's title is told only when it differs).
     var lastTitle: StreamTitle?
+    /// A seek being found by probing: packets are stored only once it reads on.
+    var search: SeekSearch?
+    /// Set when the search probes again from this offset (nothing more is stored).
+    var probe: Int64?
     /// The properties, when they changed during this parse.
     var changedProperties: AudioStreamProperties?
     /// A readiness watermark the stored packets reached.
@@ -49,6 +53,16 @@ struct NetworkSink: AudioStreamSink {
     }
 
     mutating func audioStream(packet: AudioPacket, bytes: UnsafeRawBufferPointer) {
+        if search != nil {
+            // Until the search settles, only the first placed packet counts: where it starts.
+            guard probe == nil, let frame = packet.startFrame else { return }
+            switch search!.placed(frame: frame) {
+            case .readOn: search = nil
+            case .probe(let offset):
+                probe = offset
+                return
+            }
+        }
         let start = packet.startFrame ?? nextFrameGuess
         nextFrameGuess = start + Int64(packet.frameCount)
         if let drop = dropBeforeFrame {
