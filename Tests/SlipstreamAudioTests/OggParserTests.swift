@@ -206,4 +206,26 @@ enum OggPages {
             }
         }
     }
+
+    /// FLAC in Ogg (`flac --ogg`): STREAMINFO as the format's setup bytes, each frame a packet
+    /// of its block size, the total the sample count. (Its decoder is the FLAC one.)
+    @Test func flacInOggIsParsed() throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try ExternalProgram.run([
+            "sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", folder + "/a.wav", "synth", "2.5", "pinknoise",
+        ])
+        try ExternalProgram.run(["flac", "--silent", "--ogg", "-T", "TITLE=Ogg FLAC", "-o", folder + "/a.oga", folder + "/a.wav"])
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/a.oga")))
+        let run = ParserRun(bytes) { 1000 }
+        #expect(run.error == nil)
+        let format = try #require(run.final.format)
+        #expect(format.codec == .flac && format.sampleRate == 44100 && format.channels == 2)
+        #expect(format.magicCookie.count == 34)
+        #expect(run.final.trimmedFrameCount == 110_250)
+        #expect(run.packets.allSatisfy { $0.frameCount == 4096 } == false)
+        #expect(run.packets.dropLast().allSatisfy { $0.frameCount == 4096 })
+        #expect(run.final.tags.title == "Ogg FLAC")
+        #expect(ParserRun(bytes) { 1 } == run)
+    }
 }
