@@ -124,6 +124,34 @@ enum OggPages {
         #expect(run.error?.message == "Ogg Speex cannot be played (Ogg Vorbis, Opus and FLAC can)")
     }
 
+    @Test func aBadIdentificationHeaderIsAnError() {
+        // An OpusHead of 0 channels.
+        let head = Array("OpusHead".utf8) + [1, 0, 0x38, 1, 0x80, 0xBB, 0, 0, 0, 0, 0]
+        let run = ParserRun(OggPages.first(head) + OggPages.page(sequence: 1, pieces: [([1], true)])) { 7 }
+        #expect(run.error?.code == .malformed)
+        #expect(run.error?.message == "Ogg Opus stream with a bad identification header")
+        #expect(run.error?.offset == 0)
+    }
+
+    /// Found by AudioParserFuzzer: packets of no frames (all within Opus's pre-skip) made the
+    /// mean bytes per frame infinite, and a seek-table query trapped.
+    @Test func packetsOfNoFramesLeaveTheSeekTableFinite() throws {
+        let head = Array("OpusHead".utf8) + [1, 2, 0x60, 0xEA, 0x80, 0xBB, 0, 0, 0, 0, 0]
+        let tags = Array("OpusTags".utf8) + [0, 0, 0, 0, 0, 0, 0, 0]
+        let packets = [[UInt8]](repeating: [0xFC, 1, 2, 3], count: 5).map { ($0, true) }
+        let stream =
+            OggPages.first(head) + OggPages.page(sequence: 1, pieces: [(tags, true)])
+            + OggPages.page(sequence: 2, granule: 4800, pieces: packets)
+        let run = ParserRun(stream) { 5 }
+        #expect(run.error == nil)
+        #expect(run.packets.count == 5 && run.packets.allSatisfy { $0.frameCount == 0 })
+        // No answer (no mean yet), rather than a trap.
+        for time in [0, 1, 1e9] {
+            let point = run.seekTable.offset(forTime: time)
+            #expect(point == nil || (point!.offset >= 0 && point!.time.isFinite))
+        }
+    }
+
     @Test func aPacketLargerThanTheLimitIsAnError() {
         let head = Array("OpusHead".utf8) + [1, 2, 0x38, 1, 0x80, 0xBB, 0, 0, 0, 0, 0]
         var stream = OggPages.first(head) + OggPages.page(sequence: 1, pieces: [(Array("OpusTags".utf8) + [0, 0, 0, 0, 0, 0, 0, 0], true)])

@@ -153,7 +153,12 @@ struct OggParser: Sendable {
         guard isLoneFirstPacket,
             let next = OggLink(identification: packet, serialNumber: header.serialNumber, number: linkCount + 1)
         else {
-            if linkCount == 0, refusedCodec == nil { refusedCodec = OggLink.codecName(of: packet) ?? "stream of an unknown codec" }
+            let name = OggLink.codecName(of: packet)
+            if linkCount == 0, let name, ["Vorbis", "Opus", "FLAC"].contains(name) {
+                throw AudioParserError(
+                    code: .malformed, message: "Ogg \(name) stream with a bad identification header", offset: offset)
+            }
+            if linkCount == 0, refusedCodec == nil { refusedCodec = name ?? "stream of an unknown codec" }
             return .skip(Int64(bytes.count))
         }
         linkCount += 1

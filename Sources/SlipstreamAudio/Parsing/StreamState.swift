@@ -68,7 +68,8 @@ struct StreamState: Sendable {
         packetsSeen += 1
         bytesSeen += Int64(size)
         framesSeen += Int64(frameCount)
-        seekTable.meanBytesPerFrame = Double(bytesSeen) / Double(framesSeen)
+        // (An Ogg packet may give no frames: Vorbis's first, Opus's within its pre-skip.)
+        if framesSeen > 0 { seekTable.meanBytesPerFrame = Double(bytesSeen) / Double(framesSeen) }
         let rate = properties.format?.sampleRate ?? 0
         let time = startFrame.flatMap { rate > 0 ? Double($0) / Double(rate) : nil }
         return AudioPacket(offset: offset, size: size, frameCount: frameCount, startFrame: startFrame, startTime: time)
