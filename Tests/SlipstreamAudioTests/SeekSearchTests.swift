@@ -31,7 +31,7 @@ import Testing
             let frame = Self.placed(after: offset) ?? .max
             #expect(frame <= target || offset == 0, "target \(target) from \(probe): read on at \(offset), frame \(frame)")
             let bytesBefore = Double(target - min(frame, target)) * (target < 8_000_000 ? 5.0 / 8 : 5.0 / 2)
-            #expect(bytesBefore <= Double(SeekSearch.readOnLimit) + 8192, "target \(target) from \(probe): \(bytesBefore) bytes to read on")
+            #expect(bytesBefore <= Double(2 * SeekSearch.readOnLimit), "target \(target) from \(probe): \(bytesBefore) bytes to read on")
             #expect(probes <= 12, "target \(target) from \(probe): \(probes) probes")
         }
     }

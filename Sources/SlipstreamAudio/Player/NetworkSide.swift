@@ -126,11 +126,13 @@ final class NetworkSide: Sendable {
                 if case .ogg = state.parser.stage, offset > 0 {
                     // Ogg places packets exactly from the first page read: found by probing.
                     state.positionsEstimated = false
-                    state.search = SeekSearch(
+                    let search = SeekSearch(
                         target: dropBefore, start: 0, end: state.totalSize ?? offset * 2, probe: offset,
                         bytesPerFrame: state.parser.seekTable.meanBytesPerFrame ?? 1)
+                    state.search = search
+                    state.seekOffset = search.probe
                 }
-                return (.network(offset: offset), drop(&state))
+                return (.network(offset: state.seekOffset ?? offset), drop(&state))
             }
         }
         old?.cancel()

@@ -2,7 +2,7 @@
 /// soon after a jump (Ogg: from the granule position of the first page it reads). The network
 /// side connects at an estimate; the first packet placed there says which side of the target
 /// the probe landed on, and the range of offsets shrinks (interpolated by frames, else halved)
-/// until a probe lands before the target and at most `readOnLimit` bytes from it, where the
+/// until a probe lands before the target and about `readOnLimit` bytes from it (at most twice), where the
 /// network side reads on and drops the packets before the target. Pure: places in, offsets out.
 struct SeekSearch: Hashable, Sendable {
     /// What the network side does next.
@@ -42,7 +42,8 @@ struct SeekSearch: Hashable, Sendable {
         low = start
         lowFrame = 0
         high = max(end, start + 1)
-        self.probe = min(max(probe, start), high)
+        // An estimate past the stream's end (or too near it to find a page) starts earlier.
+        self.probe = max(min(probe, high - Self.readOnLimit), start)
         self.bytesPerFrame = bytesPerFrame.isFinite && bytesPerFrame > 0 ? bytesPerFrame : 1
     }
 
