@@ -16,7 +16,8 @@ enum ExitStatus: Int32 {
     case http = 4
     /// A file or disk failure: bad output path, no space, write error, a file that cannot be read.
     case disk = 5
-    /// The input is not audio in a supported format (MP3/MPEG audio, AAC in ADTS, PCM WAV).
+    /// The input is not audio in a supported format (MP3/MPEG audio, AAC in ADTS or MP4,
+    /// FLAC, Ogg Vorbis/Opus/FLAC, PCM WAV/AIFF/CAF).
     case notAudio = 6
     /// The finished file does not have the checksum given with `--checksum`; it stays `FILE.part`.
     case checksum = 7

@@ -36,9 +36,10 @@ struct PlayOptions: TargetOptions {
     static let usage = """
         Usage: slipstream play [options] URL|FILE
 
-        Plays MP3 (MPEG audio), AAC (ADTS), WAV, Ogg Vorbis or Opus while it streams. On a
-        terminal a status line shows the station and the title; space pauses and resumes,
-        left/right seek -10/+10 s, up/down change the volume, q quits.
+        Plays MP3 (MPEG audio), AAC (ADTS, MP4/M4A/M4B), FLAC, Ogg Vorbis, Opus or FLAC,
+        WAV, AIFF or CAF while it streams. On a terminal a status line shows the station and
+        the title; space pauses and resumes, left/right seek -10/+10 s, up/down change the
+        volume, q quits.
 
         Options:
               --output OUT           pulse, alsa, alsa:DEVICE, wav:FILE, null (as fast as

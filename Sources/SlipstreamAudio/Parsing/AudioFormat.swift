@@ -49,8 +49,13 @@ public struct AudioFormat: Hashable, Sendable, Codable {
     public var pcm: PCMLayout?
     /// The codec's setup bytes from the container, which its decoder needs before the first
     /// packet (in the spirit of Core Audio's magic cookie): see each `Codec`; empty for MPEG
-    /// audio, ADTS and PCM, whose packets describe themselves.
+    /// audio, ADTS and PCM, whose packets describe themselves. Not encoded (`Codable`): they
+    /// are no description (a Vorbis stream's run to kilobytes); decoded as empty.
     public var magicCookie: [UInt8]
+
+    private enum CodingKeys: String, CodingKey {
+        case codec, codecDescription, sampleRate, channels, framesPerPacket, pcm
+    }
 
     /// Creates a format.
     public init(
@@ -64,5 +69,17 @@ public struct AudioFormat: Hashable, Sendable, Codable {
         self.framesPerPacket = framesPerPacket
         self.pcm = pcm
         self.magicCookie = magicCookie
+    }
+
+    /// Decodes a format encoded without its setup bytes (`magicCookie` is empty).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            codec: try container.decode(Codec.self, forKey: .codec),
+            codecDescription: try container.decode(String.self, forKey: .codecDescription),
+            sampleRate: try container.decode(Int.self, forKey: .sampleRate),
+            channels: try container.decode(Int.self, forKey: .channels),
+            framesPerPacket: try container.decode(Int.self, forKey: .framesPerPacket),
+            pcm: try container.decodeIfPresent(PCMLayout.self, forKey: .pcm))
     }
 }

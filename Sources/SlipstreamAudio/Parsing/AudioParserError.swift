@@ -15,7 +15,8 @@ public struct AudioParserError: Error, Sendable, Hashable, CustomStringConvertib
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
 
-        /// No supported format (MP3/MPEG audio, AAC in ADTS, WAV) was found in the bytes.
+        /// No supported format (MP3/MPEG audio, AAC in ADTS or MP4, FLAC, Ogg,
+        /// WAV, AIFF, CAF) was found in the bytes.
         public static let unrecognisedFormat = Code(.unrecognisedFormat)
         /// The format was recognised but is not supported: a variant (e.g. a compressed WAV), or
         /// a container that cannot be played yet (Ogg, FLAC, MP4/M4A, AIFF, CAF, Matroska/WebM),

@@ -92,7 +92,7 @@ struct FormatSniffer: Sendable {
     /// The error for a stream in which no supported format was found.
     func failure(_ hints: AudioStreamHints) -> AudioParserError {
         let bytes = firstBytes ?? []
-        var message = "no MP3/MPEG audio, AAC (ADTS), WAV or Ogg found"
+        var message = "no MP3/MPEG audio, AAC (ADTS or MP4), FLAC, Ogg, WAV, AIFF or CAF found"
         if junk > Self.maximumJunk { message += " in the first \(Self.maximumJunk) bytes" }
         message += bytes.isEmpty ? ": there are no bytes besides tags" : "; it starts with \(Self.describe(bytes))"
         if let type = hints.contentType { message += "; served as \(type)" }
