@@ -115,6 +115,24 @@ import Testing
         let alac = Array(bytes[..<bytes.count]).replacingFirst(Array("mp4a".utf8), with: Array("alac".utf8))
         #expect(ParserRun(alac, chunkSizes: { 4096 }).error?.message == "MP4 with ALAC audio cannot be played (AAC can)")
     }
+
+    /// AudioParserFuzzer's find: no audio and no index, the last box claiming 3 GB past the
+    /// file's end. A reader that jumps over it and one that reads to the end got the error at
+    /// two offsets (the box's claimed end, the file's); both name the box now.
+    @Test func aFileEndingInsideAHugeBoxFailsAtTheSameOffsetJumpedOrRead() throws {
+        func box(_ type: String, _ size: UInt32, _ body: [UInt8]) -> [UInt8] {
+            withUnsafeBytes(of: size.bigEndian) { Array($0) } + Array(type.utf8) + body
+        }
+        let ftyp = box("ftyp", 20, Array("M4A ".utf8) + [0, 0, 2, 0] + Array("isom".utf8))
+        let junk = box("mdaR", 1008, [UInt8](repeating: 0x2C, count: 1000))
+        let huge = box("free", 0xC000_0000, [UInt8](repeating: 0xB2, count: 3000))
+        let bytes = ftyp + junk + huge
+        let read = ParserRun(bytes, chunkSizes: { 512 })
+        let jumped = ParserRun(bytes, jumps: true, chunkSizes: { 512 })
+        #expect(read.error?.code == .malformed)
+        #expect(read.error?.offset == Int64(ftyp.count + junk.count))
+        #expect(jumped.error == read.error)
+    }
 }
 
 extension Array where Element == UInt8 {

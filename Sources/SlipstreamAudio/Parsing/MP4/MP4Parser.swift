@@ -78,6 +78,9 @@ struct MP4Parser: Sendable {
     var sawMoov = false
     /// Where the first `mdat` met before `moov` starts: the jump's target once `moov` is read.
     var firstMdat: Int64?
+    /// Where the last top-level box began: an error at the stream's end is named there, which
+    /// a reader that jumps over a box and one that reads through it both reach.
+    var lastTopLevelBox: Int64?
     var cursor: MP4SampleCursor?
     var fragment = MP4Fragment()
     /// iTunes' gapless figures, once read.
@@ -106,8 +109,10 @@ struct MP4Parser: Sendable {
     /// The error at the stream's end, if it ended before the parser could play anything.
     func failureAtEnd(_ offset: Int64) -> AudioParserError? {
         guard !sawMoov else { return nil }
-        // Named at the audio it follows, if any: the same wherever the reader stopped.
-        return mp4Malformed("the file ends before its index (moov box): it is truncated or not a whole MP4", firstMdat ?? offset)
+        // Named at the audio it follows, else at the box it ends in: the same wherever the
+        // reader stopped (a box's size may claim gigabytes past the end).
+        return mp4Malformed(
+            "the file ends before its index (moov box): it is truncated or not a whole MP4", firstMdat ?? lastTopLevelBox ?? offset)
     }
 
     /// After a discontinuity to `offset`: from the start, the boxes are walked again (the tables
@@ -133,6 +138,7 @@ struct MP4Parser: Sendable {
         -> ParseStep
     {
         guard let header = try MP4BoxHeader.read(window, offset: offset) else { return .need(16) }
+        if containers.isEmpty { lastTopLevelBox = offset }
         let parentEnd = containers.last?.end
         let end = header.size.map { offset + $0 } ?? parentEnd
         if let parentEnd, let end, end > parentEnd {
