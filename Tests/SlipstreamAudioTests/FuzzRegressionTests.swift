@@ -2,7 +2,8 @@ import Testing
 @testable import SlipstreamAudio
 
 /// What `scripts/fuzz.sh` found, kept as tests: seek-table queries at extreme times and offsets,
-/// and packet times after a discontinuity that does not fall on a packet.
+/// packet times after a discontinuity that does not fall on a packet, and free-format frames of
+/// the largest sizes in any split.
 @Suite struct FuzzRegressionTests {
     /// Two 128 kbit/s frames and two 160 kbit/s frames (MPEG-1 Layer III, 44.1 kHz), repeated:
     /// no Xing header and no common bit rate, so the seek table can only use the mean.
@@ -25,6 +26,27 @@ import Testing
             #expect(point.offset >= 0 && point.frame >= 0 && point.time.isFinite)
         }
         #expect(table.time(forOffset: .min)?.frame == 0)
+    }
+
+    /// From MP4ParserFuzzer: a file whose `ftyp` was misspelt is not MP4, and in its bytes lay
+    /// free-format MPEG-1 Layer I headers 8195 bytes apart. Read whole, they were frames; fed in
+    /// small chunks, the search for the next header gave up 4 bytes short of the largest size
+    /// (8196: 8192 and a padding slot), so the stream was refused.
+    @Test(arguments: [8195, 8196, 8197])
+    func theLargestFreeFormatFramesAreFoundInAnySplit(size: Int) throws {
+        // MPEG-1 Layer I, no CRC, free format, 44.1 kHz, unpadded; after a head that is no format.
+        let frame = [0xFF, 0xFF, 0x00, 0x00] + [UInt8](repeating: 0, count: size - 4)
+        let stream = [0, 0, 0, 8] + Array("ftpy".utf8) + Array([[UInt8]](repeating: frame, count: 3).joined())
+        let whole = ParserRun(stream, chunkSizes: { stream.count })
+        var random = SeededRandom(state: UInt64(size))
+        let split = ParserRun(stream, chunkSizes: { Int.random(in: 1...64, using: &random) })
+        #expect(split == whole, "\(split.firstDifference(from: whole))")
+        if size <= MPEGAudioParser.maximumFreeFormatSize + 4 {
+            #expect(whole.packets.map(\.offset) == [8, 8 + size, 8 + 2 * size].map(Int64.init))
+            #expect(whole.packets.allSatisfy { $0.size == size && $0.frameCount == 384 })
+        } else {
+            #expect(whole.error?.code == .unrecognisedFormat)
+        }
     }
 
     @Test func aDiscontinuityBeforeTheFirstPacketGivesNoNegativeTimes() throws {

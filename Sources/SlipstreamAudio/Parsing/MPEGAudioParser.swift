@@ -68,15 +68,19 @@ struct MPEGAudioParser: Sendable {
         if let size = header.frameSize { return .bytes(size) }
         let slot = header.isPadded ? (header.layer == 1 ? 4 : 1) : 0
         if let freeFormatSize { return .bytes(freeFormatSize + slot) }
+        // Frames of up to `limit` bytes (a padded Layer I slot is 4), each confirmed by the 4-byte
+        // header after it: the answer is the same for any window holding the header after the
+        // largest, so it is asked for whole (any split gives the same frames).
         let limit = maximumFreeFormatSize + 4
+        let decided = limit + 4
         var i = 16
-        while i + 4 <= window.count, i < limit {
+        while i + 4 <= window.count, i <= limit {
             if window[i] == 0xFF, let next = MPEGFrameHeader(window, at: i), next.bitRate == 0, header.agrees(with: next) {
                 return .bytes(i)
             }
             i += 1
         }
-        return window.count >= limit || isFinal ? .invalid : .need(min(limit, max(window.count + 1, 2 * window.count)))
+        return window.count >= decided || isFinal ? .invalid : .need(min(decided, max(window.count + 1, 2 * window.count)))
     }
 
     /// Whether `frame` is a Xing/Info or VBRI frame (a file's header frame, not audio).
