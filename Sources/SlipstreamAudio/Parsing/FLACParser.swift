@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The native FLAC stage of `AudioStreamParser`: the `fLaC` marker, the metadata blocks
 /// (STREAMINFO for the format and exact length, SEEKTABLE for exact seek points,
 /// VORBIS_COMMENT for the tags; PICTURE, PADDING and the rest skipped without being held), then
@@ -29,8 +33,6 @@ struct FLACParser: Sendable {
         /// Bytes of the frame scanned, and their CRC-16.
         var scanned: Int
         var crc: UInt16
-        /// The last length at which the CRC-16 passed, for the stream's last frame.
-        var lastPass: Int?
     }
 
     /// VORBIS_COMMENT is read in pieces of this many bytes at most.
@@ -204,31 +206,31 @@ struct FLACParser: Sendable {
         let header = scan.header
         let limit = Self.maximumFrameSize(header, info)
         var i = scan.scanned, crc = scan.crc
-        // Fetched once, not through the static's lazy accessor at every byte.
-        let table = FLACChecksum.crc16Table
         // Never past the largest frame the header allows, however many bytes the window holds:
         // what is found must not depend on how the bytes were split.
         let end = min(window.count, limit + 1)
         while i < end {
+            // A next header can only start at a 0xFF: the CRC-16 of the bytes up to the next
+            // one is taken a block at a time, and checked there.
+            let sync = window.firstIndex(of: 0xFF, in: i..<end)
+            crc = FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: window[i..<sync]), from: crc)
+            i = sync
+            guard i < end else { break }
             if crc == 0 {
-                scan.lastPass = i
-                if window[i] == 0xFF {
-                    switch FLACFrameHeader.read(window, at: i) {
-                    case .header(let next) where next.fits(info):
-                        return take(size: i, at: offset, header, info, &state)
-                    case .need where !isFinal:
-                        (scan.scanned, scan.crc) = (i, crc)
-                        self.scan = scan
-                        return .need(i + FLACFrameHeader.maximumSize)
-                    default:
-                        break
-                    }
+                switch FLACFrameHeader.read(window, at: i) {
+                case .header(let next) where next.fits(info):
+                    return take(size: i, at: offset, header, info, &state)
+                case .need where !isFinal:
+                    (scan.scanned, scan.crc) = (i, crc)
+                    self.scan = scan
+                    return .need(i + FLACFrameHeader.maximumSize)
+                default:
+                    break
                 }
             }
-            crc = crc << 8 ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ window[i])]
+            crc = FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: window[i..<i + 1]), from: crc)
             i += 1
         }
-        if crc == 0, i <= limit { scan.lastPass = i }
         guard isFinal || i > limit else {
             (scan.scanned, scan.crc) = (i, crc)
             self.scan = scan
@@ -238,8 +240,23 @@ struct FLACParser: Sendable {
         // STREAMINFO counts where its CRC-16 last passed (a frame cut short, whose CRC-16 may
         // pass by chance on the way, does not); else junk.
         let isLast = info.totalFrames == 0 || header.firstFrame(info) + Int64(header.blockSize) == info.totalFrames
-        if let end = scan.lastPass, isLast { return take(size: end, at: offset, header, info, &state) }
+        if isLast, let end = Self.lastPass(window, header: header, upTo: min(window.count, limit)) {
+            return take(size: end, at: offset, header, info, &state)
+        }
         return loseSync(window, &state)
+    }
+
+    /// The last length, from the header's end up to `upTo`, at which the CRC-16 of the frame at
+    /// the window's front passes (byte by byte: only the stream's last frame needs it).
+    private static func lastPass(_ window: UnsafeRawBufferPointer, header: FLACFrameHeader, upTo: Int) -> Int? {
+        var crc = FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: window[..<header.size]))
+        var last: Int?
+        for length in header.size...max(header.size, upTo) {
+            if crc == 0 { last = length }
+            guard length < window.count else { break }
+            crc = FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: window[length..<length + 1]), from: crc)
+        }
+        return last
     }
 
     /// The frame of `size` bytes at the front (at `offset`) is a packet.
@@ -270,5 +287,15 @@ struct FLACParser: Sendable {
     private static func maximumFrameSize(_ header: FLACFrameHeader, _ info: FLACStreamInfo) -> Int {
         let bits = (header.bitsPerSample == 0 ? info.bitsPerSample : header.bitsPerSample) + 1
         return header.size + header.channels * (2 + bits / 8 + (header.blockSize * bits + 7) / 8) + 2
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// The index of the first `byte` in `range`, or `range.upperBound` when there is none
+    /// (`memchr`: the frame scan's way to its next candidate header).
+    fileprivate func firstIndex(of byte: UInt8, in range: Range<Int>) -> Int {
+        guard let base = baseAddress, !range.isEmpty else { return range.upperBound }
+        guard let found = memchr(base + range.lowerBound, Int32(byte), range.count) else { return range.upperBound }
+        return base.distance(to: UnsafeRawPointer(found))
     }
 }
