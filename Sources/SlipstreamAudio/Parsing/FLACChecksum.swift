@@ -19,7 +19,8 @@ enum FLACChecksum {
             while i + 8 <= bytes.count {
                 let high = Int(bytes[i] ^ UInt8(truncatingIfNeeded: crc >> 8))
                 let low = Int(bytes[i + 1] ^ UInt8(truncatingIfNeeded: crc))
-                crc = t[7 << 8 | high] ^ t[6 << 8 | low] ^ t[5 << 8 | Int(bytes[i + 2])] ^ t[4 << 8 | Int(bytes[i + 3])]
+                crc =
+                    t[7 << 8 | high] ^ t[6 << 8 | low] ^ t[5 << 8 | Int(bytes[i + 2])] ^ t[4 << 8 | Int(bytes[i + 3])]
                     ^ t[3 << 8 | Int(bytes[i + 4])] ^ t[2 << 8 | Int(bytes[i + 5])] ^ t[1 << 8 | Int(bytes[i + 6])]
                     ^ t[Int(bytes[i + 7])]
                 i += 8
