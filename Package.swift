@@ -53,9 +53,10 @@ let package = Package(
             name: "CSoxr",
             providers: [.apt(["libsoxr-dev"])]
         ),
+        // Headers only: libasound is loaded on first use (see shim.h). No pkgConfig, whose flags
+        // link it.
         .systemLibrary(
             name: "CALSA",
-            pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
         // Headers only: the libraries are loaded on first use (see shim.h). No pkgConfig:

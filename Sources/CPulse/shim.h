@@ -8,50 +8,22 @@
 // calls the library's NAME, or (libraries not installed) fails as NAME fails: NULL, a negative
 // number, or nothing.
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stddef.h>
 #include <pulse/simple.h>
 #include <pulse/error.h>
 #include <pulse/context.h>
 #include <pulse/mainloop.h>
+#include "../CLazyLibrary/lazy_library.h"
 
-static inline void **slipstream_pulse_handles(void) {
-    static void *handles[2];
-    return handles;
-}
-
-static inline void slipstream_pulse_load(void) {
-    void **handles = slipstream_pulse_handles();
-    handles[0] = dlopen("libpulse-simple.so.0", RTLD_NOW | RTLD_LOCAL);
-    handles[1] = dlopen("libpulse.so.0", RTLD_NOW | RTLD_LOCAL);
-}
-
-/// The address of PulseAudio function `name`, or NULL when the libraries are not installed.
-static inline void *slipstream_pulse_symbol(const char *name) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, slipstream_pulse_load);
-    void **handles = slipstream_pulse_handles();
-    void *function = handles[0] ? dlsym(handles[0], name) : NULL;
-    if (!function && handles[1]) function = dlsym(handles[1], name);
-    return function;
-}
+SLIPSTREAM_LAZY_LIBRARY(pulse, "libpulse-simple.so.0", "libpulse.so.0")
 
 /// Whether the PulseAudio client libraries could be loaded.
 static inline int slipstream_pulse_available(void) {
     return slipstream_pulse_symbol("pa_simple_new") != NULL;
 }
 
-#define SLIPSTREAM_PULSE(type, name, failure, parameters, arguments)             \
-    static inline type slipstream_##name parameters {                            \
-        __typeof__(&name) function = (__typeof__(&name))slipstream_pulse_symbol(#name); \
-        return function ? function arguments : failure;                          \
-    }
-#define SLIPSTREAM_PULSE_VOID(name, parameters, arguments)                       \
-    static inline void slipstream_##name parameters {                            \
-        __typeof__(&name) function = (__typeof__(&name))slipstream_pulse_symbol(#name); \
-        if (function) function arguments;                                        \
-    }
+#define SLIPSTREAM_PULSE(type, name, failure, parameters, arguments) \
+    SLIPSTREAM_LAZY_FUNCTION(pulse, type, name, failure, parameters, arguments)
+#define SLIPSTREAM_PULSE_VOID(name, parameters, arguments) SLIPSTREAM_LAZY_VOID_FUNCTION(pulse, name, parameters, arguments)
 
 SLIPSTREAM_PULSE(pa_simple *, pa_simple_new, NULL,
     (const char *server, const char *name, pa_stream_direction_t dir, const char *dev, const char *stream_name,

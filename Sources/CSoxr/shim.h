@@ -7,27 +7,11 @@
 // header is used at build time; each slipstream_NAME function below calls the library's NAME,
 // or (library not installed) fails as NAME fails: an error, NULL, or nothing.
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <string.h>
 #include <soxr.h>
+#include "../CLazyLibrary/lazy_library.h"
 
-static inline void **slipstream_soxr_handle(void) {
-    static void *handle;
-    return &handle;
-}
-
-static inline void slipstream_soxr_load(void) {
-    *slipstream_soxr_handle() = dlopen("libsoxr.so.0", RTLD_NOW | RTLD_LOCAL);
-}
-
-/// The address of libsoxr function `name`, or NULL when the library is not installed.
-static inline void *slipstream_soxr_symbol(const char *name) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, slipstream_soxr_load);
-    void *handle = *slipstream_soxr_handle();
-    return handle ? dlsym(handle, name) : NULL;
-}
+SLIPSTREAM_LAZY_LIBRARY(soxr, "libsoxr.so.0")
 
 static const char *const slipstream_soxr_missing = "the libsoxr library (libsoxr0) is not installed";
 
@@ -52,21 +36,15 @@ static inline soxr_t slipstream_soxr_create(
     return create(input_rate, output_rate, channels, error, &io, &quality, &runtime);
 }
 
-#define SLIPSTREAM_SOXR(type, name, failure, parameters, arguments)                     \
-    static inline type slipstream_##name parameters {                                    \
-        __typeof__(&name) function = (__typeof__(&name))slipstream_soxr_symbol(#name); \
-        return function ? function arguments : failure;                                  \
-    }
+#define SLIPSTREAM_SOXR(type, name, failure, parameters, arguments) \
+    SLIPSTREAM_LAZY_FUNCTION(soxr, type, name, failure, parameters, arguments)
 
 SLIPSTREAM_SOXR(soxr_error_t, soxr_process, slipstream_soxr_missing,
     (soxr_t resampler, soxr_in_t in, size_t ilen, size_t *idone, soxr_out_t out, size_t olen, size_t *odone),
     (resampler, in, ilen, idone, out, olen, odone))
 SLIPSTREAM_SOXR(soxr_error_t, soxr_clear, slipstream_soxr_missing, (soxr_t resampler), (resampler))
 
-static inline void slipstream_soxr_delete(soxr_t resampler) {
-    __typeof__(&soxr_delete) function = (__typeof__(&soxr_delete))slipstream_soxr_symbol("soxr_delete");
-    if (function) function(resampler);
-}
+SLIPSTREAM_LAZY_VOID_FUNCTION(soxr, soxr_delete, (soxr_t resampler), (resampler))
 
 /// A libsoxr error as text.
 static inline const char *slipstream_soxr_message(soxr_error_t error) {

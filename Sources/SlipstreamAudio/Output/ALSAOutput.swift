@@ -50,14 +50,14 @@ public final class ALSAOutput: AudioOutput {
         close()
         ALSAErrorLog.begin()
         var handle: OpaquePointer?
-        let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+        let status = slipstream_snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
         guard status >= 0, let handle else {
             throw failure(.unavailable, "cannot open", status)
         }
         do throws(AudioOutputError) {
             try configure(handle, for: format)
         } catch {
-            snd_pcm_close(handle)
+            slipstream_snd_pcm_close(handle)
             throw error
         }
         pcm = handle
@@ -69,38 +69,38 @@ public final class ALSAOutput: AudioOutput {
     /// Sets the hardware parameters for `format` on `handle`.
     private func configure(_ handle: OpaquePointer, for format: PCMFormat) throws(AudioOutputError) {
         var params: OpaquePointer?
-        guard snd_pcm_hw_params_malloc(&params) >= 0, let params else {
+        guard slipstream_snd_pcm_hw_params_malloc(&params) >= 0, let params else {
             throw AudioOutputError(.deviceFailed, "\(name): out of memory", output: name)
         }
-        defer { snd_pcm_hw_params_free(params) }
-        try check(snd_pcm_hw_params_any(handle, params), .formatNotSupported, "cannot read its parameters")
+        defer { slipstream_snd_pcm_hw_params_free(params) }
+        try check(slipstream_snd_pcm_hw_params_any(handle, params), .formatNotSupported, "cannot read its parameters")
         try check(
-            snd_pcm_hw_params_set_access(handle, params, SND_PCM_ACCESS_RW_INTERLEAVED),
+            slipstream_snd_pcm_hw_params_set_access(handle, params, SND_PCM_ACCESS_RW_INTERLEAVED),
             .formatNotSupported, "cannot play interleaved samples")
         let sampleFormat = format.sampleType == .signed16 ? SND_PCM_FORMAT_S16_LE : SND_PCM_FORMAT_FLOAT_LE
         try check(
-            snd_pcm_hw_params_set_format(handle, params, sampleFormat),
+            slipstream_snd_pcm_hw_params_set_format(handle, params, sampleFormat),
             .formatNotSupported, "cannot play \(format)")
         try check(
-            snd_pcm_hw_params_set_channels(handle, params, UInt32(format.channels)),
+            slipstream_snd_pcm_hw_params_set_channels(handle, params, UInt32(format.channels)),
             .formatNotSupported, "cannot play \(format.channels) channels")
         var rate = UInt32(format.sampleRate)
         try check(
-            snd_pcm_hw_params_set_rate_near(handle, params, &rate, nil),
+            slipstream_snd_pcm_hw_params_set_rate_near(handle, params, &rate, nil),
             .formatNotSupported, "cannot play \(format.sampleRate) Hz")
         guard rate == UInt32(format.sampleRate) else {
             throw AudioOutputError(.formatNotSupported, "\(name): plays \(rate) Hz, not \(format.sampleRate) Hz", output: name)
         }
         var period = Self.periodMicroseconds
         try check(
-            snd_pcm_hw_params_set_period_time_near(handle, params, &period, nil),
+            slipstream_snd_pcm_hw_params_set_period_time_near(handle, params, &period, nil),
             .formatNotSupported, "cannot take a period of \(period) µs")
         var buffer = Self.bufferMicroseconds
         try check(
-            snd_pcm_hw_params_set_buffer_time_near(handle, params, &buffer, nil),
+            slipstream_snd_pcm_hw_params_set_buffer_time_near(handle, params, &buffer, nil),
             .formatNotSupported, "cannot take a buffer of \(buffer) µs")
-        try check(snd_pcm_hw_params(handle, params), .formatNotSupported, "cannot play \(format)")
-        canPause = snd_pcm_hw_params_can_pause(params) == 1
+        try check(slipstream_snd_pcm_hw_params(handle, params), .formatNotSupported, "cannot play \(format)")
+        canPause = slipstream_snd_pcm_hw_params_can_pause(params) == 1
     }
 
     public func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError) {
@@ -112,13 +112,13 @@ public final class ALSAOutput: AudioOutput {
         var done = 0
         while done < total {
             ALSAErrorLog.begin()
-            let written = snd_pcm_writei(pcm, base + done * width, snd_pcm_uframes_t(total - done))
+            let written = slipstream_snd_pcm_writei(pcm, base + done * width, snd_pcm_uframes_t(total - done))
             if written >= 0 {
                 done += written
                 framesWritten += Int64(written)
             } else {
                 // An underrun (EPIPE) or a suspend (ESTRPIPE): prepare the device and go on.
-                try check(snd_pcm_recover(pcm, Int32(written), 1), .deviceFailed, "cannot play")
+                try check(slipstream_snd_pcm_recover(pcm, Int32(written), 1), .deviceFailed, "cannot play")
             }
         }
     }
@@ -127,7 +127,7 @@ public final class ALSAOutput: AudioOutput {
         guard let pcm else { return 0 }
         var delay: snd_pcm_sframes_t = 0
         // No delay to read (not started, stopped by an underrun): everything written was played.
-        if pause == .stopped || snd_pcm_delay(pcm, &delay) < 0 { delay = 0 }
+        if pause == .stopped || slipstream_snd_pcm_delay(pcm, &delay) < 0 { delay = 0 }
         return max(0, framesWritten - Int64(min(max(delay, 0), Int(framesWritten))))
     }
 
@@ -136,20 +136,20 @@ public final class ALSAOutput: AudioOutput {
         ALSAErrorLog.begin()
         switch (paused, pause) {
         case (true, .playing):
-            if snd_pcm_state(pcm) != SND_PCM_STATE_RUNNING {
+            if slipstream_snd_pcm_state(pcm) != SND_PCM_STATE_RUNNING {
                 pause = .stopped
-            } else if canPause, snd_pcm_pause(pcm, 1) == 0 {
+            } else if canPause, slipstream_snd_pcm_pause(pcm, 1) == 0 {
                 pause = .device
             } else {
                 // No pause here: drop the queue and count it as played (skipped).
-                try check(snd_pcm_drop(pcm), .deviceFailed, "cannot pause")
-                try check(snd_pcm_prepare(pcm), .deviceFailed, "cannot pause")
+                try check(slipstream_snd_pcm_drop(pcm), .deviceFailed, "cannot pause")
+                try check(slipstream_snd_pcm_prepare(pcm), .deviceFailed, "cannot pause")
                 pause = .stopped
             }
         case (false, .device):
-            if snd_pcm_pause(pcm, 0) < 0 {
+            if slipstream_snd_pcm_pause(pcm, 0) < 0 {
                 // Resuming failed (e.g. the device was suspended meanwhile): start over empty.
-                try check(snd_pcm_prepare(pcm), .deviceFailed, "cannot resume")
+                try check(slipstream_snd_pcm_prepare(pcm), .deviceFailed, "cannot resume")
             }
             pause = .playing
         case (false, .stopped):
@@ -162,8 +162,8 @@ public final class ALSAOutput: AudioOutput {
     public func flush() throws(AudioOutputError) {
         let pcm = try openDevice()
         ALSAErrorLog.begin()
-        try check(snd_pcm_drop(pcm), .deviceFailed, "cannot flush")
-        try check(snd_pcm_prepare(pcm), .deviceFailed, "cannot flush")
+        try check(slipstream_snd_pcm_drop(pcm), .deviceFailed, "cannot flush")
+        try check(slipstream_snd_pcm_prepare(pcm), .deviceFailed, "cannot flush")
         framesWritten = 0
         pause = .playing
     }
@@ -173,17 +173,17 @@ public final class ALSAOutput: AudioOutput {
         if pause != .playing { try setPaused(false) }
         ALSAErrorLog.begin()
         // After an underrun everything written has been played already.
-        if snd_pcm_state(pcm) != SND_PCM_STATE_XRUN {
-            try check(snd_pcm_drain(pcm), .deviceFailed, "cannot drain")
+        if slipstream_snd_pcm_state(pcm) != SND_PCM_STATE_XRUN {
+            try check(slipstream_snd_pcm_drain(pcm), .deviceFailed, "cannot drain")
         }
         // Drained, the device stops: prepare it for more.
-        try check(snd_pcm_prepare(pcm), .deviceFailed, "cannot drain")
+        try check(slipstream_snd_pcm_prepare(pcm), .deviceFailed, "cannot drain")
         pause = .playing
     }
 
     public func close() {
         guard let pcm else { return }
-        snd_pcm_close(pcm)
+        slipstream_snd_pcm_close(pcm)
         self.pcm = nil
         format = nil
         framesWritten = 0
@@ -204,7 +204,7 @@ public final class ALSAOutput: AudioOutput {
     /// first message it reported, e.g. `ALSA device "hw:9": cannot open: No such file or
     /// directory (Cannot get card index for 9)`.
     private func failure(_ code: AudioOutputError.Code, _ action: String, _ status: Int32) -> AudioOutputError {
-        var message = "\(name): \(action): \(String(cString: snd_strerror(status)))"
+        var message = "\(name): \(action): \(String(cString: slipstream_snd_strerror(status)))"
         if let detail = ALSAErrorLog.message() { message += " (\(detail))" }
         return AudioOutputError(code, message, output: name, systemStatus: status)
     }
