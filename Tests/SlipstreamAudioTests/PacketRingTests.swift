@@ -130,4 +130,36 @@ struct PacketRingTests {
         #expect(queue.unplayedBytes == 0)
         #expect(queue.canStore(10_000))
     }
+
+    /// A live stream's ring keeps no played packets: laps of a 512 KiB ring with a few packets
+    /// queued leave about that much resident (pages of the played ones given back), every byte
+    /// still coming out as it went in, and there is no seeking back into played packets.
+    @Test func aRingThatKeepsNoPlayedPacketsHoldsOnlyWhatIsQueued() {
+        var queue = PacketRing(limit: 512 * 1024, keepsPlayed: false)
+        var appended = 0, played = 0
+        // Ten laps, about 20 packets (20 KB) queued at a time.
+        while appended < 10 * 512 {
+            while queue.unplayedCount < 20 {
+                #expect(Self.append(&queue, appended))
+                appended += 1
+            }
+            let (entry, bytes) = Self.playNext(&queue)!
+            #expect(entry.startFrame == Int64(played * 1152))
+            #expect(bytes == Self.packet(played, size: entry.size))
+            played += 1
+        }
+        let resident = queue.residentBytes()
+        // The queued 20 KB, the batch not given back yet, and the pages at its edges.
+        #expect(resident >= 0 && resident <= 20_000 + PacketRing.releaseBatch + 3 * 4096, "\(resident) bytes resident")
+        #expect(!queue.canRewind(toFrame: Int64((played - 1) * 1152), before: 0))
+        #expect(queue.recordCapacity <= 1024, "\(queue.recordCapacity) packet records")
+
+        // A ring that keeps them has touched it all.
+        var keeping = PacketRing(limit: 512 * 1024)
+        for n in 0..<1024 {
+            Self.append(&keeping, n)
+            _ = Self.playNext(&keeping)
+        }
+        #expect(keeping.residentBytes() >= 512 * 1024)
+    }
 }

@@ -49,7 +49,7 @@ struct NetworkSink: AudioStreamSink {
         guard let new = properties.format, new != format else { return }
         format = new
         let record = PacketQueue.FormatRecord(format: new, properties: properties, firstFrame: nextFrameGuess)
-        formatIndex = queue.withLock { $0.addFormat(record) }
+        formatIndex = queue.withLock { $0.addFormat(record, keepsPlayed: !isLive) }
     }
 
     mutating func audioStream(packet: AudioPacket, bytes: UnsafeRawBufferPointer) {

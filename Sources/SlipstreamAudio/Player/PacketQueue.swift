@@ -149,10 +149,12 @@ extension PacketQueue {
         lastByteTime = now
     }
 
-    /// Adds a format packets may name; returns its index. The first one makes the ring.
-    mutating func addFormat(_ record: FormatRecord) -> Int {
+    /// Adds a format packets may name; returns its index. The first one makes the ring, which
+    /// keeps played packets for seeks backwards unless `keepsPlayed` is false (a live stream).
+    mutating func addFormat(_ record: FormatRecord, keepsPlayed: Bool = true) -> Int {
         if ring == nil {
-            ring = PacketRing(limit: Self.byteLimit(limit, format: record.format, bitRate: record.properties.bitRate?.bitsPerSecond))
+            let bytes = Self.byteLimit(limit, format: record.format, bitRate: record.properties.bitRate?.bitsPerSecond)
+            ring = PacketRing(limit: bytes, keepsPlayed: keepsPlayed)
         }
         formats.append(record)
         return formats.count - 1

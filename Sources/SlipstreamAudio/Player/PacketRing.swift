@@ -1,8 +1,13 @@
+import Glibc
+
 /// The storage of the player's packet queue: packet bytes in one ring of memory with a small
 /// record per packet, from the network (the parser) to the playback thread (the decoder).
 ///
 /// Packets already played stay in the ring while there is room, so a seek backwards into them
-/// needs no network; they are the first to go when new packets need the space. The ring is full
+/// needs no network; they are the first to go when new packets need the space. A ring that keeps
+/// no played packets (a live stream, where there is no going back) drops each as it is played
+/// and gives the pages they took back to the system, so its memory follows what is queued, not
+/// the ring's size, which the writes would otherwise touch page by page. The ring is full
 /// when the packets *not yet played* fill the limit (`canStore` says no: `PacketQueue` then
 /// pauses the producer). With no limit (infinite buffering) the ring grows and nothing is ever
 /// dropped.
@@ -10,6 +15,9 @@
 /// A plain value with no locking, inside `PacketQueue`. Storing a packet copies its bytes once
 /// into the ring; nothing is allocated per packet once the ring exists.
 struct PacketRing {
+    /// Played bytes gathered before their pages are given back (one `madvise` per 64 KiB).
+    static let releaseBatch = 64 * 1024
+
     /// One packet in the ring.
     struct Entry: Equatable {
         /// Where the packet's bytes start in the ring.
@@ -46,10 +54,17 @@ struct PacketRing {
     private(set) var unplayedFrames: Int64 = 0
     /// Where the next packet's bytes go.
     private var writeIndex = 0
+    /// Whether played packets are kept for seeks backwards.
+    let keepsPlayed: Bool
+    /// Without `keepsPlayed`: the ring offset from which the bytes of dropped packets have not
+    /// been given back yet.
+    private var releaseMark = 0
 
-    /// A ring holding at most `limit` bytes of unplayed packets (nil: unbounded).
-    init(limit: Int?) {
+    /// A ring holding at most `limit` bytes of unplayed packets (nil: unbounded), keeping
+    /// played packets while there is room unless `keepsPlayed` is false.
+    init(limit: Int?, keepsPlayed: Bool = true) {
         self.limit = limit
+        self.keepsPlayed = keepsPlayed
         // Room for the limit plus one largest packet lost at the wrap.
         ring = [UInt8](repeating: 0, count: limit.map { max($0, 64 * 1024) + 64 * 1024 } ?? 1 << 20)
     }
@@ -93,6 +108,7 @@ struct PacketRing {
         cursor += 1
         unplayedBytes -= entry.size
         unplayedFrames -= Int64(entry.frameCount)
+        defer { if !keepsPlayed { dropPlayed() } }
         return try ring.withUnsafeBytes { try body(entry, UnsafeRawBufferPointer(rebasing: $0[entry.start..<entry.start + entry.size])) }
     }
 
@@ -134,9 +150,57 @@ struct PacketRing {
         writeIndex = 0
         unplayedBytes = 0
         unplayedFrames = 0
+        if !keepsPlayed { release(from: 0, to: ring.count) }
+        releaseMark = 0
     }
 
     // MARK: - Ring management
+
+    /// Drops the played packets and, once a batch of their bytes gathered, gives the whole pages
+    /// they took back to the system (they read as zeros and cost a page fault when written again).
+    private mutating func dropPlayed() {
+        entryHead = cursor
+        compactIfNeeded()
+        let oldest = entryHead < entries.count ? entries[entryHead].start : writeIndex
+        let span = oldest >= releaseMark ? oldest - releaseMark : ring.count - releaseMark + oldest
+        guard span >= Self.releaseBatch else { return }
+        if oldest >= releaseMark {
+            release(from: releaseMark, to: oldest)
+        } else {
+            release(from: releaseMark, to: ring.count)
+            release(from: 0, to: oldest)
+        }
+        releaseMark = oldest
+    }
+
+    /// Gives the whole pages inside ring bytes `from..<to` back to the system.
+    private mutating func release(from: Int, to: Int) {
+        ring.withUnsafeMutableBytes { bytes in
+            let base = Int(bitPattern: bytes.baseAddress!)
+            let first = (base + from + Self.pageSize - 1) / Self.pageSize * Self.pageSize
+            let end = (base + to) / Self.pageSize * Self.pageSize
+            guard end > first else { return }
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: first), end - first, MADV_DONTNEED)
+        }
+    }
+
+    /// The system's page size.
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    /// How many packet records the ring has room for before it allocates, for the tests.
+    var recordCapacity: Int { entries.capacity }
+
+    /// Bytes of the ring's memory that are resident (`mincore`), for the tests.
+    func residentBytes() -> Int {
+        ring.withUnsafeBytes { bytes in
+            let base = Int(bitPattern: bytes.baseAddress!)
+            let first = (base + Self.pageSize - 1) / Self.pageSize * Self.pageSize
+            let end = (base + bytes.count) / Self.pageSize * Self.pageSize
+            var pages = [UInt8](repeating: 0, count: (end - first) / Self.pageSize)
+            guard mincore(UnsafeMutableRawPointer(bitPattern: first), end - first, &pages) == 0 else { return -1 }
+            return pages.reduce(0) { $0 + Int($1 & 1) } * Self.pageSize
+        }
+    }
 
     /// A place for `size` contiguous bytes, dropping played packets (or growing an unbounded ring).
     private mutating func reserve(_ size: Int) -> Int? {
@@ -182,11 +246,14 @@ struct PacketRing {
         }
         ring = bigger
         writeIndex = at
+        releaseMark = 0
     }
 
-    /// Drops dead records at the front now and then so `entries` does not grow forever.
+    /// Drops dead records at the front now and then so `entries` does not grow forever: after
+    /// 4,096 of them, or 256 where no played packet is kept (a few records are moved each time;
+    /// the records, ~100 bytes each, would otherwise take 400 KB).
     private mutating func compactIfNeeded() {
-        guard entryHead > 4096, entryHead * 2 > entries.count else { return }
+        guard entryHead > (keepsPlayed ? 4096 : 256), entryHead * 2 > entries.count else { return }
         entries.removeFirst(entryHead)
         cursor -= entryHead
         entryHead = 0
