@@ -22,7 +22,8 @@
 #                       seeded with the first pages of Ogg Vorbis and Opus files made by
 #                       oggenc and opusenc
 #   PlaylistFuzzer      playlists: telling them from audio (in any split), the M3U, PLS and
-#                       XSPF parsers, the resolution of their entries and the walk through them
+#                       XSPF parsers, the resolution of their entries and the walk through
+#                       them; the HLS playlist reader and its choice of variant
 # Each target checks invariants (round trips, bounds, agreement between ways of parsing), not
 # only that nothing crashes; the non-audio ones write their own seeds from real values
 # (SLIPSTREAM_FUZZ_SEEDS). They are built by SwiftPM itself, so they follow the package's real

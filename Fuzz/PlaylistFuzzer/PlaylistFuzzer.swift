@@ -1,6 +1,7 @@
 // The libFuzzer target for playlists: the recognizer, the intake that tells a response's first
 // bytes apart as they arrive, the M3U, PLS and XSPF parsers, the resolution of entries and the
-// walk through them. Each input is one response body. Every broken invariant is a `require`.
+// walk through them, and the HLS playlist reader with its choice of variant. Each input is one
+// response body. Every broken invariant is a `require`.
 
 import FuzzSupport
 @testable import SlipstreamAudio
@@ -16,7 +17,46 @@ func fuzzPlaylist(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     for each in [PlaylistFormat.m3u, .pls, .xspf] {
         checkPlaylist(bytes, format: each, followed: each == format)
     }
+    checkHLS(bytes, maximumBitRate: Int64(random.next() % 400_000))
     return 0
+}
+
+/// Reading the input as an HLS playlist: bounded, consistent segments (sequence numbers in
+/// order, durations and byte ranges in range, 16-byte IVs) and a variant choice that names one
+/// of the playlist's own URIs; or a clear error.
+func checkHLS(_ bytes: [UInt8], maximumBitRate: Int64) {
+    let playlist: HLSPlaylist
+    do {
+        playlist = try HLSPlaylistParser.parse(bytes)
+    } catch {
+        require(!error.message.isEmpty, "an empty message for \(error.code)")
+        require(error.code == .malformed || (error.code == .tooLarge && bytes.count > HLSPlaylistParser.maximumSize), "\(error.code)")
+        return
+    }
+    switch playlist {
+    case .master(let master):
+        require(!master.variants.isEmpty && master.variants.count <= HLSPlaylistParser.maximumVariants, "\(master.variants.count) variants")
+        require(master.renditions.count <= HLSPlaylistParser.maximumVariants, "\(master.renditions.count) renditions")
+        let choice = HLSVariantChoice.choose(master, maximumBitRate: maximumBitRate)
+        require(choice != nil, "no choice among \(master.variants.count) variants")
+        let uris = Set(master.variants.map(\.uri) + master.renditions.compactMap(\.uri))
+        require(uris.contains(choice!.uri), "the choice \(choice!.uri) is not in the playlist")
+    case .media(let media):
+        require(media.segments.count <= HLSPlaylistParser.maximumSegments, "\(media.segments.count) segments")
+        require(media.targetDuration >= 0 && media.mediaSequence >= 0, "a negative target or sequence")
+        for (segment, next) in zip(media.segments, media.segments.dropFirst()) {
+            require(next.sequence >= segment.sequence, "sequence numbers out of order")
+            require(next.discontinuitySequence >= segment.discontinuitySequence, "discontinuities out of order")
+        }
+        for segment in media.segments {
+            require(segment.duration.isFinite && segment.duration >= 0, "a duration of \(segment.duration)")
+            require(!segment.uri.isEmpty, "an empty URI")
+            if let range = segment.byteRange {
+                require(range.length > 0 && range.offset >= 0 && range.offset <= Int64.max - range.length, "a byte range of \(range)")
+            }
+            require(segment.key?.iv.map { $0.count == 16 } ?? true, "an IV not of 16 bytes")
+        }
+    }
 }
 
 /// The intake fed the input whole and in random slices agrees with itself and with the
@@ -135,6 +175,29 @@ let playlistSeeds: [[UInt8]] =
         <track><location><![CDATA[rel/2.mp3]]></location></track></trackList></playlist>
         """,
         "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nseg0.ts\n",
+        """
+        #EXTM3U
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="English",DEFAULT=YES,URI="en.m3u8"
+        #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f,mp4a.40.2",AUDIO="a",RESOLUTION=640x360
+        video.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=64000,CODECS="mp4a.40.5"
+        audio.m3u8
+        """,
+        """
+        #EXTM3U
+        #EXT-X-TARGETDURATION:6
+        #EXT-X-MEDIA-SEQUENCE:100
+        #EXT-X-KEY:METHOD=AES-128,URI="k.bin",IV=0x000102030405060708090a0b0c0d0e0f
+        #EXT-X-MAP:URI="init.mp4",BYTERANGE="720@0"
+        #EXTINF:6.006,Title
+        #EXT-X-BYTERANGE:1000@720
+        main.mp4
+        #EXT-X-DISCONTINUITY
+        #EXTINF:5.5,
+        #EXT-X-BYTERANGE:900
+        main.mp4
+        #EXT-X-ENDLIST
+        """,
         "\u{FEFF}http://host/stream\n//other/x\n?q=1\nC:\\Music\\a.mp3\n",
         "<!DOCTYPE html><html><body>no</body></html>",
     ].map { Array($0.utf8) } + [[0xFF, 0xFB, 0x90, 0x64, 0, 0, 0, 0], Array("ID3".utf8) + [4, 0, 0, 0, 0, 0]]

@@ -6,6 +6,9 @@ struct PlaylistError: Error, Hashable, Sendable, CustomStringConvertible {
     enum Code: Hashable, Sendable {
         /// An HLS playlist (`#EXT-X-...` tags): not played yet.
         case hls
+        /// An HLS playlist that breaks a rule that matters (a media playlist without its target
+        /// duration, variants and segments in one).
+        case malformed
         /// Larger than `Playlist.maximumSize`.
         case tooLarge
         /// No entry could be read from it.
