@@ -121,6 +121,8 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
         .executableTarget(name: "OggParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/OggParserFuzzer"),
         .executableTarget(name: "PlaylistFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/PlaylistFuzzer"),
         .executableTarget(
+            name: "TransportStreamFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/TransportStreamFuzzer"),
+        .executableTarget(
             name: "ResponseHeadFuzzer",
             dependencies: ["SlipstreamHTTP", "SlipstreamDownload", "FuzzSupport"],
             path: "Fuzz/ResponseHeadFuzzer"

@@ -24,6 +24,9 @@
 #   PlaylistFuzzer      playlists: telling them from audio (in any split), the M3U, PLS and
 #                       XSPF parsers, the resolution of their entries and the walk through
 #                       them; the HLS playlist reader and its choice of variant
+#   TransportStreamFuzzer  MPEG transport streams (HLS segments): the demuxer, whole and in any
+#                       split; seeded with the first packets of streams ffmpeg muxes from the
+#                       AAC and MP3 fixtures
 # Each target checks invariants (round trips, bounds, agreement between ways of parsing), not
 # only that nothing crashes; the non-audio ones write their own seeds from real values
 # (SLIPSTREAM_FUZZ_SEEDS). They are built by SwiftPM itself, so they follow the package's real
@@ -41,7 +44,7 @@ seconds="${1:-600}"
 shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer PlaylistFuzzer)
+all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer PlaylistFuzzer TransportStreamFuzzer)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 for target in "${targets[@]}"; do
@@ -73,6 +76,16 @@ for target in "${targets[@]}"; do
         fixtures="${SLIPSTREAM_TEST_AUDIO:-$dir/fixtures}"
         "$repo/scripts/make-audio-fixtures.sh" "$fixtures"
         cp "$fixtures"/mp4-*.m4a "$fixtures"/mp4-*.m4b "$fixtures"/mp4-*.mp4 "$work/seeds/"
+        flags+=(-max_len=65536)
+    elif [[ "$target" == TransportStreamFuzzer ]]; then
+        fixtures="${SLIPSTREAM_TEST_AUDIO:-$dir/fixtures}"
+        "$repo/scripts/make-audio-fixtures.sh" "$fixtures"
+        for name in aac-lc-128k.aac aac-lc-22050-mono.aac mp3-cbr128-noxing.mp3; do
+            # A leading 0: the byte that seeds the read sizes.
+            ffmpeg -v error -y -i "$fixtures/$name" -map 0:a -c copy -f mpegts "$work/whole.ts"
+            { printf '\0'; head -c 32768 "$work/whole.ts"; } > "$work/seeds/$name.ts"
+            rm "$work/whole.ts"
+        done
         flags+=(-max_len=65536)
     elif [[ "$target" == OggParserFuzzer ]]; then
         ogg="$work/ogg"
