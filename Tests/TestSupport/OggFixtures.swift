@@ -6,10 +6,11 @@ public enum OggFixtures {
     /// The folder holding them (made on first use; `nil` when an encoder is missing).
     public static let folder: String? = try? make()
 
-    /// Fixture names, by codec (3 s or less; the chained ones are 3 s and 1.3 s). Also
+    /// Fixture names, by codec (3 s or less; the chained ones are 3 s and 1.3 s; the 5.1 one has
+    /// a tone of its own in each channel, so that channels out of order fail). Also
     /// `vorbis-long.ogg` and `opus-long.opus`: 40 s, for reads of part of a file.
     public static let vorbis = ["vorbis-q3.ogg", "vorbis-mono-22050.ogg", "vorbis-chained.ogg"]
-    public static let opus = ["opus-64k.opus", "opus-mono-24k.opus", "opus-chained.opus", "opus-short.opus"]
+    public static let opus = ["opus-64k.opus", "opus-mono-24k.opus", "opus-chained.opus", "opus-short.opus", "opus-5.1.opus"]
 
     /// The path of fixture `name`.
     public static func path(_ name: String) throws -> String {
@@ -52,6 +53,9 @@ public enum OggFixtures {
         try source("short.wav", rate: 48000, channels: 2, seconds: 0.01, tone: "1000")
         try source("long.wav", rate: 44100, channels: 2, seconds: 40, tone: "100-8000")
         let f = { (name: String) in folder + "/" + name }
+        try run(
+            ["sox", "-R", "-D", "-n", "-r", "48000", "-c", "6", "-b", "16", f("surround.wav"), "synth", "2"]
+                + [200, 300, 400, 60, 600, 700].flatMap { ["sine", "\($0)"] } + ["gain", "-9"])
         let tags = ["-t", "First Song", "-a", "Some Artist", "-l", "Some Album"]
         try run(["oggenc", "-Q", "-q", "3", "-s", "1"] + tags + ["-o", f("vorbis-q3.ogg"), f("a.wav")])
         try run(["oggenc", "-Q", "-q", "1", "-s", "2", "-o", f("vorbis-mono-22050.ogg"), f("m.wav")])
@@ -66,6 +70,7 @@ public enum OggFixtures {
             f("b.wav"), f("b.opus"),
         ])
         try run(["opusenc", "--quiet", "--serial", "7", f("short.wav"), f("opus-short.opus")])
+        try run(["opusenc", "--quiet", "--bitrate", "256", "--serial", "10", f("surround.wav"), f("opus-5.1.opus")])
         try run(["oggenc", "-Q", "-q", "6", "-s", "8", "-t", "Long", "-o", f("vorbis-long.ogg"), f("long.wav")])
         try run(["opusenc", "--quiet", "--bitrate", "96", "--serial", "9", f("long.wav"), f("opus-long.opus")])
         for (chained, parts) in [("vorbis-chained.ogg", ["vorbis-q3.ogg", "b.ogg"]), ("opus-chained.opus", ["opus-64k.opus", "b.opus"])] {

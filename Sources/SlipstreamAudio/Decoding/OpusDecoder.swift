@@ -39,6 +39,11 @@ package final class OpusDecoder: SelectableAudioDecoder {
             streams = Int32(format.magicCookie[19])
             coupled = Int32(format.magicCookie[20])
             mapping = Array(format.magicCookie[21..<21 + head.channels])
+            // Family 1 is in Vorbis order: the output's channels are taken in WAV order instead
+            // (libopus lays out the output by this table, so reordering it costs nothing).
+            if head.mappingFamily == 1, let sources = VorbisChannelOrder.sources(channels: head.channels) {
+                mapping = sources.map { mapping[$0] }
+            }
         }
         var status: Int32 = 0
         guard let decoder = opus_multistream_decoder_create(48_000, Int32(head.channels), streams, coupled, mapping, &status),
