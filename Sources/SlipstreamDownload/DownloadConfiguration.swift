@@ -31,8 +31,11 @@ public struct DownloadConfiguration: Sendable {
     /// Close a connection that runs below a third of the median connection speed while work
     /// remains, handing its range to faster ones (not counted as a failure). Default true.
     public var dropSlowConnections = true
-    /// Verify TLS certificates. Default true.
-    public var verifyTLS = true
+    /// TLS trust (`security.verifiesPeer`, a CA file or folder, a pinned key), a login and
+    /// cookies for every request. The login is sent only to the servers of the download's URL
+    /// and its mirrors, never to one a redirect leads to. Default: verified TLS, no login, no
+    /// cookies.
+    public var access = TransferAccess()
     /// Allocate the whole file on disk before the first byte arrives (fallocate), so that a
     /// disk without room is refused at once and cannot fill up mid-download. Default true;
     /// false leaves a sparse file that takes space as it fills.
@@ -79,8 +82,9 @@ public struct DownloadConfiguration: Sendable {
         RetryPolicy(retries: retries, baseDelay: retryDelay, maxDelay: maxRetryDelay)
     }
 
-    /// A request for `url` with these settings.
-    func request(_ url: String, range: HTTPRequest.ByteRange?) -> HTTPRequest {
+    /// A request for `url` with these settings; the login only where `url`'s origin is one of
+    /// `loginOrigins` (those of the URLs the download was given).
+    func request(_ url: String, range: HTTPRequest.ByteRange?, loginOrigins: [URLOrigin]) -> HTTPRequest {
         var request = HTTPRequest(url: url)
         request.range = range
         request.headers = headers
@@ -89,7 +93,7 @@ public struct DownloadConfiguration: Sendable {
         request.connectTimeout = connectTimeout
         // Stalls are found by the download's own watchdog, for every connection alike.
         request.lowSpeedLimit = 0
-        request.verifyTLS = verifyTLS
+        request.access = access.scoped(to: url, loginOrigins: loginOrigins)
         // Under a rate limit, slices no bigger than the limiter's bucket (where libcurl allows),
         // so that one slice never overshoots it.
         let limits = [bytesPerSecondLimit, sharedRateLimiter?.bytesPerSecond].compactMap { $0 }

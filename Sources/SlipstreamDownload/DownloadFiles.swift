@@ -202,7 +202,7 @@ struct DownloadFiles: Sendable {
     }
 
     /// The writer's slot size: the size of libcurl's slices.
-    private var slotSize: Int { configuration.request(url, range: nil).receiveBufferSize }
+    private var slotSize: Int { configuration.request(url, range: nil, loginOrigins: []).receiveBufferSize }
 
     /// The writer's slots: `writeBufferPerConnection` for each connection.
     private var maxSlots: Int {

@@ -44,6 +44,9 @@ final class DownloadJob: Sendable {
     let limiters: [RateLimiter]
     /// The host limit its connections count against, if any.
     let permits: ConnectionPermits?
+    /// Where the login may go: the servers of the URL and the mirrors it was given (not those
+    /// a redirect leads to, whose URLs later connections use).
+    let loginOrigins: [URLOrigin]
     private let startTime = MonotonicTime.now()
     let state: Mutex<State>
 
@@ -56,6 +59,7 @@ final class DownloadJob: Sendable {
         self.configuration = configuration
         self.url = url
         self.events = events
+        loginOrigins = ([url] + configuration.mirrors).compactMap(URLOrigin.init)
         limiters = [
             configuration.bytesPerSecondLimit.map { RateLimiter(bytesPerSecond: $0) },
             configuration.sharedRateLimiter,

@@ -7,7 +7,7 @@ import Synchronization
 /// `slipstream get`: one download with a status line on a terminal, resumable after Ctrl-C.
 enum GetCommand {
     static func run(_ arguments: [String]) async -> ExitStatus {
-        let options: GetOptions
+        var options: GetOptions
         do {
             options = try GetOptions.parse(arguments)
         } catch {
@@ -18,6 +18,17 @@ enum GetCommand {
             print(GetOptions.usage)
             return .success
         }
+        do throws(CommandError) {
+            options.configuration.access = try options.access.makeAccess()
+        } catch {
+            Terminal.error(error.message)
+            return error.status
+        }
+        return await download(options)
+    }
+
+    /// Runs the download (or the queue) `options` ask for.
+    private static func download(_ options: GetOptions) async -> ExitStatus {
         if options.isMany { return await QueueCommand.run(options) }
         let started = ContinuousClock.now
         // Trapped before the download starts, so that no signal can kill it half-begun.

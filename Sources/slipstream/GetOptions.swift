@@ -19,6 +19,8 @@ struct GetOptions {
     var quiet = false
     var help = false
     var configuration = DownloadConfiguration()
+    /// TLS trust, login and cookies (made into `configuration.access` when the command runs).
+    var access = AccessOptions()
 
     static let usage = """
         Usage: slipstream get [options] URL...
@@ -52,7 +54,7 @@ struct GetOptions {
           -H, --header 'Name: value' send an extra header (repeatable)
               --user-agent TEXT      the User-Agent to send
               --connect-timeout S    seconds to wait for each connection (default 30)
-          -k, --insecure             do not verify TLS certificates
+        \(AccessOptions.usage)
           -i, --input-file FILE      download the URLs listed in FILE (- for standard input):
                                      one per line (TAB-separated mirrors of one file), each
                                      followed by indented options out=NAME, dir=DIR,
@@ -167,9 +169,6 @@ struct GetOptions {
         case "--connect-timeout":
             configuration.connectTimeout = try CommandLineArguments.seconds(
                 try reader.value(for: name, inline: inline), for: name)
-        case "-k", "--insecure":
-            try CommandLineArguments.flag(name, inline: inline)
-            configuration.verifyTLS = false
         case "-q", "--quiet":
             try CommandLineArguments.flag(name, inline: inline)
             quiet = true
@@ -189,6 +188,7 @@ struct GetOptions {
         case "-h", "--help":
             help = true
         default:
+            if try access.apply(name, inline: inline, reader: &reader) { return }
             throw UsageError("unknown option \(name) for get (see slipstream get --help)")
         }
     }

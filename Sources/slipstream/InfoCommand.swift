@@ -15,8 +15,14 @@ enum InfoCommand {
             print(InfoOptions.usage)
             return .success
         }
+        var read = AudioInfo.Options()
+        do throws(CommandError) {
+            read.access = try options.access.makeAccess()
+        } catch {
+            Terminal.error(error.message)
+            return error.status
+        }
         do throws(AudioInfoError) {
-            var read = AudioInfo.Options()
             read.readsWholeStream = options.exact
             read.proxy = options.proxy
             read.headers = options.headers

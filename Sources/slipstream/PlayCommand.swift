@@ -28,6 +28,7 @@ enum PlayCommand {
         do {
             saver = try options.save.map { path throws(CommandError) in try SaveFile(path: path) }
             configuration.recording = try options.record.map { path throws(CommandError) in try PlayRecording.recording(for: path) }
+            configuration.access = try options.access.makeAccess()
         } catch {
             Terminal.error(error.message)
             return error.status
