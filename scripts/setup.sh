@@ -8,6 +8,7 @@ packages=(
     libcurl4-openssl-dev   # the HTTP engine (SlipstreamHTTP)
     libssl-dev             # libcrypto's digests for --checksum (SlipstreamDownload)
     nginx-light            # the real web server the integration tests and benchmarks use
+    openssl                # the test CA and certificates of the TLS tests (scripts/access-servers.sh)
     curl                   # a peer in the benchmarks
     lame sox ffmpeg mpg123 # audio test fixtures and the reference decoders they are checked against
     libmpg123-dev          # the MP3 decoder (SlipstreamAudio/Decoding)

@@ -64,7 +64,9 @@ public struct TLSProblem: Hashable, Sendable, CustomStringConvertible {
         switch curlCode {
         case code(CURLE_PEER_FAILED_VERIFICATION):  // the chain, or libcurl's own host name check
             switch verifyResult {
-            case 0, 62, 64: return .nameMismatch  // libcurl checks the name after a good chain
+            // libcurl checks the name itself, after a good chain, and then reports the chain's
+            // result as 0 or 1 (X509_V_ERR_UNSPECIFIED); 62 and 64 are OpenSSL's own name checks.
+            case 0, 1, 62, 64: return .nameMismatch
             case 9: return .notYetValid
             case 10: return .expired
             case 23: return .revoked
