@@ -1,4 +1,5 @@
 import SlipstreamAudio
+import SlipstreamHTTP
 
 /// `slipstream info`: describes the audio of a URL or a local file, reading little of it.
 enum InfoCommand {
@@ -35,7 +36,7 @@ enum InfoCommand {
                 return .failure
             }
         } catch {
-            Terminal.error(error.message)
+            Terminal.error(error.message + (TLSProblem.advice(for: error.underlying).map { "; \($0)" } ?? ""))
             return ExitStatus(error)
         }
     }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SlipstreamAudio
+import SlipstreamHTTP
 import SlipstreamCore
 import Synchronization
 
@@ -137,7 +138,7 @@ enum PlayCommand {
     static func advice(for error: AudioStreamerError) -> String? {
         switch error.code {
         case .output: "--output chooses another: pulse, alsa:DEVICE, wav:FILE or null"
-        default: nil
+        default: TLSProblem.advice(for: error.underlying)
         }
     }
 
