@@ -17,6 +17,17 @@ public struct DownloadConfiguration: Sendable {
     public var mirrors: [String] = []
     /// Replace an existing output file. Default false: an existing file is an error.
     public var overwrite = false
+    /// Fetch the file again only if the server says it changed since the file already there
+    /// was written: the first request carries `If-Modified-Since` (the file's modification
+    /// time) and `If-None-Match` (the ETag kept in the file's `user.slipstream.etag` extended
+    /// attribute, where the filesystem has them). A `304 Not Modified` leaves the file alone
+    /// (the result says `notModified`); a changed file replaces it. Implies `remoteTime`.
+    /// Default false. The file looked at is the one the URL names (or the destination file).
+    public var timestamping = false
+    /// Give the finished file the server's `Last-Modified` as its modification time, and keep
+    /// its ETag in the `user.slipstream.etag` extended attribute (where the filesystem has
+    /// them), for a later `timestamping` run. Default false.
+    public var remoteTime = false
     /// Extra request header fields, sent on every request.
     public var headers = HTTPHeaders()
     /// A proxy URL (`http://`, `https://`, `socks4://`, `socks5://`, `socks5h://`); nil for none.
@@ -77,6 +88,9 @@ public struct DownloadConfiguration: Sendable {
 
     /// The defaults.
     public init() {}
+
+    /// Whether an existing file of the same name may be replaced.
+    var replacesExisting: Bool { overwrite || timestamping }
 
     var retryPolicy: RetryPolicy {
         RetryPolicy(retries: retries, baseDelay: retryDelay, maxDelay: maxRetryDelay)

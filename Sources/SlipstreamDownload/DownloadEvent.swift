@@ -89,4 +89,7 @@ public struct DownloadResult: Sendable, Equatable {
     public var bytesReceived: Int64
     /// Bytes kept from an earlier run.
     public var resumedBytes: Int64
+    /// The server said the file already there is unchanged (`DownloadConfiguration.timestamping`):
+    /// it was left as it was, and `bytes` is its size.
+    public var notModified = false
 }

@@ -127,7 +127,7 @@ final class DownloadJob: Sendable {
                 return []
             }
             switch prepared {
-            case .success(let found): return state.machine.start(resume: found.point, at: now)
+            case .success(let found): return state.machine.start(resume: found.point, existing: files.existing, at: now)
             case .failure(let error): return state.machine.fail(error)
             }
         }

@@ -45,6 +45,10 @@ extension DownloadStateMachine {
                         written: resume.written))
             }
         }
+        if head.status == 304, existing != nil {
+            notModified = true
+            return .verdict(.finish, [])
+        }
         switch ProbeAnswer.from(head: head, url: settings.url, now: wallClock) {
         case .failure(let error):
             return .verdict(.abort(error), [])

@@ -5,7 +5,7 @@ extension DownloadStateMachine {
     /// Finishes once nothing runs any more and the download is complete or stopped (a retry
     /// still waiting for its delay is then moot): the writer's queued writes first.
     mutating func finishIfIdle() -> [Action] {
-        guard isRunning, connections.isEmpty, fatal != nil || isComplete else { return [] }
+        guard isRunning, connections.isEmpty, fatal != nil || isComplete || notModified else { return [] }
         phase = .finishing
         return [.finishWriter(keepRecord: fatal != nil && !removeFilesAtEnd)]
     }
@@ -25,6 +25,13 @@ extension DownloadStateMachine {
                 error.resumableFile = (path ?? settings.expectedPath) + ".part"
             }
             return end(.failure(error), after: [.discard(removingFiles: removeFilesAtEnd)])
+        }
+        if notModified, let existing {
+            return end(
+                .success(
+                    DownloadResult(
+                        path: settings.expectedPath, bytes: existing.size, segmented: false, bytesReceived: 0,
+                        resumedBytes: 0, notModified: true)), after: [.discard(removingFiles: false)])
         }
         guard isComplete, let path else {
             return end(

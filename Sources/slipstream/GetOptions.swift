@@ -33,6 +33,11 @@ struct GetOptions {
           -o, --output FILE          write to FILE (default: the server's file name, else the
                                      URL's last path segment, in the current folder)
               --force                replace FILE if it exists
+          -N, --timestamping         fetch FILE again only if the server says it changed
+                                     (If-Modified-Since from its time, If-None-Match from
+                                     the ETag kept with it); implies --remote-time
+              --remote-time          give FILE the server's Last-Modified time (and keep
+                                     its ETag in the user.slipstream.etag attribute)
               --checksum ALG=HEX     verify the finished file before renaming it; ALG is
                                      sha256, sha1 or md5 (a mismatch leaves FILE.part)
               --no-continue          start over even if FILE.part can be resumed
@@ -131,6 +136,12 @@ struct GetOptions {
             } catch {
                 throw UsageError("--checksum must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(text)'")
             }
+        case "-N", "--timestamping":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.timestamping = true
+        case "--remote-time":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.remoteTime = true
         case "--no-continue":
             try CommandLineArguments.flag(name, inline: inline)
             configuration.resume = false
