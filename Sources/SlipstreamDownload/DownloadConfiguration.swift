@@ -15,6 +15,10 @@ public struct DownloadConfiguration: Sendable {
     /// ranges go to the other sources. Connections are shared out in proportion to each
     /// source's speed per connection. Used only when the server supports ranges. Default none.
     public var mirrors: [String] = []
+    /// The largest file to download, in bytes: a larger one fails with `.tooLarge`, before its
+    /// body when the server gives its size, else as soon as it passes the limit (and what was
+    /// written is removed). Default nil: no limit.
+    public var maxFileSize: Int64?
     /// Replace an existing output file. Default false: an existing file is an error.
     public var overwrite = false
     /// Fetch the file again only if the server says it changed since the file already there

@@ -74,6 +74,7 @@ final class DownloadJob: Sendable {
         settings.retryPolicy = configuration.retryPolicy
         settings.limitsHosts = permits != nil
         settings.expectedPath = files.expectedPath
+        settings.maxFileSize = configuration.maxFileSize
         let machine = DownloadStateMachine(settings: settings, seed: UInt64.random(in: 0...UInt64.max))
         state = Mutex(State(machine: machine, files: files))
     }

@@ -38,6 +38,8 @@ struct DownloadStateMachine: Sendable {
         var expectedPath = ""
         /// Whether a checksum is checked before the rename.
         var verifies = false
+        /// The largest file taken, in bytes (`DownloadConfiguration.maxFileSize`).
+        var maxFileSize: Int64?
 
         init(url: String) { self.url = url }
     }

@@ -40,6 +40,9 @@ struct GetOptions {
                                      its ETag in the user.slipstream.etag attribute)
               --checksum ALG=HEX     verify the finished file before renaming it; ALG is
                                      sha256, sha1 or md5 (a mismatch leaves FILE.part)
+              --max-filesize SIZE    refuse a file larger than SIZE (K, M, G): before its body
+                                     when the server gives its size, else once it passes SIZE
+                                     (what was written is removed)
               --no-continue          start over even if FILE.part can be resumed
               --trust-size           resume even without ETag or Last-Modified when the
                                      size and URL are the same
@@ -83,7 +86,7 @@ struct GetOptions {
 
         Exit status: 0 done, 2 usage error or bad URL, 3 network failure, 4 HTTP failure
         (status or broken ranges), 5 file or disk failure (output path, no space, write error),
-        7 checksum mismatch,
+        7 checksum mismatch, 9 larger than --max-filesize,
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """
 
@@ -142,6 +145,8 @@ struct GetOptions {
         case "--remote-time":
             try CommandLineArguments.flag(name, inline: inline)
             configuration.remoteTime = true
+        case "--max-filesize":
+            configuration.maxFileSize = try CommandLineArguments.byteSize(try reader.value(for: name, inline: inline), for: name)
         case "--no-continue":
             try CommandLineArguments.flag(name, inline: inline)
             configuration.resume = false
