@@ -20,6 +20,10 @@ static const unsigned long slipstream_curlauth_any = CURLAUTH_ANY;
 static const unsigned long slipstream_curlauth_basic = CURLAUTH_BASIC;
 static const unsigned long slipstream_curlauth_digest = CURLAUTH_DIGEST;
 
+/// CURLOPT_IPRESOLVE's values.
+static const long slipstream_curl_ipresolve_v4 = CURL_IPRESOLVE_V4;
+static const long slipstream_curl_ipresolve_v6 = CURL_IPRESOLVE_V6;
+
 /// The size of the buffer CURLOPT_ERRORBUFFER needs.
 static const int slipstream_curl_error_size = CURL_ERROR_SIZE;
 

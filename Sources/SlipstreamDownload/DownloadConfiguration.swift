@@ -38,6 +38,8 @@ public struct DownloadConfiguration: Sendable {
     public var proxy: String?
     /// The `User-Agent`. Default `Slipstream/<version>`.
     public var userAgent = "Slipstream/\(SlipstreamVersion.string)"
+    /// The IP version to connect over (`.v4`, `.v6`). Default `.any`.
+    public var ipVersion = IPVersion.any
     /// Seconds to wait for each connection. Default 30.
     public var connectTimeout: Double = 30
     /// A connection that delivers nothing for this many seconds is closed and its range handed
@@ -109,6 +111,7 @@ public struct DownloadConfiguration: Sendable {
         request.proxy = proxy
         request.userAgent = userAgent
         request.connectTimeout = connectTimeout
+        request.ipVersion = ipVersion
         // Stalls are found by the download's own watchdog, for every connection alike.
         request.lowSpeedLimit = 0
         request.access = access.scoped(to: url, loginOrigins: loginOrigins)

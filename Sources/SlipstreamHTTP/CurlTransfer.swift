@@ -48,6 +48,11 @@ final class CurlTransfer {
         if r.method == .head { setLong(CURLOPT_NOBODY, 1) }
         if let range = r.range { setString(CURLOPT_RANGE, range.description) }
         setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000))
+        switch r.ipVersion {
+        case .any: break
+        case .v4: setLong(CURLOPT_IPRESOLVE, Int(slipstream_curl_ipresolve_v4))
+        case .v6: setLong(CURLOPT_IPRESOLVE, Int(slipstream_curl_ipresolve_v6))
+        }
         setLong(CURLOPT_LOW_SPEED_LIMIT, r.lowSpeedLimit)
         setLong(CURLOPT_LOW_SPEED_TIME, r.lowSpeedLimit > 0 ? r.lowSpeedTime : 0)
         // An empty string turns off the environment's proxy variables: only `proxy` counts.

@@ -44,6 +44,8 @@ public struct HTTPRequest: Sendable {
     /// A proxy URL: `http://`, `https://`, `socks4://`, `socks5://` or `socks5h://` (host
     /// resolved by the proxy). nil (default) uses none, whatever the environment says.
     public var proxy: String?
+    /// The IP version to connect over. Default `.any`.
+    public var ipVersion = IPVersion.any
     /// How many redirects to follow before failing with `.tooManyRedirects`. Default 10.
     public var maxRedirects: Int = 10
     /// The `User-Agent`. Default `Slipstream/<version>`.

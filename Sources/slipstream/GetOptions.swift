@@ -62,6 +62,8 @@ struct GetOptions {
           -H, --header 'Name: value' send an extra header (repeatable)
               --user-agent TEXT      the User-Agent to send
               --connect-timeout S    seconds to wait for each connection (default 30)
+          -4, --ipv4                 connect over IPv4 only
+          -6, --ipv6                 connect over IPv6 only
         \(AccessOptions.usage)
           -i, --input-file FILE      download the URLs listed in FILE (- for standard input):
                                      one per line (TAB-separated mirrors of one file), each
@@ -182,6 +184,12 @@ struct GetOptions {
             configuration.headers.add(name: header.name, value: header.value)
         case "--user-agent":
             configuration.userAgent = try reader.value(for: name, inline: inline)
+        case "-4", "--ipv4":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.ipVersion = .v4
+        case "-6", "--ipv6":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.ipVersion = .v6
         case "--connect-timeout":
             configuration.connectTimeout = try CommandLineArguments.seconds(
                 try reader.value(for: name, inline: inline), for: name)
