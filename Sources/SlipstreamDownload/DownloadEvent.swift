@@ -79,6 +79,8 @@ public struct DownloadProgress: Sendable, Equatable {
 
 /// A finished download.
 public struct DownloadResult: Sendable, Equatable {
+    /// The URL the download was started with.
+    public var url: String
     /// The final path of the file.
     public var path: String
     /// Its size in bytes.

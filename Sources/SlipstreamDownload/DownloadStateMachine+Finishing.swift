@@ -30,6 +30,7 @@ extension DownloadStateMachine {
             return end(
                 .success(
                     DownloadResult(
+                        url: settings.url,
                         path: settings.expectedPath, bytes: existing.size, segmented: false, bytesReceived: 0,
                         resumedBytes: 0, notModified: true)), after: [.discard(removingFiles: false)])
         }
@@ -50,6 +51,7 @@ extension DownloadStateMachine {
             return end(
                 .success(
                     DownloadResult(
+                        url: settings.url,
                         path: path ?? settings.expectedPath, bytes: map?.size ?? stream?.written ?? 0,
                         segmented: map != nil, bytesReceived: bytesReceived,
                         resumedBytes: resumedBytes)), after: [])

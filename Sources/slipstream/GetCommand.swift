@@ -85,8 +85,11 @@ enum GetCommand {
         bar.cancel()
         await bar.value
         let path = await messages.value
+        let hooks = options.hooks
+        defer { hooks.waitForAll() }
         switch outcome {
         case .success(let result):
+            hooks.downloadEnded(path: result.path, url: options.url!, status: .success)
             if showBar { Terminal.statusLine(Formatting.progressLine(download.progress), final: true) }
             let elapsed = started.duration(to: .now)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
@@ -96,6 +99,10 @@ enum GetCommand {
             return .success
         case .failure(let error):
             if showBar { Terminal.clearStatusLine() }
+            let interrupted = trap.caughtSignal.map { $0 == SIGINT ? ExitStatus.interrupted : .terminated }
+            hooks.downloadEnded(
+                path: path.isEmpty ? error.path ?? "" : path, url: options.url!,
+                status: error.code == .cancelled ? interrupted ?? ExitStatus(error) : ExitStatus(error), message: error.message)
             if let signal = trap.caughtSignal, error.code == .cancelled {
                 let progress = download.progress
                 Terminal.error(

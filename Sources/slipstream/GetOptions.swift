@@ -19,6 +19,9 @@ struct GetOptions {
     var quiet = false
     var help = false
     var configuration = DownloadConfiguration()
+    /// `--on-complete CMD`, `--on-error CMD`: run as each download ends.
+    var onComplete: HookCommand?
+    var onError: HookCommand?
     /// TLS trust, login and cookies (made into `configuration.access` when the command runs).
     var access = AccessOptions()
 
@@ -75,6 +78,12 @@ struct GetOptions {
                                      1 to 256 (default 16)
               --save-session FILE    keep the downloads not yet finished in FILE, in the -i
                                      format; get -i FILE --save-session FILE carries on
+              --on-complete CMD      run CMD when a download completes, and
+              --on-error CMD         when one fails: CMD is split into words as a shell
+                                     would (quotes, backslashes) but run without one, with
+                                     SLIPSTREAM_PATH, SLIPSTREAM_URL, SLIPSTREAM_STATUS (the
+                                     exit status, 0 when complete) and, on an error,
+                                     SLIPSTREAM_MESSAGE in its environment
           -q, --quiet                print nothing but errors
           -h, --help                 show this help
 
@@ -121,6 +130,9 @@ struct GetOptions {
 
     /// The one URL of a single download, as before queues.
     var url: String? { urls.first }
+
+    /// The runner of the hooks these options give.
+    var hooks: HookRunner { HookRunner(onComplete: onComplete, onError: onError) }
 
     /// Whether this is a queue of downloads: several URLs (not of one file), an input file or
     /// a session.
@@ -193,6 +205,10 @@ struct GetOptions {
         case "--connect-timeout":
             configuration.connectTimeout = try CommandLineArguments.seconds(
                 try reader.value(for: name, inline: inline), for: name)
+        case "--on-complete":
+            onComplete = try HookCommand(parsing: try reader.value(for: name, inline: inline), for: name)
+        case "--on-error":
+            onError = try HookCommand(parsing: try reader.value(for: name, inline: inline), for: name)
         case "-q", "--quiet":
             try CommandLineArguments.flag(name, inline: inline)
             quiet = true
