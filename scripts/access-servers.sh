@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Starts and stops the servers of the TLS, login and cookie tests: one nginx with several
-# loopback ports, and the certificates, password file and cookie rules they need, all made
-# at start under RUN_DIR (nothing is committed). Source it, then:
+# Starts and stops the servers of the TLS, login, cookie and proxy tests: one nginx with
+# several loopback ports, and the certificates, password file and cookie rules they need, all
+# made at start under RUN_DIR (nothing is committed); tinyproxy (an HTTP proxy) and danted
+# (Dante, a SOCKS5 proxy) on loopback. Source it, then:
 #   access_start RUN_DIR -> sets and exports
 #     ACCESS_HTTP_PORT     plain HTTP: /files/, /basic/ (auth_basic, user test, password
 #                          secret), /basic-away/ (the same login, then a redirect to
@@ -15,9 +16,13 @@
 #     ACCESS_CA            the test CA's certificate (PEM); ACCESS_CAPATH a folder holding it,
 #                          hashed; ACCESS_PIN the TLS server's key as sha256//BASE64
 #     ACCESS_WWW           the folder served under /files/ (and /basic/, /cookie/ ...)
-#     ACCESS_LOG           the access log: port "request" status "authorization" "cookie"
+#     ACCESS_LOG           the access log: port client-port "request" status "authorization" "cookie" protocol
 #     ACCESS_PID           nginx's pid
-#   access_stop          -> stops nginx by its pid
+#     ACCESS_HTTP_PROXY_PORT tinyproxy's port (its log: RUN_DIR/tinyproxy.log), empty when
+#                          tinyproxy is not installed
+#     ACCESS_SOCKS_PORT    danted's port (its log: RUN_DIR/danted.log), empty when danted is
+#                          not installed
+#   access_stop          -> stops nginx and the proxies by their pids
 access_here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$access_here/nginx.sh"
 
@@ -87,6 +92,7 @@ CNF
         "$access_here/nginx-access.conf.in" > "$run/nginx.conf"
     nginx -e "$run/error.log" -p "$run" -c "$run/nginx.conf" &
     ACCESS_PID=$!
+    access_start_proxies "$run"
     ACCESS_CA="$run/tls/ca.pem"
     ACCESS_CAPATH="$run/tls/capath"
     ACCESS_PIN="sha256//$(cat "$run/tls/pin")"
@@ -96,7 +102,8 @@ CNF
     for i in $(seq 1 100); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$ACCESS_WRONGNAME_PORT") 2>/dev/null; then
             export ACCESS_HTTP_PORT ACCESS_OTHER_PORT ACCESS_TLS_PORT ACCESS_EXPIRED_PORT ACCESS_WRONGNAME_PORT \
-                ACCESS_HTTP6_PORT ACCESS_CA ACCESS_CAPATH ACCESS_PIN ACCESS_WWW ACCESS_LOG ACCESS_PID
+                ACCESS_HTTP6_PORT ACCESS_CA ACCESS_CAPATH ACCESS_PIN ACCESS_WWW ACCESS_LOG ACCESS_PID \
+                ACCESS_HTTP_PROXY_PORT ACCESS_SOCKS_PORT
             return 0
         fi
         kill -0 "$ACCESS_PID" 2>/dev/null || break
@@ -107,10 +114,64 @@ CNF
     return 1
 }
 
-access_stop() {
-    if [[ -n "${ACCESS_PID:-}" ]]; then
-        kill "$ACCESS_PID" 2>/dev/null || true
-        wait "$ACCESS_PID" 2>/dev/null || true
-        ACCESS_PID=""
+# access_start_proxies RUN_DIR: tinyproxy and danted in the foreground of background jobs,
+# each where installed (ACCESS_HTTP_PROXY_PORT, ACCESS_SOCKS_PORT; empty where not).
+access_start_proxies() {
+    local run="$1"
+    ACCESS_HTTP_PROXY_PORT=""
+    ACCESS_SOCKS_PORT=""
+    ACCESS_TINYPROXY_PID=""
+    ACCESS_DANTED_PID=""
+    if command -v tinyproxy > /dev/null; then
+        ACCESS_HTTP_PROXY_PORT="$(nginx_free_port)"
+        cat > "$run/tinyproxy.conf" <<CONF
+Port $ACCESS_HTTP_PROXY_PORT
+Listen 127.0.0.1
+Timeout 60
+Allow 127.0.0.1
+LogFile "$run/tinyproxy.log"
+LogLevel Info
+MaxClients 100
+DisableViaHeader Yes
+CONF
+        # No ConnectPort line: CONNECT (HTTPS through the proxy) to any port, for the loopback servers.
+        tinyproxy -d -c "$run/tinyproxy.conf" > "$run/tinyproxy.out" 2>&1 &
+        ACCESS_TINYPROXY_PID=$!
     fi
+    if [[ -x /usr/sbin/danted ]]; then
+        ACCESS_SOCKS_PORT="$(nginx_free_port)"
+        local users=""
+        [[ $(id -u) -eq 0 ]] && users=$'user.privileged: root\nuser.unprivileged: nobody'
+        cat > "$run/danted.conf" <<CONF
+logoutput: $run/danted.log
+internal: 127.0.0.1 port = $ACCESS_SOCKS_PORT
+external: 127.0.0.1
+clientmethod: none
+socksmethod: none
+$users
+client pass { from: 127.0.0.0/8 to: 0.0.0.0/0 }
+socks pass { from: 127.0.0.0/8 to: 127.0.0.0/8 log: connect }
+CONF
+        /usr/sbin/danted -f "$run/danted.conf" -N 1 > "$run/danted.out" 2>&1 &
+        ACCESS_DANTED_PID=$!
+    fi
+    local port
+    for port in $ACCESS_HTTP_PROXY_PORT $ACCESS_SOCKS_PORT; do
+        for _ in $(seq 1 100); do
+            (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+            sleep 0.1
+        done
+    done
+}
+
+access_stop() {
+    local pid
+    for pid in "${ACCESS_PID:-}" "${ACCESS_TINYPROXY_PID:-}" "${ACCESS_DANTED_PID:-}"; do
+        [[ -n "$pid" ]] || continue
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    ACCESS_PID=""
+    ACCESS_TINYPROXY_PID=""
+    ACCESS_DANTED_PID=""
 }

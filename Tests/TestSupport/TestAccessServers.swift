@@ -24,8 +24,15 @@ public struct TestAccessServers: Sendable {
     public var pin: String
     /// The folder served under `/files/`, `/basic/`, `/cookie/` ...
     public var filesFolder: String
-    /// The access log: `PORT "REQUEST" STATUS "AUTHORIZATION" "COOKIE" PROTOCOL` per line.
+    /// The access log: `PORT CLIENT-PORT "REQUEST" STATUS "AUTHORIZATION" "COOKIE" PROTOCOL` per line.
     public var logPath: String
+    /// tinyproxy's port (an HTTP proxy), nil where it is not installed; its log.
+    public var httpProxyPort: Int?
+    /// danted's port (a SOCKS5 proxy), nil where it is not installed; its log.
+    public var socksPort: Int?
+    public var workFolder: String { String(logPath.dropLast("/access.log".count)) }
+    public var tinyproxyLogPath: String { workFolder + "/tinyproxy.log" }
+    public var dantedLogPath: String { workFolder + "/danted.log" }
 
     /// The servers, started once for this test process.
     public static func shared() throws -> TestAccessServers { try service.get() }
@@ -45,7 +52,8 @@ public struct TestAccessServers: Sendable {
                     httpPort: port("HTTP_PORT"), otherPort: port("OTHER_PORT"), tlsPort: port("TLS_PORT"),
                     expiredPort: port("EXPIRED_PORT"), wrongNamePort: port("WRONGNAME_PORT"),
                     http6Port: Int(value("HTTP6_PORT")), caFile: value("CA"), caPath: value("CAPATH"), pin: value("PIN"),
-                    filesFolder: value("WWW"), logPath: value("LOG")))
+                    filesFolder: value("WWW"), logPath: value("LOG"), httpProxyPort: Int(value("HTTP_PROXY_PORT")),
+                    socksPort: Int(value("SOCKS_PORT"))))
         }
     }()
 
