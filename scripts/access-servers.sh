@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Starts and stops the servers of the TLS, login, cookie and proxy tests: one nginx with
 # several loopback ports, and the certificates, password file and cookie rules they need, all
-# made at start under RUN_DIR (nothing is committed); tinyproxy (an HTTP proxy) and danted
-# (Dante, a SOCKS5 proxy) on loopback. Source it, then:
+# made at start under RUN_DIR (nothing is committed); lighttpd for Digest logins, tinyproxy
+# (an HTTP proxy) and danted (Dante, a SOCKS5 proxy) on loopback. Source it, then:
 #   access_start RUN_DIR -> sets and exports
 #     ACCESS_HTTP_PORT     plain HTTP: /files/, /basic/ (auth_basic, user test, password
 #                          secret), /basic-away/ (the same login, then a redirect to
@@ -18,6 +18,9 @@
 #     ACCESS_WWW           the folder served under /files/ (and /basic/, /cookie/ ...)
 #     ACCESS_LOG           the access log: port client-port "request" status "authorization" "cookie" protocol
 #     ACCESS_PID           nginx's pid
+#     ACCESS_DIGEST_PORT   lighttpd: /files/ behind a Digest login (user test, password
+#                          secret); its log RUN_DIR/lighttpd.log (written in batches).
+#                          Empty when lighttpd is not installed
 #     ACCESS_HTTP_PROXY_PORT tinyproxy's port (its log: RUN_DIR/tinyproxy.log), empty when
 #                          tinyproxy is not installed
 #     ACCESS_SOCKS_PORT    danted's port (its log: RUN_DIR/danted.log), empty when danted is
@@ -35,6 +38,17 @@ access_certificate() {
         -subj "/CN=$name" 2> /dev/null
     printf 'subjectAltName=%s\n' "$san" > "$name.ext"
     openssl ca -batch -notext -config ca.cnf -in "$name.csr" -out "$name.pem" -extfile "$name.ext" "$@" 2> /dev/null
+}
+
+# access_port NAME: sets the variable NAME to a free loopback port not handed out before in
+# this run: a port free now may be one a server started a moment ago is about to take.
+ACCESS_TAKEN_PORTS=" "
+access_port() {
+    local port
+    port="$(nginx_free_port)"
+    while [[ "$ACCESS_TAKEN_PORTS" == *" $port "* ]]; do port="$(nginx_free_port)"; done
+    ACCESS_TAKEN_PORTS+="$port "
+    printf -v "$1" '%s' "$port"
 }
 
 access_start() {
@@ -73,15 +87,15 @@ CNF
             | openssl base64 -A > pin
         printf 'test:%s\n' "$(openssl passwd -apr1 secret)" > htpasswd
     )
-    ACCESS_HTTP_PORT="$(nginx_free_port)"
-    ACCESS_OTHER_PORT="$(nginx_free_port)"
-    ACCESS_TLS_PORT="$(nginx_free_port)"
-    ACCESS_EXPIRED_PORT="$(nginx_free_port)"
-    ACCESS_WRONGNAME_PORT="$(nginx_free_port)"
+    access_port ACCESS_HTTP_PORT
+    access_port ACCESS_OTHER_PORT
+    access_port ACCESS_TLS_PORT
+    access_port ACCESS_EXPIRED_PORT
+    access_port ACCESS_WRONGNAME_PORT
     ACCESS_HTTP6_PORT=""
     local listen6=""
     if [[ -e /proc/net/if_inet6 ]] && grep -q "^0*1 " /proc/net/if_inet6; then
-        ACCESS_HTTP6_PORT="$(nginx_free_port)"
+        access_port ACCESS_HTTP6_PORT
         listen6="server { listen [::1]:$ACCESS_HTTP6_PORT; root $run/www; access_log $run/access.log access; location /files/ { } }"
     fi
     local user=""
@@ -93,6 +107,7 @@ CNF
     nginx -e "$run/error.log" -p "$run" -c "$run/nginx.conf" &
     ACCESS_PID=$!
     access_start_proxies "$run"
+    access_start_digest "$run"
     ACCESS_CA="$run/tls/ca.pem"
     ACCESS_CAPATH="$run/tls/capath"
     ACCESS_PIN="sha256//$(cat "$run/tls/pin")"
@@ -103,7 +118,7 @@ CNF
         if (exec 3<>"/dev/tcp/127.0.0.1/$ACCESS_WRONGNAME_PORT") 2>/dev/null; then
             export ACCESS_HTTP_PORT ACCESS_OTHER_PORT ACCESS_TLS_PORT ACCESS_EXPIRED_PORT ACCESS_WRONGNAME_PORT \
                 ACCESS_HTTP6_PORT ACCESS_CA ACCESS_CAPATH ACCESS_PIN ACCESS_WWW ACCESS_LOG ACCESS_PID \
-                ACCESS_HTTP_PROXY_PORT ACCESS_SOCKS_PORT
+                ACCESS_HTTP_PROXY_PORT ACCESS_SOCKS_PORT ACCESS_DIGEST_PORT
             return 0
         fi
         kill -0 "$ACCESS_PID" 2>/dev/null || break
@@ -123,7 +138,7 @@ access_start_proxies() {
     ACCESS_TINYPROXY_PID=""
     ACCESS_DANTED_PID=""
     if command -v tinyproxy > /dev/null; then
-        ACCESS_HTTP_PROXY_PORT="$(nginx_free_port)"
+        access_port ACCESS_HTTP_PROXY_PORT
         cat > "$run/tinyproxy.conf" <<CONF
 Port $ACCESS_HTTP_PROXY_PORT
 Listen 127.0.0.1
@@ -139,7 +154,7 @@ CONF
         ACCESS_TINYPROXY_PID=$!
     fi
     if [[ -x /usr/sbin/danted ]]; then
-        ACCESS_SOCKS_PORT="$(nginx_free_port)"
+        access_port ACCESS_SOCKS_PORT
         local users=""
         [[ $(id -u) -eq 0 ]] && users=$'user.privileged: root\nuser.unprivileged: nobody'
         cat > "$run/danted.conf" <<CONF
@@ -164,9 +179,38 @@ CONF
     done
 }
 
+# access_start_digest RUN_DIR: lighttpd serving RUN_DIR/www with /files/ behind a Digest
+# login, where it is installed (ACCESS_DIGEST_PORT; empty where not).
+access_start_digest() {
+    local run="$1"
+    ACCESS_DIGEST_PORT=""
+    ACCESS_LIGHTTPD_PID=""
+    [[ -x /usr/sbin/lighttpd ]] || return 0
+    access_port ACCESS_DIGEST_PORT
+    printf 'test:slipstream:%s\n' "$(printf 'test:slipstream:secret' | openssl md5 -r | cut -d' ' -f1)" > "$run/tls/htdigest"
+    cat > "$run/lighttpd.conf" <<CONF
+server.document-root = "$run/www"
+server.port = $ACCESS_DIGEST_PORT
+server.bind = "127.0.0.1"
+server.errorlog = "$run/lighttpd-error.log"
+server.modules = ("mod_auth", "mod_authn_file", "mod_accesslog")
+accesslog.filename = "$run/lighttpd.log"
+accesslog.format = "%p \\"%r\\" %s \\"%{Authorization}i\\""
+auth.backend = "htdigest"
+auth.backend.htdigest.userfile = "$run/tls/htdigest"
+auth.require = ("/files/" => ("method" => "digest", "realm" => "slipstream", "require" => "valid-user"))
+CONF
+    /usr/sbin/lighttpd -D -f "$run/lighttpd.conf" > "$run/lighttpd.out" 2>&1 &
+    ACCESS_LIGHTTPD_PID=$!
+    for _ in $(seq 1 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$ACCESS_DIGEST_PORT") 2>/dev/null && break
+        sleep 0.1
+    done
+}
+
 access_stop() {
     local pid
-    for pid in "${ACCESS_PID:-}" "${ACCESS_TINYPROXY_PID:-}" "${ACCESS_DANTED_PID:-}"; do
+    for pid in "${ACCESS_PID:-}" "${ACCESS_TINYPROXY_PID:-}" "${ACCESS_DANTED_PID:-}" "${ACCESS_LIGHTTPD_PID:-}"; do
         [[ -n "$pid" ]] || continue
         kill "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
@@ -174,4 +218,5 @@ access_stop() {
     ACCESS_PID=""
     ACCESS_TINYPROXY_PID=""
     ACCESS_DANTED_PID=""
+    ACCESS_LIGHTTPD_PID=""
 }

@@ -72,7 +72,7 @@ access)
     command -v openssl > /dev/null || { echo "openssl is not installed" >&2; exit 1; }
     access_start "$run" >&2
     for name in HTTP_PORT OTHER_PORT TLS_PORT EXPIRED_PORT WRONGNAME_PORT HTTP6_PORT CA CAPATH PIN WWW LOG \
-        HTTP_PROXY_PORT SOCKS_PORT; do
+        HTTP_PROXY_PORT SOCKS_PORT DIGEST_PORT; do
         variable="ACCESS_$name"
         echo "SLIPSTREAM_TEST_ACCESS_$name=${!variable}"
     done

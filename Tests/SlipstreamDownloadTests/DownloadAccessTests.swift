@@ -69,6 +69,20 @@ import TestSupport
         #expect(answered.count > 1 && answered.allSatisfy { $0.contains("\"Basic ") })
     }
 
+    /// A Digest login (lighttpd), negotiated by every connection.
+    @Test func everyConnectionNegotiatesADigestLogin() async throws {
+        let servers = try TestAccessServers.shared()
+        let port = try #require(servers.digestPort, "lighttpd is not installed (scripts/setup.sh installs it)")
+        let file = try uniqueFile(servers, "dl-digest")
+        let (result, folder) = try await download(
+            servers.url(file.name, port: port), configuration { $0.access.credentials = Credentials(user: "test", password: "secret") })
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(result.segmented)
+        #expect(TestFiles.equal(result.path, file.path))
+        // (lighttpd asks every request for the login: each connection negotiated it. Its access
+        // log is written in batches, so it is not read here.)
+    }
+
     /// After a redirect to another server, the download's further connections go straight to
     /// the URL it led to, and none of them carries the login.
     @Test func theLoginNeverReachesTheServerARedirectLeadsTo() async throws {

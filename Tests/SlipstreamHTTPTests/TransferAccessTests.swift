@@ -178,3 +178,18 @@ import TestSupport
         #expect(TLSProblem.classify(curlCode: curlCode, verifyResult: verifyResult) == problem)
     }
 }
+
+/// Digest logins against lighttpd (nginx has no Digest).
+@Suite struct DigestLoginTests {
+    @Test(arguments: [(Credentials.Methods.any, 200), (.digest, 200), (.basic, 401)])
+    func aDigestLoginGetsInAsNegotiated(methods: Credentials.Methods, status: Int) async throws {
+        let servers = try TestAccessServers.shared()
+        let port = try #require(servers.digestPort, "lighttpd is not installed (scripts/setup.sh installs it)")
+        try servers.makeFile("digest-small.bin", size: 1000)
+        var request = HTTPRequest(url: servers.url("digest-small.bin", port: port))
+        request.access.credentials = Credentials(user: "test", password: "secret", methods: methods)
+        let response = try await HTTPEngine.shared.fetch(request)
+        #expect(response.head.status == status)
+        if status == 200 { #expect(response.body.count == 1000) }
+    }
+}

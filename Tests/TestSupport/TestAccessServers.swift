@@ -26,6 +26,9 @@ public struct TestAccessServers: Sendable {
     public var filesFolder: String
     /// The access log: `PORT CLIENT-PORT "REQUEST" STATUS "AUTHORIZATION" "COOKIE" PROTOCOL` per line.
     public var logPath: String
+    /// lighttpd's port: `/files/` behind a Digest login (user `test`, password `secret`); nil
+    /// where lighttpd is not installed.
+    public var digestPort: Int?
     /// tinyproxy's port (an HTTP proxy), nil where it is not installed; its log.
     public var httpProxyPort: Int?
     /// danted's port (a SOCKS5 proxy), nil where it is not installed; its log.
@@ -52,8 +55,8 @@ public struct TestAccessServers: Sendable {
                     httpPort: port("HTTP_PORT"), otherPort: port("OTHER_PORT"), tlsPort: port("TLS_PORT"),
                     expiredPort: port("EXPIRED_PORT"), wrongNamePort: port("WRONGNAME_PORT"),
                     http6Port: Int(value("HTTP6_PORT")), caFile: value("CA"), caPath: value("CAPATH"), pin: value("PIN"),
-                    filesFolder: value("WWW"), logPath: value("LOG"), httpProxyPort: Int(value("HTTP_PROXY_PORT")),
-                    socksPort: Int(value("SOCKS_PORT"))))
+                    filesFolder: value("WWW"), logPath: value("LOG"), digestPort: Int(value("DIGEST_PORT")),
+                    httpProxyPort: Int(value("HTTP_PROXY_PORT")), socksPort: Int(value("SOCKS_PORT"))))
         }
     }()
 
