@@ -8,6 +8,11 @@ packages=(
     libcurl4-openssl-dev   # the HTTP engine (SlipstreamHTTP)
     libssl-dev             # libcrypto's digests for --checksum (SlipstreamDownload)
     nginx-light            # the real web server the integration tests and benchmarks use
+    openssl                # the test CA and certificates of the TLS tests (scripts/access-servers.sh)
+    lighttpd               # the Digest login the login tests sign in to (nginx has no Digest)
+    tinyproxy              # the HTTP proxy the proxy tests go through (scripts/access-servers.sh)
+    dante-server           # danted, the SOCKS5 proxy they go through
+    attr                   # getfattr: the tests read the ETag a download keeps in an extended attribute
     curl                   # a peer in the benchmarks
     lame sox ffmpeg mpg123 # audio test fixtures and the reference decoders they are checked against
     libmpg123-dev          # the MP3 decoder (SlipstreamAudio/Decoding)

@@ -4,6 +4,7 @@
 #   scripts/test-service.sh nginx   nginx on a free loopback port, with its forward proxy
 #   scripts/test-service.sh pulse   a headless PulseAudio server with a null sink
 #   scripts/test-service.sh icecast Icecast on a free loopback port (scripts/icecast.sh)
+#   scripts/test-service.sh access  the TLS, login and cookie servers (scripts/access-servers.sh)
 # Each makes a folder of its own under /tmp, prints the variables scripts/test.sh would set
 # (NAME=VALUE lines) and then `ready`, and keeps the service until its standard input closes:
 # the test process holds the other end, so the service stops, and its folder goes, when that
@@ -61,6 +62,20 @@ pulse)
     pulse_start "$run" >&2
     [[ -n "$PULSE_TEST_SERVER" ]] || exit 1
     echo "SLIPSTREAM_TEST_PULSE_SERVER=$PULSE_TEST_SERVER"
+    ;;
+access)
+    source "$here/access-servers.sh"
+    run="$(mktemp -d /tmp/slipstream-swift-test.XXXXXX)"
+    trap 'access_stop; rm -rf "$run"' EXIT
+    trap 'exit 1' INT TERM HUP
+    command -v nginx > /dev/null || { echo "nginx is not installed" >&2; exit 1; }
+    command -v openssl > /dev/null || { echo "openssl is not installed" >&2; exit 1; }
+    access_start "$run" >&2
+    for name in HTTP_PORT OTHER_PORT TLS_PORT EXPIRED_PORT WRONGNAME_PORT HTTP6_PORT CA CAPATH PIN WWW LOG \
+        HTTP_PROXY_PORT SOCKS_PORT DIGEST_PORT; do
+        variable="ACCESS_$name"
+        echo "SLIPSTREAM_TEST_ACCESS_$name=${!variable}"
+    done
     ;;
 icecast)
     source "$here/icecast.sh"
@@ -120,7 +135,7 @@ audio)
     exit 0
     ;;
 *)
-    echo "usage: test-service.sh nginx|pulse|icecast|source COMMAND...|audio DIR" >&2
+    echo "usage: test-service.sh nginx|pulse|icecast|access|source COMMAND...|audio DIR" >&2
     exit 2
     ;;
 esac

@@ -1,8 +1,14 @@
-// renameat2(2), O_TMPFILE and AT_EMPTY_PATH, which glibc declares only under _GNU_SOURCE.
+// renameat2(2), O_TMPFILE and AT_EMPTY_PATH, which glibc declares only under _GNU_SOURCE;
+// extended attributes and utimensat's UTIME_OMIT for a finished file's stamp.
 #ifndef SLIPSTREAM_CFILESYSTEM_SHIM_H
 #define SLIPSTREAM_CFILESYSTEM_SHIM_H
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+/// utimensat(2): leave this time as it is.
+static const long slipstream_utime_omit = UTIME_OMIT;
 
 /// Fails with EEXIST instead of replacing an existing destination (Linux 3.15; EINVAL where
 /// the filesystem cannot do it).

@@ -15,14 +15,31 @@ public struct DownloadConfiguration: Sendable {
     /// ranges go to the other sources. Connections are shared out in proportion to each
     /// source's speed per connection. Used only when the server supports ranges. Default none.
     public var mirrors: [String] = []
+    /// The largest file to download, in bytes: a larger one fails with `.tooLarge`, before its
+    /// body when the server gives its size, else as soon as it passes the limit (and what was
+    /// written is removed). Default nil: no limit.
+    public var maxFileSize: Int64?
     /// Replace an existing output file. Default false: an existing file is an error.
     public var overwrite = false
+    /// Fetch the file again only if the server says it changed since the file already there
+    /// was written: the first request carries `If-Modified-Since` (the file's modification
+    /// time) and `If-None-Match` (the ETag kept in the file's `user.slipstream.etag` extended
+    /// attribute, where the filesystem has them). A `304 Not Modified` leaves the file alone
+    /// (the result says `notModified`); a changed file replaces it. Implies `remoteTime`.
+    /// Default false. The file looked at is the one the URL names (or the destination file).
+    public var timestamping = false
+    /// Give the finished file the server's `Last-Modified` as its modification time, and keep
+    /// its ETag in the `user.slipstream.etag` extended attribute (where the filesystem has
+    /// them), for a later `timestamping` run. Default false.
+    public var remoteTime = false
     /// Extra request header fields, sent on every request.
     public var headers = HTTPHeaders()
     /// A proxy URL (`http://`, `https://`, `socks4://`, `socks5://`, `socks5h://`); nil for none.
     public var proxy: String?
     /// The `User-Agent`. Default `Slipstream/<version>`.
     public var userAgent = "Slipstream/\(SlipstreamVersion.string)"
+    /// The IP version to connect over (`.v4`, `.v6`). Default `.any`.
+    public var ipVersion = IPVersion.any
     /// Seconds to wait for each connection. Default 30.
     public var connectTimeout: Double = 30
     /// A connection that delivers nothing for this many seconds is closed and its range handed
@@ -31,8 +48,11 @@ public struct DownloadConfiguration: Sendable {
     /// Close a connection that runs below a third of the median connection speed while work
     /// remains, handing its range to faster ones (not counted as a failure). Default true.
     public var dropSlowConnections = true
-    /// Verify TLS certificates. Default true.
-    public var verifyTLS = true
+    /// TLS trust (`security.verifiesPeer`, a CA file or folder, a pinned key), a login and
+    /// cookies for every request. The login is sent only to the servers of the download's URL
+    /// and its mirrors, never to one a redirect leads to. Default: verified TLS, no login, no
+    /// cookies.
+    public var access = TransferAccess()
     /// Allocate the whole file on disk before the first byte arrives (fallocate), so that a
     /// disk without room is refused at once and cannot fill up mid-download. Default true;
     /// false leaves a sparse file that takes space as it fills.
@@ -75,21 +95,26 @@ public struct DownloadConfiguration: Sendable {
     /// The defaults.
     public init() {}
 
+    /// Whether an existing file of the same name may be replaced.
+    var replacesExisting: Bool { overwrite || timestamping }
+
     var retryPolicy: RetryPolicy {
         RetryPolicy(retries: retries, baseDelay: retryDelay, maxDelay: maxRetryDelay)
     }
 
-    /// A request for `url` with these settings.
-    func request(_ url: String, range: HTTPRequest.ByteRange?) -> HTTPRequest {
+    /// A request for `url` with these settings; the login only where `url`'s origin is one of
+    /// `loginOrigins` (those of the URLs the download was given).
+    func request(_ url: String, range: HTTPRequest.ByteRange?, loginOrigins: [URLOrigin]) -> HTTPRequest {
         var request = HTTPRequest(url: url)
         request.range = range
         request.headers = headers
         request.proxy = proxy
         request.userAgent = userAgent
         request.connectTimeout = connectTimeout
+        request.ipVersion = ipVersion
         // Stalls are found by the download's own watchdog, for every connection alike.
         request.lowSpeedLimit = 0
-        request.verifyTLS = verifyTLS
+        request.access = access.scoped(to: url, loginOrigins: loginOrigins)
         // Under a rate limit, slices no bigger than the limiter's bucket (where libcurl allows),
         // so that one slice never overshoots it.
         let limits = [bytesPerSecondLimit, sharedRateLimiter?.bytesPerSecond].compactMap { $0 }

@@ -17,6 +17,7 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
             case noSpace = "no space"
             case disk
             case checksum
+            case tooLarge = "too large"
             case invalidChecksum = "invalid checksum"
             case input
             case cancelled
@@ -44,6 +45,10 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
         public static let disk = Code(.disk)
         /// The finished file does not have the expected checksum.
         public static let checksum = Code(.checksum)
+        /// The file is larger than `DownloadConfiguration.maxFileSize`: refused before its body
+        /// when the server gave its size, else stopped once it passed it (what was written is
+        /// removed).
+        public static let tooLarge = Code(.tooLarge)
         /// A checksum to check against is not one: an unknown algorithm, or a digest of the
         /// wrong length or with other characters than hex digits.
         public static let invalidChecksum = Code(.invalidChecksum)

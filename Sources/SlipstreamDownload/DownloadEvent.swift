@@ -79,6 +79,8 @@ public struct DownloadProgress: Sendable, Equatable {
 
 /// A finished download.
 public struct DownloadResult: Sendable, Equatable {
+    /// The URL the download was started with.
+    public var url: String
     /// The final path of the file.
     public var path: String
     /// Its size in bytes.
@@ -89,4 +91,7 @@ public struct DownloadResult: Sendable, Equatable {
     public var bytesReceived: Int64
     /// Bytes kept from an earlier run.
     public var resumedBytes: Int64
+    /// The server said the file already there is unchanged (`DownloadConfiguration.timestamping`):
+    /// it was left as it was, and `bytes` is its size.
+    public var notModified = false
 }

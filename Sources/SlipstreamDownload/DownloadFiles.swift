@@ -28,6 +28,12 @@ struct DownloadFiles: Sendable {
     /// it, as it holds the `.part` file's lock until then.
     var restartedFileClosed: DispatchSemaphore?
 
+    /// The file already there, when `timestamping` asks to fetch it only if it changed.
+    var existing: FileStamp?
+    /// The server's `Last-Modified` (seconds since 1970) and ETag, given to the finished file
+    /// when `remoteTime` or `timestamping` asks for them.
+    var remoteStamp: (modified: Double?, etag: String?)?
+
     /// Files up to this size (bytes) get no resume records at their start (see `open`).
     static let smallFileSize: Int64 = 4 << 20
 
@@ -44,8 +50,9 @@ struct DownloadFiles: Sendable {
     /// resume point, and notices about anything unusable found (the download then starts over).
     mutating func prepare() throws(DownloadError) -> (point: DownloadStateMachine.ResumePoint?, notices: [String]) {
         let partPath = expectedPath + ".part"
+        if configuration.timestamping { existing = FileStamp.read(expectedPath) }
         // A fresh file is made before the request only where its name is free (or may be replaced).
-        let nameFree = configuration.overwrite || !FileSystem.exists(expectedPath)
+        let nameFree = configuration.replacesExisting || !FileSystem.exists(expectedPath)
         if nameFree, configuration.resume, !FileSystem.exists(partPath) {
             // Nothing to resume without a `.part` file, so records are not even looked for (any
             // left beside none describe nothing, and go when a `.part` is next named here). The
@@ -64,7 +71,7 @@ struct DownloadFiles: Sendable {
             }
         }
         // Where the `.part` file was just made, the folder is usable; otherwise say what is wrong.
-        if precreated == nil, found.point == nil { try destination.check(overwrite: configuration.overwrite) }
+        if precreated == nil, found.point == nil { try destination.check(overwrite: configuration.replacesExisting) }
         return found
     }
 
@@ -129,8 +136,11 @@ struct DownloadFiles: Sendable {
             } else {
                 try destination.finalPath(
                     contentDisposition: head.contentDispositionFileName,
-                    effectiveURL: head.effectiveURL, overwrite: configuration.overwrite)
+                    effectiveURL: head.effectiveURL, overwrite: configuration.replacesExisting)
             }
+        if configuration.remoteTime || configuration.timestamping {
+            remoteStamp = (head.lastModified.flatMap(HTTPDate.secondsSince1970), head.etag)
+        }
         let store = ResumeStore(partPath: path + ".part")
         var reusable = precreated?.path == store.partPath ? precreated : nil
         if reusable == nil { discardPrecreatedFile() }
@@ -202,7 +212,7 @@ struct DownloadFiles: Sendable {
     }
 
     /// The writer's slot size: the size of libcurl's slices.
-    private var slotSize: Int { configuration.request(url, range: nil).receiveBufferSize }
+    private var slotSize: Int { configuration.request(url, range: nil, loginOrigins: []).receiveBufferSize }
 
     /// The writer's slots: `writeBufferPerConnection` for each connection.
     private var maxSlots: Int {
@@ -249,8 +259,9 @@ struct DownloadFiles: Sendable {
         // before its first record: nothing to remove then.)
         let store = recordsOnDisk || writer?.hasWrittenRecords == true ? ResumeStore(partPath: file.path) : nil
         store?.removeAllButDurable()
-        try file.rename(to: path, overwrite: configuration.overwrite)
+        try file.rename(to: path, overwrite: configuration.replacesExisting)
         store?.remove()
+        if let remoteStamp { FileStamp.write(path, modified: remoteStamp.modified, etag: remoteStamp.etag) }
     }
 
     /// The download failed: the file closes; with `removingFiles`, the `.part` file and its

@@ -11,8 +11,13 @@ extension DownloadJob {
             limiter.register { [weak self] in self?.feed { $0.rateGranted(request.connection, at: $1) } }
         }
         state.withLock { $0.limiterClients[request.connection] = clients }
-        var httpRequest = configuration.request(request.url, range: .init(start: request.start, end: request.end.map { $0 - 1 }))
+        var httpRequest = configuration.request(
+            request.url, range: .init(start: request.start, end: request.end.map { $0 - 1 }), loginOrigins: loginOrigins)
         if let validator = request.ifRange { httpRequest.headers.add(name: "If-Range", value: validator) }
+        if let existing = request.unlessUnchanged {
+            httpRequest.headers.add(name: "If-Modified-Since", value: HTTPDate.text(secondsSince1970: existing.modified))
+            if let etag = existing.etag { httpRequest.headers.add(name: "If-None-Match", value: etag) }
+        }
         let transfer = engine.start(httpRequest, sink: SegmentSink(job: self, connection: request.connection))
         let early = state.withLock { state in
             state.transfers[request.connection] = transfer

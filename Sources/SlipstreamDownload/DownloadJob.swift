@@ -44,6 +44,9 @@ final class DownloadJob: Sendable {
     let limiters: [RateLimiter]
     /// The host limit its connections count against, if any.
     let permits: ConnectionPermits?
+    /// Where the login may go: the servers of the URL and the mirrors it was given (not those
+    /// a redirect leads to, whose URLs later connections use).
+    let loginOrigins: [URLOrigin]
     private let startTime = MonotonicTime.now()
     let state: Mutex<State>
 
@@ -56,6 +59,7 @@ final class DownloadJob: Sendable {
         self.configuration = configuration
         self.url = url
         self.events = events
+        loginOrigins = ([url] + configuration.mirrors).compactMap(URLOrigin.init)
         limiters = [
             configuration.bytesPerSecondLimit.map { RateLimiter(bytesPerSecond: $0) },
             configuration.sharedRateLimiter,
@@ -70,6 +74,7 @@ final class DownloadJob: Sendable {
         settings.retryPolicy = configuration.retryPolicy
         settings.limitsHosts = permits != nil
         settings.expectedPath = files.expectedPath
+        settings.maxFileSize = configuration.maxFileSize
         let machine = DownloadStateMachine(settings: settings, seed: UInt64.random(in: 0...UInt64.max))
         state = Mutex(State(machine: machine, files: files))
     }
@@ -123,7 +128,7 @@ final class DownloadJob: Sendable {
                 return []
             }
             switch prepared {
-            case .success(let found): return state.machine.start(resume: found.point, at: now)
+            case .success(let found): return state.machine.start(resume: found.point, existing: files.existing, at: now)
             case .failure(let error): return state.machine.fail(error)
             }
         }

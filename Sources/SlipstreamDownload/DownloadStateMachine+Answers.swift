@@ -39,22 +39,45 @@ extension DownloadStateMachine {
                     .abort(HTTPError(.cancelled, url: settings.url, message: reason)),
                     [.emit(.notice("\(settings.url): \(reason); starting over"))])
             case .resume:
-                return .open(
+                return open(
                     FileOpening(
                         size: resume.record.size, segmented: true, resuming: true, held: false,
                         written: resume.written))
             }
+        }
+        if head.status == 304, existing != nil {
+            notModified = true
+            return .verdict(.finish, [])
         }
         switch ProbeAnswer.from(head: head, url: settings.url, now: wallClock) {
         case .failure(let error):
             return .verdict(.abort(error), [])
         case .success(let answer):
             let held = answer.size.map { $0 <= settings.heldFileSize } ?? false
-            return .open(
+            return open(
                 FileOpening(
                     size: answer.size, segmented: answer.segmentedSize != nil, resuming: false,
                     held: held, written: ByteRanges(), empty: answer.isEmptyFile))
         }
+    }
+
+    /// Opens the file for the first answer, unless it is larger than `maxFileSize` (then the
+    /// download fails before the body; a fresh download's files go).
+    private mutating func open(_ opening: FileOpening) -> Answer {
+        guard let limit = settings.maxFileSize, let size = opening.size, size > limit else { return .open(opening) }
+        let error = tooLarge(size: size)
+        if !opening.resuming { removeFilesAtEnd = true }
+        return .verdict(.abort(HTTPError(.cancelled, url: settings.url, message: error.message)), [])
+    }
+
+    /// Stops the download: the file is larger than `maxFileSize`, `size` bytes where the
+    /// server said (else it passed the limit with no size announced).
+    mutating func tooLarge(size: Int64?) -> DownloadError {
+        let limit = settings.maxFileSize ?? 0
+        let what = size.map { "is \($0) bytes" } ?? "passed \(limit) bytes with no size announced"
+        let error = DownloadError(.tooLarge, "\(settings.url): the file \(what), more than the \(limit) allowed", url: settings.url)
+        if fatal == nil { fatal = error }
+        return error
     }
 
     /// The file for the first answer of connection `number` is open at `result`'s path (a

@@ -41,6 +41,13 @@ extension DownloadStateMachine {
         var verdict = Verdict.proceed
         if stream != nil {
             stream!.written += Int64(count)
+            // A body of no announced size that passes the limit: stopped, and what it wrote goes.
+            if let limit = settings.maxFileSize, stream!.written > limit {
+                connections[number] = connection
+                removeFilesAtEnd = true
+                let error = tooLarge(size: nil)
+                return Taken(verdict: .abort(HTTPError(.cancelled, url: settings.url, message: error.message)))
+            }
             // A stream restarts from zero after a failure: only new ground ends a failure streak.
             if stream!.written > longestStream {
                 longestStream = stream!.written

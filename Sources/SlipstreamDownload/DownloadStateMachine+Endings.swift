@@ -5,6 +5,7 @@ extension DownloadStateMachine {
     /// was asked (or told to finish): account for its range, then carry on, retry later, or stop.
     mutating func transferEnded(_ number: Int, error: HTTPError?, at now: Double) -> [Action] {
         guard let connection = connections.removeValue(forKey: number) else { return [] }
+        if notModified { return settle() }
         // One that ended before the watchdog measured it (a fast one, or a late tick on a busy
         // machine) is measured over its life, if that was long enough to mean something: the
         // stragglers left behind need the fast ones' speeds to be judged against.

@@ -5,7 +5,7 @@ extension DownloadStateMachine {
     /// Finishes once nothing runs any more and the download is complete or stopped (a retry
     /// still waiting for its delay is then moot): the writer's queued writes first.
     mutating func finishIfIdle() -> [Action] {
-        guard isRunning, connections.isEmpty, fatal != nil || isComplete else { return [] }
+        guard isRunning, connections.isEmpty, fatal != nil || isComplete || notModified else { return [] }
         phase = .finishing
         return [.finishWriter(keepRecord: fatal != nil && !removeFilesAtEnd)]
     }
@@ -26,6 +26,14 @@ extension DownloadStateMachine {
             }
             return end(.failure(error), after: [.discard(removingFiles: removeFilesAtEnd)])
         }
+        if notModified, let existing {
+            return end(
+                .success(
+                    DownloadResult(
+                        url: settings.url,
+                        path: settings.expectedPath, bytes: existing.size, segmented: false, bytesReceived: 0,
+                        resumedBytes: 0, notModified: true)), after: [.discard(removingFiles: false)])
+        }
         guard isComplete, let path else {
             return end(
                 .failure(DownloadError(.http, "\(settings.url): no usable response", url: settings.url)),
@@ -43,6 +51,7 @@ extension DownloadStateMachine {
             return end(
                 .success(
                     DownloadResult(
+                        url: settings.url,
                         path: path ?? settings.expectedPath, bytes: map?.size ?? stream?.written ?? 0,
                         segmented: map != nil, bytesReceived: bytesReceived,
                         resumedBytes: resumedBytes)), after: [])

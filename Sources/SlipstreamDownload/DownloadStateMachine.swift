@@ -38,6 +38,8 @@ struct DownloadStateMachine: Sendable {
         var expectedPath = ""
         /// Whether a checksum is checked before the rename.
         var verifies = false
+        /// The largest file taken, in bytes (`DownloadConfiguration.maxFileSize`).
+        var maxFileSize: Int64?
 
         init(url: String) { self.url = url }
     }
@@ -79,6 +81,9 @@ struct DownloadStateMachine: Sendable {
         var end: Int64?
         /// The validator for `If-Range` (a resuming probe).
         var ifRange: String?
+        /// The file already there, for `If-Modified-Since` and `If-None-Match` (a conditional
+        /// probe: `DownloadConfiguration.timestamping`).
+        var unlessUnchanged: FileStamp?
     }
 
     /// The file to open for the first answer taken.
@@ -186,6 +191,10 @@ struct DownloadStateMachine: Sendable {
     var resume: ResumePoint?
     /// The resume answer said the remote file changed: probe afresh when this probe ends.
     var restartFresh = false
+    /// The file already there, fetched again only if the server says it changed.
+    var existing: FileStamp?
+    /// The server said the existing file is unchanged (`304 Not Modified`).
+    var notModified = false
     /// The file opened for the first answer: where it goes in the end, and how it is kept.
     var path: String?
     var opening: FileOpening?
@@ -229,9 +238,11 @@ struct DownloadStateMachine: Sendable {
     // MARK: Starting, cancelling, looking
 
     /// The first request: `Range: bytes=0-`, or from the first missing byte of `resume` (what
-    /// an earlier run left on disk) with `If-Range`.
-    mutating func start(resume: ResumePoint?, at now: Double) -> [Action] {
+    /// an earlier run left on disk) with `If-Range`; when there is nothing to resume and a file
+    /// is `existing`, only if the server says it changed since.
+    mutating func start(resume: ResumePoint?, existing: FileStamp? = nil, at now: Double) -> [Action] {
         self.resume = resume
+        self.existing = resume == nil ? existing : nil
         return [launchProbe(at: now)]
     }
 
@@ -291,7 +302,8 @@ struct DownloadStateMachine: Sendable {
         let start = resume?.firstMissing ?? 0
         let number = addConnection(Connection(requestStart: start, started: now, lastData: now))
         let validator = resume.flatMap { $0.record.etag ?? $0.record.lastModified }
-        return .request(Request(connection: number, url: settings.url, start: start, end: nil, ifRange: validator))
+        return .request(
+            Request(connection: number, url: settings.url, start: start, end: nil, ifRange: validator, unlessUnchanged: existing))
     }
 
     /// Takes the file opened for the first answer: the phase it starts, and the connections

@@ -48,6 +48,11 @@ final class CurlTransfer {
         if r.method == .head { setLong(CURLOPT_NOBODY, 1) }
         if let range = r.range { setString(CURLOPT_RANGE, range.description) }
         setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000))
+        switch r.ipVersion {
+        case .any: break
+        case .v4: setLong(CURLOPT_IPRESOLVE, Int(slipstream_curl_ipresolve_v4))
+        case .v6: setLong(CURLOPT_IPRESOLVE, Int(slipstream_curl_ipresolve_v6))
+        }
         setLong(CURLOPT_LOW_SPEED_LIMIT, r.lowSpeedLimit)
         setLong(CURLOPT_LOW_SPEED_TIME, r.lowSpeedLimit > 0 ? r.lowSpeedTime : 0)
         // An empty string turns off the environment's proxy variables: only `proxy` counts.
@@ -56,8 +61,7 @@ final class CurlTransfer {
         setLong(CURLOPT_FOLLOWLOCATION, r.maxRedirects > 0 ? 1 : 0)
         setLong(CURLOPT_MAXREDIRS, r.maxRedirects)
         setString(CURLOPT_USERAGENT, r.userAgent)
-        setLong(CURLOPT_SSL_VERIFYPEER, r.verifyTLS ? 1 : 0)
-        setLong(CURLOPT_SSL_VERIFYHOST, r.verifyTLS ? 2 : 0)
+        configureAccess(r.access)
         setLong(CURLOPT_BUFFERSIZE, min(max(r.receiveBufferSize, 16 * 1024), 1024 * 1024))
         setLong(CURLOPT_TCP_KEEPALIVE, 1)
         _ = slipstream_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
@@ -83,6 +87,39 @@ final class CurlTransfer {
         _ = slipstream_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
         _ = slipstream_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
         _ = slipstream_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me)
+    }
+
+    /// TLS trust, login, `.netrc` and cookies.
+    private func configureAccess(_ access: TransferAccess) {
+        let security = access.security
+        setLong(CURLOPT_SSL_VERIFYPEER, security.verifiesPeer ? 1 : 0)
+        setLong(CURLOPT_SSL_VERIFYHOST, security.verifiesPeer ? 2 : 0)
+        if let file = security.caFile { setString(CURLOPT_CAINFO, file) }
+        if let path = security.caPath { setString(CURLOPT_CAPATH, path) }
+        if let pin = security.pinnedPublicKey { setString(CURLOPT_PINNEDPUBLICKEY, pin) }
+        // Never the login to a host a redirect leads to (libcurl's default, said here).
+        setLong(CURLOPT_UNRESTRICTED_AUTH, 0)
+        if let credentials = access.credentials {
+            setString(CURLOPT_USERNAME, credentials.user)
+            setString(CURLOPT_PASSWORD, credentials.password)
+            let methods: UInt =
+                switch credentials.methods {
+                case .any: slipstream_curlauth_any
+                case .basic: slipstream_curlauth_basic
+                case .digest: slipstream_curlauth_digest
+                }
+            setLong(CURLOPT_HTTPAUTH, Int(bitPattern: methods))
+        }
+        switch access.netrc {
+        case .off:
+            break
+        case .defaultFile:
+            setLong(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+        case .file(let path):
+            setLong(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            setString(CURLOPT_NETRC_FILE, path)
+        }
+        access.cookies?.attach(to: easy)
     }
 
     private func setLong(_ option: CURLoption, _ value: Int) {
@@ -151,6 +188,13 @@ final class CurlTransfer {
         }
     }
 
+    /// Ends the transfer for its sink: the cookies it carries are written to their jar first,
+    /// so that whoever waits for the end finds them there.
+    func end(_ outcome: Result<Void, HTTPError>) {
+        request.access.cookies?.save()
+        sink.complete(outcome)
+    }
+
     /// The outcome of a transfer libcurl reports as done with `code`.
     func outcome(of code: CURLcode) -> Result<Void, HTTPError> {
         if let sinkEnded { return sinkEnded }
@@ -159,13 +203,17 @@ final class CurlTransfer {
             return .success(())
         }
         let detail = String(cString: errorBuffer)
-        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        var message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         var status = 0
         _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var verifyResult = 0
+        _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &verifyResult)
+        let problem = TLSProblem.classify(curlCode: Int(code.rawValue), verifyResult: verifyResult)
+        if let problem { message = "\(problem.explanation) (\(message))" }
         return .failure(
             HTTPError(
                 CurlResultCode.errorCode(for: code), url: request.url, message: message,
-                status: status == 0 ? nil : status, curlCode: Int(code.rawValue)))
+                status: status == 0 ? nil : status, curlCode: Int(code.rawValue), tlsProblem: problem))
     }
 }
 

@@ -82,7 +82,7 @@ final class EngineLoop {
             if transfer.sinkEnded != nil || code != CURLE_OK && code != CURLE_BAD_FUNCTION_ARGUMENT {
                 transfers[id] = nil
                 curl_multi_remove_handle(multi, transfer.easy)
-                transfer.sink.complete(transfer.outcome(of: code))
+                transfer.end(transfer.outcome(of: code))
             }
         case .cancel(let id):
             cancel(id)
@@ -111,7 +111,7 @@ final class EngineLoop {
     private func cancel(_ id: UInt64) {
         guard let transfer = transfers.removeValue(forKey: id) else { return }
         curl_multi_remove_handle(multi, transfer.easy)
-        transfer.sink.complete(.failure(HTTPError(.cancelled, url: transfer.request.url, message: "cancelled")))
+        transfer.end(.failure(HTTPError(.cancelled, url: transfer.request.url, message: "cancelled")))
     }
 
     private func collectFinished() {
@@ -126,7 +126,7 @@ final class EngineLoop {
             let outcome = transfer.outcome(of: code)
             curl_multi_remove_handle(multi, easy)
             transfers[transfer.id] = nil
-            transfer.sink.complete(outcome)
+            transfer.end(outcome)
         }
     }
 }

@@ -4,11 +4,12 @@ import Glibc
 
 /// Parses the HTTP date format (IMF-fixdate, RFC 9110 section 5.6.7), e.g.
 /// `Sun, 06 Nov 1994 08:49:37 GMT`. Pure.
-enum HTTPDate {
+package enum HTTPDate {
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// Seconds since 1970 for an IMF-fixdate, or nil.
-    static func secondsSince1970(_ text: String) -> Double? {
+    package static func secondsSince1970(_ text: String) -> Double? {
         let parts = text.split(separator: " ")
         // The year is four digits: a larger one would not fit `tm_year` (Int32), and trapped.
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]), (0...9999).contains(year),
@@ -26,5 +27,15 @@ enum HTTPDate {
         fields.tm_min = Int32(clock[1])
         fields.tm_sec = Int32(clock[2])
         return Double(timegm(&fields))
+    }
+
+    /// The IMF-fixdate of `seconds` since 1970, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
+    package static func text(secondsSince1970 seconds: Int) -> String {
+        var time = time_t(seconds)
+        var fields = tm()
+        gmtime_r(&time, &fields)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[Int(fields.tm_wday)]), \(two(fields.tm_mday)) \(months[Int(fields.tm_mon)]) \(fields.tm_year + 1900) "
+            + "\(two(fields.tm_hour)):\(two(fields.tm_min)):\(two(fields.tm_sec)) GMT"
     }
 }

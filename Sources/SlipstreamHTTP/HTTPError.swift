@@ -71,11 +71,13 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var curlCode: Int?
     /// Seconds the server asked to wait before trying again (`Retry-After`), if it did.
     public var retryAfter: Double?
+    /// For a `.tls` error, which check failed, where libcurl tells.
+    public var tlsProblem: TLSProblem?
 
     /// Creates an error.
     public init(
         _ code: Code, url: String, message: String, status: Int? = nil, curlCode: Int? = nil,
-        retryAfter: Double? = nil
+        retryAfter: Double? = nil, tlsProblem: TLSProblem? = nil
     ) {
         self.code = code
         self.url = url
@@ -83,6 +85,7 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         self.status = status
         self.curlCode = curlCode
         self.retryAfter = retryAfter
+        self.tlsProblem = tlsProblem
     }
 
     /// One line: the URL, the kind and the cause.

@@ -44,12 +44,16 @@ public struct HTTPRequest: Sendable {
     /// A proxy URL: `http://`, `https://`, `socks4://`, `socks5://` or `socks5h://` (host
     /// resolved by the proxy). nil (default) uses none, whatever the environment says.
     public var proxy: String?
+    /// The IP version to connect over. Default `.any`.
+    public var ipVersion = IPVersion.any
     /// How many redirects to follow before failing with `.tooManyRedirects`. Default 10.
     public var maxRedirects: Int = 10
     /// The `User-Agent`. Default `Slipstream/<version>`.
     public var userAgent: String = "Slipstream/\(SlipstreamVersion.string)"
-    /// Whether to verify the server's TLS certificate and host name. Default true.
-    public var verifyTLS: Bool = true
+    /// TLS trust, login and cookies. Default: verified TLS with the system's certificate
+    /// authorities, no login, no cookies. The login goes to this request's URL only: after a
+    /// redirect to another host, port or scheme it is not sent.
+    public var access = TransferAccess()
     /// Ask for the body as stored (`Accept-Encoding: identity`), never compressed. Default true.
     public var identityEncoding: Bool = true
     /// The size of libcurl's receive buffer in bytes (16 KiB to 1 MiB), which is also the

@@ -1,5 +1,6 @@
 import Glibc
 import SlipstreamDownload
+import SlipstreamHTTP
 
 extension DownloadError {
     /// The message with what to do about it, in this command's terms (the library's messages
@@ -16,6 +17,8 @@ extension DownloadError {
             return message + ": free some space and run it again" + (resumableFile.map { " to resume from \($0)" } ?? "")
         case .checksum:
             return message
+        case .network where TLSProblem.advice(for: http) != nil:
+            return message + "; " + TLSProblem.advice(for: http)!
         default:
             return message + (resumableFile.map { "; run the same command again to resume from \($0)" } ?? "")
         }

@@ -23,6 +23,8 @@ enum ExitStatus: Int32 {
     case checksum = 7
     /// The audio output (device, sound server, WAV file) or the decoder failed.
     case audio = 8
+    /// The file is larger than `--max-filesize` (nothing of it kept).
+    case tooLarge = 9
     /// Stopped by SIGINT (Ctrl-C); the download can be resumed.
     case interrupted = 130
     /// Stopped by SIGTERM; the download can be resumed.
@@ -35,6 +37,7 @@ enum ExitStatus: Int32 {
         case .http, .rangeNotHonoured: self = .http
         case .output, .exists, .noSpace, .disk: self = .disk
         case .checksum: self = .checksum
+        case .tooLarge: self = .tooLarge
         default: self = .failure
         }
     }

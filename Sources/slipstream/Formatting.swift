@@ -64,10 +64,16 @@ enum Formatting {
     /// The line printed at the end: `saved big.iso: 1.00 GiB in 9.2 s (111 MiB/s), up to 8 connections`.
     /// The speed is that of this run: bytes received over its time (resumed bytes not counted).
     static func summary(_ result: DownloadResult, seconds: Double, connections: Int) -> String {
+        if result.notModified { return notModifiedLine(result) }
         let rate = seconds > 0 ? Double(result.bytesReceived) / seconds : 0
         let how = result.segmented ? "up to \(connections) connections" : "1 connection (no ranges)"
         let resumed = result.resumedBytes > 0 ? " (\(bytes(result.resumedBytes)) resumed)" : ""
         return "saved \(result.path): \(bytes(result.bytes))\(resumed) in \(fixed(seconds, places: 1)) s "
             + "(\(speed(rate))), \(how)"
+    }
+
+    /// The line of a download `-N` found unchanged on the server.
+    static func notModifiedLine(_ result: DownloadResult) -> String {
+        "\(result.path): not modified on the server; left as it is"
     }
 }

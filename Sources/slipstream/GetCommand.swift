@@ -7,7 +7,7 @@ import Synchronization
 /// `slipstream get`: one download with a status line on a terminal, resumable after Ctrl-C.
 enum GetCommand {
     static func run(_ arguments: [String]) async -> ExitStatus {
-        let options: GetOptions
+        var options: GetOptions
         do {
             options = try GetOptions.parse(arguments)
         } catch {
@@ -18,6 +18,17 @@ enum GetCommand {
             print(GetOptions.usage)
             return .success
         }
+        do throws(CommandError) {
+            options.configuration.access = try options.access.makeAccess()
+        } catch {
+            Terminal.error(error.message)
+            return error.status
+        }
+        return await download(options)
+    }
+
+    /// Runs the download (or the queue) `options` ask for.
+    private static func download(_ options: GetOptions) async -> ExitStatus {
         if options.isMany { return await QueueCommand.run(options) }
         let started = ContinuousClock.now
         // Trapped before the download starts, so that no signal can kill it half-begun.
@@ -74,8 +85,11 @@ enum GetCommand {
         bar.cancel()
         await bar.value
         let path = await messages.value
+        let hooks = options.hooks
+        defer { hooks.waitForAll() }
         switch outcome {
         case .success(let result):
+            hooks.downloadEnded(path: result.path, url: options.url!, status: .success)
             if showBar { Terminal.statusLine(Formatting.progressLine(download.progress), final: true) }
             let elapsed = started.duration(to: .now)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
@@ -85,6 +99,10 @@ enum GetCommand {
             return .success
         case .failure(let error):
             if showBar { Terminal.clearStatusLine() }
+            let interrupted = trap.caughtSignal.map { $0 == SIGINT ? ExitStatus.interrupted : .terminated }
+            hooks.downloadEnded(
+                path: path.isEmpty ? error.path ?? "" : path, url: options.url!,
+                status: error.code == .cancelled ? interrupted ?? ExitStatus(error) : ExitStatus(error), message: error.message)
             if let signal = trap.caughtSignal, error.code == .cancelled {
                 let progress = download.progress
                 Terminal.error(

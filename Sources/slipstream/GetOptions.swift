@@ -19,6 +19,11 @@ struct GetOptions {
     var quiet = false
     var help = false
     var configuration = DownloadConfiguration()
+    /// `--on-complete CMD`, `--on-error CMD`: run as each download ends.
+    var onComplete: HookCommand?
+    var onError: HookCommand?
+    /// TLS trust, login and cookies (made into `configuration.access` when the command runs).
+    var access = AccessOptions()
 
     static let usage = """
         Usage: slipstream get [options] URL...
@@ -31,8 +36,16 @@ struct GetOptions {
           -o, --output FILE          write to FILE (default: the server's file name, else the
                                      URL's last path segment, in the current folder)
               --force                replace FILE if it exists
+          -N, --timestamping         fetch FILE again only if the server says it changed
+                                     (If-Modified-Since from its time, If-None-Match from
+                                     the ETag kept with it); implies --remote-time
+              --remote-time          give FILE the server's Last-Modified time (and keep
+                                     its ETag in the user.slipstream.etag attribute)
               --checksum ALG=HEX     verify the finished file before renaming it; ALG is
                                      sha256, sha1 or md5 (a mismatch leaves FILE.part)
+              --max-filesize SIZE    refuse a file larger than SIZE (K, M, G): before its body
+                                     when the server gives its size, else once it passes SIZE
+                                     (what was written is removed)
               --no-continue          start over even if FILE.part can be resumed
               --trust-size           resume even without ETag or Last-Modified when the
                                      size and URL are the same
@@ -52,7 +65,9 @@ struct GetOptions {
           -H, --header 'Name: value' send an extra header (repeatable)
               --user-agent TEXT      the User-Agent to send
               --connect-timeout S    seconds to wait for each connection (default 30)
-          -k, --insecure             do not verify TLS certificates
+          -4, --ipv4                 connect over IPv4 only
+          -6, --ipv6                 connect over IPv6 only
+        \(AccessOptions.usage)
           -i, --input-file FILE      download the URLs listed in FILE (- for standard input):
                                      one per line (TAB-separated mirrors of one file), each
                                      followed by indented options out=NAME, dir=DIR,
@@ -63,6 +78,12 @@ struct GetOptions {
                                      1 to 256 (default 16)
               --save-session FILE    keep the downloads not yet finished in FILE, in the -i
                                      format; get -i FILE --save-session FILE carries on
+              --on-complete CMD      run CMD when a download completes, and
+              --on-error CMD         when one fails: CMD is split into words as a shell
+                                     would (quotes, backslashes) but run without one, with
+                                     SLIPSTREAM_PATH, SLIPSTREAM_URL, SLIPSTREAM_STATUS (the
+                                     exit status, 0 when complete) and, on an error,
+                                     SLIPSTREAM_MESSAGE in its environment
           -q, --quiet                print nothing but errors
           -h, --help                 show this help
 
@@ -76,7 +97,7 @@ struct GetOptions {
 
         Exit status: 0 done, 2 usage error or bad URL, 3 network failure, 4 HTTP failure
         (status or broken ranges), 5 file or disk failure (output path, no space, write error),
-        7 checksum mismatch,
+        7 checksum mismatch, 9 larger than --max-filesize,
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """
 
@@ -110,6 +131,9 @@ struct GetOptions {
     /// The one URL of a single download, as before queues.
     var url: String? { urls.first }
 
+    /// The runner of the hooks these options give.
+    var hooks: HookRunner { HookRunner(onComplete: onComplete, onError: onError) }
+
     /// Whether this is a queue of downloads: several URLs (not of one file), an input file or
     /// a session.
     var isMany: Bool { urls.count > 1 && !sameFile || inputFile != nil || sessionFile != nil }
@@ -129,6 +153,14 @@ struct GetOptions {
             } catch {
                 throw UsageError("--checksum must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(text)'")
             }
+        case "-N", "--timestamping":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.timestamping = true
+        case "--remote-time":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.remoteTime = true
+        case "--max-filesize":
+            configuration.maxFileSize = try CommandLineArguments.byteSize(try reader.value(for: name, inline: inline), for: name)
         case "--no-continue":
             try CommandLineArguments.flag(name, inline: inline)
             configuration.resume = false
@@ -164,12 +196,19 @@ struct GetOptions {
             configuration.headers.add(name: header.name, value: header.value)
         case "--user-agent":
             configuration.userAgent = try reader.value(for: name, inline: inline)
+        case "-4", "--ipv4":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.ipVersion = .v4
+        case "-6", "--ipv6":
+            try CommandLineArguments.flag(name, inline: inline)
+            configuration.ipVersion = .v6
         case "--connect-timeout":
             configuration.connectTimeout = try CommandLineArguments.seconds(
                 try reader.value(for: name, inline: inline), for: name)
-        case "-k", "--insecure":
-            try CommandLineArguments.flag(name, inline: inline)
-            configuration.verifyTLS = false
+        case "--on-complete":
+            onComplete = try HookCommand(parsing: try reader.value(for: name, inline: inline), for: name)
+        case "--on-error":
+            onError = try HookCommand(parsing: try reader.value(for: name, inline: inline), for: name)
         case "-q", "--quiet":
             try CommandLineArguments.flag(name, inline: inline)
             quiet = true
@@ -189,6 +228,7 @@ struct GetOptions {
         case "-h", "--help":
             help = true
         default:
+            if try access.apply(name, inline: inline, reader: &reader) { return }
             throw UsageError("unknown option \(name) for get (see slipstream get --help)")
         }
     }

@@ -1,4 +1,5 @@
 import SlipstreamAudio
+import SlipstreamHTTP
 
 /// `slipstream info`: describes the audio of a URL or a local file, reading little of it.
 enum InfoCommand {
@@ -15,8 +16,14 @@ enum InfoCommand {
             print(InfoOptions.usage)
             return .success
         }
+        var read = AudioInfo.Options()
+        do throws(CommandError) {
+            read.access = try options.access.makeAccess()
+        } catch {
+            Terminal.error(error.message)
+            return error.status
+        }
         do throws(AudioInfoError) {
-            var read = AudioInfo.Options()
             read.readsWholeStream = options.exact
             read.proxy = options.proxy
             read.headers = options.headers
@@ -29,7 +36,7 @@ enum InfoCommand {
                 return .failure
             }
         } catch {
-            Terminal.error(error.message)
+            Terminal.error(error.message + (TLSProblem.advice(for: error.underlying).map { "; \($0)" } ?? ""))
             return ExitStatus(error)
         }
     }

@@ -14,6 +14,8 @@ struct InfoOptions: TargetOptions {
     var proxy: String?
     /// Extra request headers for a URL.
     var headers = HTTPHeaders()
+    /// TLS trust, login and cookies for a URL.
+    var access = AccessOptions()
     /// Print the help and do nothing else.
     var help = false
 
@@ -31,6 +33,7 @@ struct InfoOptions: TargetOptions {
                                      duration and bit rate without a Xing/VBRI header)
               --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
           -H, --header 'Name: value' send an extra header (repeatable)
+        \(AccessOptions.usage)
           -h, --help                 show this help
 
         Exit status: 0 done, 2 usage error or bad URL, 3 network failure, 4 HTTP failure
@@ -53,6 +56,7 @@ struct InfoOptions: TargetOptions {
         case "-h", "--help":
             help = true
         default:
+            if try access.apply(name, inline: inline, reader: &reader) { return }
             throw UsageError("unknown option \(name) for info (see slipstream info --help)")
         }
     }

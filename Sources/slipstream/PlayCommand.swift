@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SlipstreamAudio
+import SlipstreamHTTP
 import SlipstreamCore
 import Synchronization
 
@@ -28,6 +29,7 @@ enum PlayCommand {
         do {
             saver = try options.save.map { path throws(CommandError) in try SaveFile(path: path) }
             configuration.recording = try options.record.map { path throws(CommandError) in try PlayRecording.recording(for: path) }
+            configuration.access = try options.access.makeAccess()
         } catch {
             Terminal.error(error.message)
             return error.status
@@ -136,7 +138,7 @@ enum PlayCommand {
     static func advice(for error: AudioStreamerError) -> String? {
         switch error.code {
         case .output: "--output chooses another: pulse, alsa:DEVICE, wav:FILE or null"
-        default: nil
+        default: TLSProblem.advice(for: error.underlying)
         }
     }
 

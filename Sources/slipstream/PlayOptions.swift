@@ -27,6 +27,8 @@ struct PlayOptions: TargetOptions {
     var proxy: String?
     /// Extra request headers for a URL.
     var headers = HTTPHeaders()
+    /// TLS trust, login and cookies for a URL.
+    var access = AccessOptions()
     /// No status line, no messages but errors.
     var quiet = false
     /// Print the help and do nothing else.
@@ -61,6 +63,7 @@ struct PlayOptions: TargetOptions {
                                      0: a live stream ends with its response)
               --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
           -H, --header 'Name: value' send an extra header (repeatable)
+        \(AccessOptions.usage)
           -q, --quiet                no status line
           -h, --help                 show this help
 
@@ -104,6 +107,7 @@ struct PlayOptions: TargetOptions {
         case "-h", "--help":
             help = true
         default:
+            if try access.apply(name, inline: inline, reader: &reader) { return }
             throw UsageError("unknown option \(name) for play (see slipstream play --help)")
         }
     }

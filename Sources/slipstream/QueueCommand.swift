@@ -54,11 +54,21 @@ enum QueueCommand {
         let events = queue.events { event in
             switch event {
             case .failed: true
-            case .finished, .notice, .retrying: !quiet
+            case .finished: !quiet || options.onComplete != nil
+            case .notice, .retrying: !quiet
             case .queued, .started, .progress, .paused: false
             }
         }
-        let reader = Task { await report(events, screen: screen, quiet: options.quiet, tally: tally) }
+        let hooks = options.hooks
+        let reader = Task {
+            await report(events, screen: screen, quiet: options.quiet, tally: tally) { result in
+                switch result {
+                case .success(let done): hooks.downloadEnded(path: done.path, url: done.url, status: .success)
+                case .failure(let error):
+                    hooks.downloadEnded(path: error.path ?? "", url: error.url ?? "", status: ExitStatus(error), message: error.message)
+                }
+            }
+        }
         var folders: Set<String> = []
         for entry in list.entries {
             let folder = entry.dir ?? options.folder ?? "."
@@ -79,6 +89,7 @@ enum QueueCommand {
         await drawer.value
         reader.cancel()
         await reader.value
+        hooks.waitForAll()
         screen.clear()
         do {
             try await queue.saveSession()
@@ -130,15 +141,21 @@ enum QueueCommand {
     }
 
     /// Prints the permanent lines (finished, failed, notices) as the events come, and counts.
-    private static func report(_ events: DownloadQueueEvents, screen: QueueScreen, quiet: Bool, tally: SharedTally) async {
+    /// Each download's end is also handed to `ended`.
+    private static func report(
+        _ events: DownloadQueueEvents, screen: QueueScreen, quiet: Bool, tally: SharedTally,
+        ended: (Result<DownloadResult, DownloadError>) -> Void
+    ) async {
         for await event in events {
             switch event {
             case .finished(_, let result):
                 tally.withLock { $0.finished += 1 }
                 if !quiet { screen.print(QueueDisplay.finishedLine(result)) }
+                ended(.success(result))
             case .failed(_, let error):
                 tally.withLock { $0.failures.append((error.advice, ExitStatus(error))) }
                 screen.print("slipstream: \(error.advice)")
+                ended(.failure(error))
             case .notice(_, let text) where !quiet:
                 screen.print("slipstream: \(text)")
             case .retrying(_, let error, let attempt, let delay) where !quiet:

@@ -34,6 +34,7 @@ enum QueueDisplay {
 
     /// The permanent line of a finished download: `saved a.iso: 1.00 GiB (12.0 MiB resumed)`.
     static func finishedLine(_ result: DownloadResult) -> String {
+        if result.notModified { return Formatting.notModifiedLine(result) }
         let resumed = result.resumedBytes > 0 ? " (\(Formatting.bytes(result.resumedBytes)) resumed)" : ""
         return "saved \(result.path): \(Formatting.bytes(result.bytes))\(resumed)"
     }

@@ -14,6 +14,8 @@ protocol TargetOptions {
     var proxy: String? { get }
     /// Extra request headers for a URL.
     var headers: HTTPHeaders { get }
+    /// TLS trust, login and cookies for a URL.
+    var access: AccessOptions { get }
     /// Takes option `name` (with its inline value, or the next argument from `reader`).
     mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError)
 }
@@ -35,8 +37,9 @@ extension TargetOptions {
             }
         }
         if !options.help, options.target == nil { throw UsageError("\(command) needs a URL or a file") }
-        if !options.isURL, options.proxy != nil || options.headers.count > 0 {
-            throw UsageError("--proxy and -H apply to a URL, not to the file '\(options.target ?? "")'")
+        if !options.isURL, options.proxy != nil || options.headers.count > 0 || options.access.isSet {
+            throw UsageError(
+                "--proxy, -H and the TLS, login and cookie options apply to a URL, not to the file '\(options.target ?? "")'")
         }
         return options
     }

@@ -15,7 +15,7 @@ import SlipstreamDownload
         #expect(options.configuration.headers["X-B"] == "2")
         #expect(options.configuration.userAgent == "ua")
         #expect(options.configuration.connectTimeout == 2.5)
-        #expect(!options.configuration.verifyTLS)
+        #expect(!options.access.security.verifiesPeer)
         #expect(options.configuration.proxy == "socks5h://127.0.0.1:9")
     }
 

@@ -30,7 +30,10 @@ import Testing
             (["--json=yes", "a.mp3"], "--json takes no value"),
             (["--proxy", "gopher://p", "http://h/a"], "--proxy must start with one of"),
             (["-H", "No Colon", "http://h/a"], "-H must look like 'Name: value'"),
-            (["--proxy", "http://p:3128", "a.mp3"], "--proxy and -H apply to a URL, not to the file 'a.mp3'"),
+            (
+                ["--proxy", "http://p:3128", "a.mp3"],
+                "--proxy, -H and the TLS, login and cookie options apply to a URL, not to the file 'a.mp3'"
+            ),
             (["-n", "4", "a.mp3"], "unknown option -n for info"),
         ] as [([String], String)])
     func usageErrors(arguments: [String], message: String) {

@@ -30,7 +30,9 @@ extension AudioInfo {
                 do throws(PlaylistError) { place = try entry.location.get() } catch {
                     throw AudioInfoError(playlistError: error, at: entry.text)
                 }
-                switch try await describe(place, name: place.text, options: options, engine: engine) {
+                switch try await describe(
+                    place, name: place.text, options: options, engine: engine, loginOrigins: document.location.origins)
+                {
                 case .audio(var info):
                     info.source.playlist = PlaylistOrigin(
                         location: document.location.text, title: entry.entry.title, skippedEntries: skipped)

@@ -21,6 +21,10 @@ public struct AudioInfo: Hashable, Sendable, Codable {
         public var proxy: String?
         /// Extra request headers for an HTTP(S) URL. Default none.
         public var headers = HTTPHeaders()
+        /// TLS trust, a login and cookies for an HTTP(S) URL. The login goes only to the
+        /// server of the URL described, never to one a redirect or a playlist leads to.
+        /// Default: verified TLS, no login, no cookies.
+        public var access = TransferAccess()
 
         /// The default options.
         public init() {}
@@ -42,16 +46,17 @@ public struct AudioInfo: Hashable, Sendable, Codable {
         from location: String, options: Options = Options(),
         engine: HTTPEngine? = nil
     ) async throws(AudioInfoError) -> AudioInfo {
-        switch try await describe(AudioLocation(location), name: location, options: options, engine: engine) {
+        let place = AudioLocation(location)
+        switch try await describe(place, name: location, options: options, engine: engine, loginOrigins: place.origins) {
         case .audio(let info): return info
         case .playlist(let document): return try await follow(document, options: options, engine: engine)
         }
     }
 
     /// What `place` holds: its audio described, or the playlist it is (`name`: the URL or file
-    /// as given, for messages and its extension).
+    /// as given, for messages and its extension); the login only to `loginOrigins`.
     static func describe(
-        _ place: AudioLocation, name: String, options: Options, engine: HTTPEngine?
+        _ place: AudioLocation, name: String, options: Options, engine: HTTPEngine?, loginOrigins: [URLOrigin]
     ) async throws(AudioInfoError) -> Found {
         let source: any AudioSource
         switch place {
@@ -61,6 +66,7 @@ public struct AudioInfo: Hashable, Sendable, Codable {
             var template = HTTPRequest(url: url)
             template.proxy = options.proxy
             template.headers = options.headers
+            template.access = options.access.scoped(to: url, loginOrigins: loginOrigins)
             source = makeHTTPAudioSource(template, engine: engine ?? .shared, requestsStreamMetadata: true)
         }
         var reader = AudioInfoReader(source: source, name: name)

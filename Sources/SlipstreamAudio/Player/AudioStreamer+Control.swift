@@ -68,7 +68,7 @@ extension AudioStreamer {
     /// A network side reading `place` (the URL or file played, or a playlist's entry) into the
     /// queue, its packets stored to `recorder`.
     func makeNetworkSide(for place: AudioLocation, recorder: StreamRecorder?) -> NetworkSide {
-        let source = makeAudioSource(place, configuration: configuration, engine: engine)
+        let source = makeAudioSource(place, configuration: configuration, engine: engine, loginOrigin: location)
         var hints = AudioStreamHints()
         if let hint = configuration.fileTypeHint {
             if hint.contains("/") { hints.contentType = hint } else { hints.fileExtension = hint }

@@ -46,6 +46,10 @@ public struct AudioStreamerConfiguration: Sendable {
     public var proxy: String?
     /// Extra request headers.
     public var headers = HTTPHeaders()
+    /// TLS trust, a login and cookies for HTTP(S) URLs. The login goes only to the server of
+    /// the URL played: never to one a redirect leads to, nor to a playlist's entries on other
+    /// servers. Default: verified TLS, no login, no cookies.
+    public var access = TransferAccess()
     /// Whether a radio station is asked for the titles of what it plays (`Icy-MetaData: 1`):
     /// they come as `.titleChanged` events when the audio they belong to is heard, and are
     /// taken out of the bytes before anything else sees them (the raw tap included). Default

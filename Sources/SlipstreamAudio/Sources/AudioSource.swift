@@ -37,11 +37,12 @@ extension AudioSourceConnection {
 }
 
 /// Opens the source for `location`: a local file, or an `http(s)://` URL with `configuration`'s
-/// proxy, headers and timeouts on `engine` (nil: the shared engine), asking a radio station for
-/// its titles unless `configuration.requestsStreamMetadata` is false (`makeHTTPAudioSource`).
+/// proxy, headers, access and timeouts on `engine` (nil: the shared engine), asking a radio
+/// station for its titles unless `configuration.requestsStreamMetadata` is false
+/// (`makeHTTPAudioSource`). The login goes only to `loginOrigin`'s server (the URL played).
 package func makeAudioSource(
     _ location: AudioLocation, configuration: AudioStreamerConfiguration,
-    engine: HTTPEngine?
+    engine: HTTPEngine?, loginOrigin: AudioLocation
 ) -> any AudioSource {
     switch location {
     case .file(let path):
@@ -53,6 +54,7 @@ package func makeAudioSource(
         request.proxy = configuration.proxy
         request.receiveBufferSize = 16 * 1024
         request.headers = configuration.headers
+        request.access = configuration.access.scoped(to: url, loginOrigins: loginOrigin.origins)
         return makeHTTPAudioSource(request, engine: engine ?? .shared, requestsStreamMetadata: configuration.requestsStreamMetadata)
     }
 }
@@ -67,4 +69,14 @@ package func makeHTTPAudioSource(_ template: HTTPRequest, engine: HTTPEngine, re
     // Radio stations interleave titles with the audio only for a client that asks.
     request.headers.add(name: "Icy-MetaData", value: "1")
     return ICYAudioSource(HTTPAudioSource(template: request, engine: engine))
+}
+
+extension AudioLocation {
+    /// The origin of a URL, alone; none for a file.
+    var origins: [URLOrigin] {
+        switch self {
+        case .url(let url): URLOrigin(url).map { [$0] } ?? []
+        case .file: []
+        }
+    }
 }

@@ -1,0 +1,30 @@
+/// How a transfer gets in: whom it trusts over TLS, its login, and its cookies. Every
+/// configuration that makes requests (a download's, the player's, `AudioInfo`'s) has one and
+/// hands it to each of its requests.
+public struct TransferAccess: Sendable {
+    /// The TLS trust: certificate authorities, verification, pinning. Default: the system's,
+    /// verified.
+    public var security = TransferSecurity()
+    /// A login, sent only to the server of the URL it is used with (a download's URL and its
+    /// mirrors; the URL played or described): never to a server a redirect leads to, nor to a
+    /// playlist's entries on another server. Default none.
+    public var credentials: Credentials?
+    /// Whether logins are looked up in a `.netrc` file by host. Default `.off`.
+    public var netrc = NetrcUse.off
+    /// Cookies shared by every request that carries this session (all connections of a
+    /// segmented download see the same cookies, including those a server set on one of them).
+    /// Default none: no cookies are kept or sent.
+    public var cookies: CookieSession?
+
+    /// The defaults: verified TLS, no login, no cookies.
+    public init() {}
+
+    /// This access for a request to `url`, where the login may go only to `origins`: without
+    /// the credentials when `url`'s origin is not one of them.
+    package func scoped(to url: String, loginOrigins origins: [URLOrigin]) -> TransferAccess {
+        guard credentials != nil, let origin = URLOrigin(url), !origins.contains(origin) else { return self }
+        var scoped = self
+        scoped.credentials = nil
+        return scoped
+    }
+}
