@@ -171,10 +171,9 @@ struct FLACParser: Sendable {
         state.seekTable.tableFrames = pointFrames
         state.seekTable.tableOffsets = pointOffsets.map { start + $0 }
         (pointFrames, pointOffsets) = ([], [])
-        // Without seek points a seek is estimated from the mean bit rate: aimed 8 of the largest
-        // frames (and 2% of the audio) early, it lands before the time asked rather than after.
-        let audioBytes = state.hints.totalByteCount.map { max($0 - start, 0) } ?? 0
-        state.seekTable.estimateLead = max(8 * Int64(info.maximumFrameSize), audioBytes / 50)
+        // Without seek points a seek's first probe is estimated from the whole audio's mean
+        // (the network side then finds the frame by probing: `SeekSearch`).
+        if info.totalFrames > 0 { state.seekTable.headerFrameCount = info.totalFrames }
         if info.totalFrames > 0, let total = state.hints.totalByteCount, total > start {
             state.headerBitRate = Double(total - start) * 8 * Double(info.sampleRate) / Double(info.totalFrames)
         }

@@ -123,12 +123,12 @@ final class NetworkSide: Sendable {
                 state.positionsEstimated = estimated
                 state.seekOffset = offset
                 state.search = nil
-                if case .ogg = state.parser.stage, offset > 0 {
-                    // Ogg places packets exactly from the first page read: found by probing.
+                if offset > 0, let start = Self.searchStart(state.parser, estimated: estimated) {
+                    // The packets are placed exactly soon after any jump: found by probing.
                     state.positionsEstimated = false
                     let search = SeekSearch(
-                        target: dropBefore, start: 0, end: state.totalSize ?? offset * 2, probe: offset,
-                        bytesPerFrame: state.parser.seekTable.meanBytesPerFrame ?? 1)
+                        target: dropBefore, start: start, end: state.totalSize ?? offset * 2, probe: offset,
+                        bytesPerFrame: state.parser.seekTable.estimatedBytesPerFrame ?? 1)
                     state.search = search
                     state.seekOffset = search.probe
                 }
@@ -138,6 +138,19 @@ final class NetworkSide: Sendable {
         old?.cancel()
         queue.wakeConsumer()
         return plan
+    }
+
+    /// The lowest offset a seek's probes start from, when the seek is found by probing
+    /// (`SeekSearch`): always in Ogg, whose pages state their granule positions (from 0: the
+    /// first packet may start inside a page); in FLAC, whose frames state their numbers, when
+    /// the seek table only `estimated` the offset (from the first frame: the metadata before
+    /// it is not read again). `nil` for the other formats.
+    private static func searchStart(_ parser: AudioStreamParser, estimated: Bool) -> Int64? {
+        switch parser.stage {
+        case .ogg: 0
+        case .flac where estimated: parser.seekTable.dataOffset
+        default: nil
+        }
     }
 
     /// Lets a connection paused by backpressure go on (harmless when it is not paused: a
