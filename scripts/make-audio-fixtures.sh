@@ -232,6 +232,12 @@ m4a "$tmp/22050-mono.wav" mp4-aac-22050-mono.m4a 48k -movflags +faststart
 ffmpeg -v error -y -i "$tmp/44100.wav" -i "$tmp/chapters.txt" -map 0:a -map_metadata 1 -map_chapters 1 -c:a aac -b:a 96k \
     "$out/mp4-aac-chapters.m4b"
 m4a "$tmp/44100.wav" mp4-aac-fragmented.mp4 128k -movflags +frag_keyframe+empty_moov+default_base_moof -frag_duration 500000
+# 40 s fragmented (1 s fragments, each dated by its tfdt), with a segment index of the whole
+# file (sidx) and without, for seeks; and the same audio unfragmented, for faad.
+frag=+frag_keyframe+empty_moov+default_base_moof
+m4a "$tmp/44100-long.wav" mp4-aac-long-fragmented.mp4 128k -movflags "$frag" -frag_duration 1000000
+m4a "$tmp/44100-long.wav" mp4-aac-long-fragmented-sidx.mp4 128k -movflags "$frag+global_sidx" -frag_duration 1000000
+m4a "$tmp/44100-long.wav" mp4-aac-long-faststart.m4a 128k -movflags +faststart
 # The sources' lengths (frames), which gapless playback gives back.
 for f in 44100 22050-mono; do soxi -s "$tmp/$f.wav" >"$out/mp4-source-$f.frames"; done
 

@@ -13,7 +13,7 @@ public struct AudioSeekTable: Hashable, Sendable {
     /// Bytes per frame for PCM, else `nil`.
     var pcmBytesPerFrame: Int?
     /// Points (frame, offset) from a Xing or VBRI table (interpolated) or a seek table of exact
-    /// points (`.seekPoints`), with the method they came from.
+    /// points (`.seekPoints`: FLAC's SEEKTABLE, an MP4's `sidx`), with the method they came from.
     var tableFrames: [Int64] = []
     var tableOffsets: [Int64] = []
     var tableMethod = AudioSeekPoint.Method.xingTable
@@ -35,6 +35,9 @@ public struct AudioSeekTable: Hashable, Sendable {
         return meanBytesPerFrame
     }
 
+    /// A file's own seek points kept at most (16 bytes each): a longer FLAC SEEKTABLE is thinned
+    /// to every other point, an MP4's segment indexes are kept up to here.
+    static let maximumSeekPoints = 1 << 16
     /// The furthest frame a time is answered with (2^40: about 290 days at 44.1 kHz); later
     /// times get the answer for it, so the arithmetic cannot overflow.
     static let maximumFrame: Int64 = 1 << 40

@@ -38,10 +38,6 @@ struct FLACParser: Sendable {
     /// VORBIS_COMMENT is read in pieces of this many bytes at most.
     private static let commentPieceSize = 4096
 
-    /// SEEKTABLE points kept at most (16 bytes each; a longer table is thinned to every other
-    /// point).
-    static let maximumSeekPoints = 1 << 16
-
     private var phase = Phase.marker
     private var info: FLACStreamInfo?
     private var comment = VorbisComment()
@@ -72,7 +68,7 @@ struct FLACParser: Sendable {
             let relative = Int64(bitPattern: window.bigEndian(at: 8, count: 8))
             // Placeholders are all ones; points must ascend.
             if frame >= 0, relative >= 0, frame > pointFrames.last ?? -1, relative >= pointOffsets.last ?? 0 {
-                if pointFrames.count == Self.maximumSeekPoints { thinSeekPoints() }
+                if pointFrames.count == AudioSeekTable.maximumSeekPoints { thinSeekPoints() }
                 pointFrames.append(frame)
                 pointOffsets.append(relative)
             }

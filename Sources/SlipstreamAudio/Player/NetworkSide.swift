@@ -106,8 +106,9 @@ final class NetworkSide: Sendable {
     func retarget(_ target: SeekPlanner.Target) -> PlayerStateMachine.SeekPlan {
         let (plan, old) = state.withLock { state -> (PlayerStateMachine.SeekPlan, (any AudioSourceConnection)?) in
             guard !state.isStopped else { return (.buffered, nil) }
+            let point = state.parser.seekTable.offset(forTime: target.primedTime)
             let network = SeekPlanner.network(
-                target, seekPoint: state.parser.seekTable.offset(forTime: target.primedTime),
+                target, seekPoint: point,
                 rangesSupported: state.rangesSupported, isConnected: state.connection != nil,
                 nextFrame: state.nextFrameGuess)
             queue.withLock { $0.clear(seekFrame: target.rawFrame, position: target.position) }
@@ -123,7 +124,7 @@ final class NetworkSide: Sendable {
                 state.positionsEstimated = estimated
                 state.seekOffset = offset
                 state.search = nil
-                if offset > 0, let start = Self.searchStart(state.parser, estimated: estimated) {
+                if offset > 0, let start = Self.searchStart(state.parser, point: point) {
                     // The packets are placed exactly soon after any jump: found by probing.
                     state.positionsEstimated = false
                     let search = SeekSearch(
@@ -141,15 +142,18 @@ final class NetworkSide: Sendable {
     }
 
     /// The lowest offset a seek's probes start from, when the seek is found by probing
-    /// (`SeekSearch`): always in Ogg, whose pages state their granule positions (from 0: the
-    /// first packet may start inside a page); in FLAC, whose frames state their numbers, when
-    /// the seek table only `estimated` the offset (from the first frame: the metadata before
-    /// it is not read again). `nil` for the other formats.
-    private static func searchStart(_ parser: AudioStreamParser, estimated: Bool) -> Int64? {
+    /// (`SeekSearch`) rather than at the seek table's `point`: always in Ogg,
+    /// whose pages state their granule positions (from 0: the first packet may start inside a
+    /// page); in FLAC, whose frames state their numbers, for an estimate (from the first frame:
+    /// the metadata before it is not read again); in a fragmented MP4 whose fragments state their
+    /// decode times, for any point but a segment index's (from the first fragment: the others
+    /// lie inside an `mdat`, which cannot be parsed from there). `nil` for the other formats.
+    private static func searchStart(_ parser: AudioStreamParser, point: AudioSeekPoint?) -> Int64? {
         switch parser.stage {
-        case .ogg: 0
-        case .flac where estimated: parser.seekTable.dataOffset
-        default: nil
+        case .ogg: return 0
+        case .flac where point?.isExact != true: return parser.seekTable.dataOffset
+        case .mp4(let mp4) where mp4.hasDecodeTimes && point?.method != .seekPoints: return mp4.firstFragmentOffset
+        default: return nil
         }
     }
 

@@ -7,8 +7,10 @@
 ///
 /// `moov` after `mdat`: the audio is skipped (`prefersJump` tells a reader that can seek to
 /// jump over it rather than read it), and once the index is read the parser asks for the
-/// audio's bytes again with a `.jump`. Fragmented MP4 (`moof`/`traf`/`tfhd`/`trun` before each
-/// `mdat`) plays fragment by fragment.
+/// audio's bytes again with a `.jump`. Fragmented MP4 (`moof`/`traf`/`tfhd`/`tfdt`/`trun` before
+/// each `mdat`) plays fragment by fragment, its packets placed by their fragment's decode time
+/// (`tfdt`), its segment index (`sidx`) giving exact seek points; after a jump into it, the
+/// next `moof` is looked for.
 struct MP4Parser: Sendable {
     enum Phase: Hashable, Sendable {
         case boxes
@@ -18,6 +20,8 @@ struct MP4Parser: Sendable {
         case samples
         /// Cutting a fragment's samples out of its `mdat` (which ends at `end`, `nil`: the file's end).
         case fragmentSamples(end: Int64?)
+        /// After a jump into a fragmented file: looking for the next `moof`.
+        case findFragment
         /// Nothing more to play: every byte is skipped.
         case done
     }
@@ -83,6 +87,10 @@ struct MP4Parser: Sendable {
     var lastTopLevelBox: Int64?
     var cursor: MP4SampleCursor?
     var fragment = MP4Fragment()
+    /// Where the first top-level `moof` starts: a fragmented file's seeks probe from there.
+    private(set) var firstFragmentOffset: Int64?
+    /// A fragment dated the audio's samples (`tfdt`): packets after a jump are placed exactly.
+    private(set) var hasDecodeTimes = false
     /// iTunes' gapless figures, once read.
     var smpb: MP4LeafBoxes.GaplessFigures?
     /// The skip being returned is of audio read later: a reader that can seek should jump it.
@@ -101,7 +109,8 @@ struct MP4Parser: Sendable {
         case .table(let table, let remaining, let entrySize, let end):
             return try tableStep(window, offset: offset, table, remaining: remaining, entrySize: entrySize, end: end, state: &state)
         case .samples: return try sample(window, offset: offset)
-        case .fragmentSamples(let end): return try fragmentSample(window, offset: offset, end: end)
+        case .fragmentSamples(let end): return try fragmentSample(window, offset: offset, end: end, state: &state)
+        case .findFragment: return findFragment(window, isFinal: isFinal)
         case .done: return .skip(Int64(window.count))
         }
     }
@@ -128,6 +137,13 @@ struct MP4Parser: Sendable {
             cursor = audio?.table.firstSample()
             return
         }
+        if let audio, audio.table.sampleCount == 0, sawMoov {
+            // Fragmented: the boxes go on at the next movie fragment.
+            phase = .findFragment
+            containers = []
+            fragment.reset(moofOffset: 0)
+            return
+        }
         cursor = audio?.table.sample(atOrAfter: offset)
         phase = cursor == nil ? .done : .samples
     }
@@ -152,7 +168,10 @@ struct MP4Parser: Sendable {
             (.trak?, .edts), (.moov?, .udta), (.trak?, .udta), (.moov?, .mvex), (.meta?, .ilst), (nil, .moof),
             (.moof?, .traf):
             if type == .trak { track = TrackBuilder() }
-            if type == .moof { fragment.reset(moofOffset: offset) }
+            if type == .moof {
+                fragment.reset(moofOffset: offset)
+                if firstFragmentOffset == nil { firstFragmentOffset = offset }
+            }
             if type == .traf { fragment.beginTrackFragment() }
             return try enter(type, end: end, skipping: headerSize, at: offset, state: &state)
         case (.udta?, .meta), (.moov?, .meta):
@@ -169,13 +188,13 @@ struct MP4Parser: Sendable {
             guard fragment.isActive, audio != nil, let end else { return try skip(to: end, from: offset, state: &state) }
             return try beginTable(type, window, header: header, end: end, at: offset, state: &state)
         case (.moov?, .mvhd), (.trak?, .tkhd), (.mdia?, .mdhd), (.mdia?, .hdlr), (.stbl?, .stsd), (.edts?, .elst),
-            (.udta?, .chpl), (.mvex?, .trex), (.traf?, .tfhd), (.ilst?, _):
+            (.udta?, .chpl), (.mvex?, .trex), (.traf?, .tfhd), (.traf?, .tfdt), (nil, .sidx), (.ilst?, _):
             guard let size = header.size, size <= Self.maximumHeldBox, type != .covr, let end else {
                 return try skip(to: end, from: offset, state: &state)
             }
             guard window.count >= Int(size) else { return .need(Int(size)) }
             let body = UnsafeRawBufferPointer(rebasing: window[header.headerSize..<Int(size)])
-            read(type, parent: parent, body, state: &state)
+            read(type, parent: parent, body, end: end, state: &state)
             return try moved(to: end, .skip(size), state: &state)
         default:
             return try skip(to: end, from: offset, state: &state)
@@ -236,8 +255,10 @@ struct MP4Parser: Sendable {
         return .skip(end - offset)
     }
 
-    /// Reads a box held whole.
-    private mutating func read(_ type: FourCC, parent: FourCC?, _ body: UnsafeRawBufferPointer, state: inout StreamState) {
+    /// Reads a box held whole, which ends at `end`.
+    private mutating func read(
+        _ type: FourCC, parent: FourCC?, _ body: UnsafeRawBufferPointer, end: Int64, state: inout StreamState
+    ) {
         switch type {
         case .mvhd: movieTimescale = MP4LeafBoxes.timescale(body) ?? movieTimescale
         case .tkhd: track?.trackID = MP4LeafBoxes.trackID(body) ?? 0
@@ -250,6 +271,13 @@ struct MP4Parser: Sendable {
             if !chapters.isEmpty { state.set(\.chapters, chapters) }
         case .trex: fragment.readDefaults(body, audioTrackID: audio?.track.trackID)
         case .tfhd: fragment.readHeader(body, audioTrackID: audio?.track.trackID)
+        case .tfdt:
+            fragment.readDecodeTime(body)
+            if fragment.decodeTime != nil, !hasDecodeTimes {
+                hasDecodeTimes = true
+                state.set(\.isSeekableByTime, true)
+            }
+        case .sidx: readSegmentIndex(body, end: end, state: &state)
         default:
             guard parent == .ilst else { return }
             readItem(type, body, state: &state)
@@ -295,31 +323,6 @@ extension MP4Parser {
         guard window.count >= size else { return .need(size) }
         self.cursor = audio.table.advance(cursor)
         if self.cursor == nil { phase = .done }
-        return .packet(size: size, frames: audio.config.framesPerPacket)
-    }
-
-    /// The next sample of the current fragment, inside its `mdat` (ending at `end`); at the end
-    /// of either, the boxes go on.
-    mutating func fragmentSample(_ window: UnsafeRawBufferPointer, offset: Int64, end: Int64?) throws(AudioParserError) -> ParseStep {
-        guard let audio, fragment.hasSamples, end.map({ fragment.nextOffset + Int64(fragment.nextSize) <= $0 }) ?? true else {
-            guard let end else {
-                phase = .done
-                return .skip(Int64(window.count))
-            }
-            phase = .boxes
-            fragment.reset(moofOffset: 0)
-            return .skip(max(end - offset, 0))
-        }
-        let size = fragment.nextSize
-        if fragment.nextOffset < offset {
-            // A sample that lies before the bytes already passed: lost.
-            fragment.advance()
-            return .skip(0)
-        }
-        if fragment.nextOffset > offset { return .skip(fragment.nextOffset - offset) }
-        guard size <= Self.maximumSampleSize else { throw mp4Malformed("a sample of \(size) bytes", offset) }
-        guard window.count >= size else { return .need(size) }
-        fragment.advance()
         return .packet(size: size, frames: audio.config.framesPerPacket)
     }
 }
