@@ -231,6 +231,8 @@ m4a "$tmp/44100.wav" mp4-aac-faststart.m4a 128k -movflags +faststart
 m4a "$tmp/22050-mono.wav" mp4-aac-22050-mono.m4a 48k -movflags +faststart
 ffmpeg -v error -y -i "$tmp/44100.wav" -i "$tmp/chapters.txt" -map 0:a -map_metadata 1 -map_chapters 1 -c:a aac -b:a 96k \
     "$out/mp4-aac-chapters.m4b"
+# The same with its index first (ffmpeg writes Nero chapters and a QuickTime chapter track both).
+ffmpeg -v error -y -i "$out/mp4-aac-chapters.m4b" -c copy -movflags +faststart "$out/mp4-aac-chapters-faststart.m4b"
 m4a "$tmp/44100.wav" mp4-aac-fragmented.mp4 128k -movflags +frag_keyframe+empty_moov+default_base_moof -frag_duration 500000
 # 40 s fragmented (1 s fragments, each dated by its tfdt), with a segment index of the whole
 # file (sidx) and without, for seeks; and the same audio unfragmented, for faad.

@@ -127,3 +127,44 @@ struct MP4FragmentCommandTests {
         #expect(server.bodyBytesSent < content.count / 2, "read \(server.bodyBytesSent) of \(content.count) bytes")
     }
 }
+
+/// `slipstream info` lists an M4B's chapters, in its text and in `--json`, from the Nero
+/// chapters or (without them) the QuickTime chapter track, whose titles lie in `mdat`: read
+/// with the audio's head (one more read when the index comes after the audio).
+@Suite(
+    .enabled(
+        if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
+        "run with scripts/test.sh (the audio fixtures)"))
+struct MP4ChapterCommandTests {
+    @Test(arguments: ["mp4-aac-chapters.m4b", "mp4-aac-chapters-faststart.m4b"], [false, true])
+    func infoListsTheChapters(name: String, quickTimeOnly: Bool) async throws {
+        var bytes = try AudioFixtures.bytes(name)
+        if quickTimeOnly, let chpl = bytes.firstRange(of: Array("chpl".utf8)) {
+            bytes.replaceSubrange(chpl, with: Array("free".utf8))
+        }
+        let content = bytes
+        let server = try TestHTTPServer { .file(content, for: $0) }
+        defer { server.stop() }
+        let output = try await CommandRunner.run(["info", "--json", server.url("/a.m4b")], in: NSTemporaryDirectory())
+        #expect(output.status == 0, "\(output.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+        let audio = try #require(report["audio"] as? [String: Any])
+        let chapters = try #require(audio["chapters"] as? [[String: Any]])
+        #expect(chapters.map { $0["title"] as? String } == ["Opening", "Second part"])
+        #expect(chapters.map { $0["startTime"] as? Double } == [0, 1.25])
+        let source = try #require(report["source"] as? [String: Any])
+        #expect((source["requests"] as? Int ?? 99) <= (name.contains("faststart") ? 1 : 3), "\(source)")
+
+        let text = try await CommandRunner.run(["info", server.url("/a.m4b")], in: NSTemporaryDirectory())
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("Chapter 1:") && $0.hasSuffix(" 0:00.000 Opening") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("Chapter 2:") && $0.hasSuffix(" 0:01.250 Second part") }, "\(text.stdout)")
+    }
+
+    @Test func aFileWithoutChaptersHasNoChapterField() async throws {
+        let output = try await CommandRunner.run(
+            ["info", "--json", try AudioFixtures.path("mp4-aac-faststart.m4a")], in: NSTemporaryDirectory())
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(!output.stdout.contains("chapters") && !output.stdout.contains("Chapter"))
+    }
+}

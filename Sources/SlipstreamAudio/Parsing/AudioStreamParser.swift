@@ -110,6 +110,13 @@ public struct AudioStreamParser: Sendable {
         return collector.events
     }
 
+    /// Whether the parser has found the audio but has more to read before its first packet
+    /// (an MP4 chapter track's titles): a reader after the properties reads on.
+    var awaitsProperties: Bool {
+        guard case .mp4(let parser) = stage else { return false }
+        return parser.awaitsChapters
+    }
+
     /// The stream's size in bytes, learnt from a response after the parser was made: the seek
     /// table's estimates use it as they use `hints.totalByteCount`.
     mutating func learnStreamSize(_ size: Int64) {

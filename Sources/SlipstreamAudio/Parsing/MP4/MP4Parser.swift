@@ -44,6 +44,12 @@ struct MP4Parser: Sendable {
         var timescale = 0
         /// Its tables are kept: it is the first audio track.
         var isCandidate = false
+        /// Its tables are kept too: it is a text track (a chapter track, perhaps).
+        var isText = false
+        /// The text tracks its `tref/chap` names as its chapters.
+        var chapterTrackIDs: [Int] = []
+        /// Its `stts` runs, when it is a text track (at most `MP4ChapterTrack.maximumChapters`).
+        var timeRuns: [MP4ChapterTrack.TimeRun] = []
         var edit: MP4LeafBoxes.Edit?
         var entry: MP4LeafBoxes.SampleEntry?
         var table = MP4SampleTable()
@@ -91,6 +97,11 @@ struct MP4Parser: Sendable {
     private(set) var firstFragmentOffset: Int64?
     /// A fragment dated the audio's samples (`tfdt`): packets after a jump are placed exactly.
     private(set) var hasDecodeTimes = false
+    /// The text tracks read (at most 4), and the title samples of the audio's chapter track
+    /// still to be read from `mdat`, in file order, with the chapters read so far.
+    var textTracks: [MP4ChapterTrack] = []
+    var chapterReads: [MP4ChapterTrack.Sample] = []
+    var chapters: [AudioChapter] = []
     /// iTunes' gapless figures, once read.
     var smpb: MP4LeafBoxes.GaplessFigures?
     /// The skip being returned is of audio read later: a reader that can seek should jump it.
@@ -108,7 +119,7 @@ struct MP4Parser: Sendable {
         case .boxes: return try box(window, offset: offset, state: &state)
         case .table(let table, let remaining, let entrySize, let end):
             return try tableStep(window, offset: offset, table, remaining: remaining, entrySize: entrySize, end: end, state: &state)
-        case .samples: return try sample(window, offset: offset)
+        case .samples: return try sample(window, offset: offset, state: &state)
         case .fragmentSamples(let end): return try fragmentSample(window, offset: offset, end: end, state: &state)
         case .findFragment: return findFragment(window, isFinal: isFinal)
         case .done: return .skip(Int64(window.count))
@@ -165,7 +176,7 @@ struct MP4Parser: Sendable {
         let headerSize = Int64(header.headerSize)
         switch (parent, type) {
         case (nil, .moov) where !sawMoov, (.moov?, .trak), (.trak?, .mdia), (.mdia?, .minf), (.minf?, .stbl),
-            (.trak?, .edts), (.moov?, .udta), (.trak?, .udta), (.moov?, .mvex), (.meta?, .ilst), (nil, .moof),
+            (.trak?, .edts), (.trak?, .tref), (.moov?, .udta), (.trak?, .udta), (.moov?, .mvex), (.meta?, .ilst), (nil, .moof),
             (.moof?, .traf):
             if type == .trak { track = TrackBuilder() }
             if type == .moof {
@@ -182,13 +193,15 @@ struct MP4Parser: Sendable {
         case (nil, .mdat):
             return try mdat(header, end: end, at: offset, state: &state)
         case (.stbl?, .stts), (.stbl?, .stsc), (.stbl?, .stsz), (.stbl?, .stco), (.stbl?, .co64):
-            guard track?.isCandidate == true, let end else { return try skip(to: end, from: offset, state: &state) }
+            guard track?.isCandidate == true || track?.isText == true, let end else {
+                return try skip(to: end, from: offset, state: &state)
+            }
             return try beginTable(type, window, header: header, end: end, at: offset, state: &state)
         case (.traf?, .trun):
             guard fragment.isActive, audio != nil, let end else { return try skip(to: end, from: offset, state: &state) }
             return try beginTable(type, window, header: header, end: end, at: offset, state: &state)
         case (.moov?, .mvhd), (.trak?, .tkhd), (.mdia?, .mdhd), (.mdia?, .hdlr), (.stbl?, .stsd), (.edts?, .elst),
-            (.udta?, .chpl), (.mvex?, .trex), (.traf?, .tfhd), (.traf?, .tfdt), (nil, .sidx), (.ilst?, _):
+            (.udta?, .chpl), (.tref?, .chap), (.mvex?, .trex), (.traf?, .tfhd), (.traf?, .tfdt), (nil, .sidx), (.ilst?, _):
             guard let size = header.size, size <= Self.maximumHeldBox, type != .covr, let end else {
                 return try skip(to: end, from: offset, state: &state)
             }
@@ -263,7 +276,11 @@ struct MP4Parser: Sendable {
         case .mvhd: movieTimescale = MP4LeafBoxes.timescale(body) ?? movieTimescale
         case .tkhd: track?.trackID = MP4LeafBoxes.trackID(body) ?? 0
         case .mdhd: track?.timescale = MP4LeafBoxes.timescale(body) ?? 0
-        case .hdlr where parent == .mdia: track?.isCandidate = audio == nil && MP4LeafBoxes.handler(body) == .soun
+        case .hdlr where parent == .mdia:
+            let handler = MP4LeafBoxes.handler(body)
+            track?.isCandidate = audio == nil && handler == .soun
+            track?.isText = handler == .text || handler == .sbtl
+        case .chap: track?.chapterTrackIDs = (0..<min(body.count / 4, 8)).map { Int(body.bigEndian(at: 4 * $0, count: 4)) }
         case .stsd where track?.isCandidate == true: track?.entry = MP4LeafBoxes.sampleEntry(body)
         case .elst: track?.edit = MP4LeafBoxes.edit(body)
         case .chpl:
@@ -304,11 +321,12 @@ struct MP4Parser: Sendable {
 extension MP4Parser {
     /// The next sample of the sample table: skipped to, jumped back to when it lies before
     /// `offset` (chunks out of file order), then cut out whole.
-    mutating func sample(_ window: UnsafeRawBufferPointer, offset: Int64) throws(AudioParserError) -> ParseStep {
+    mutating func sample(_ window: UnsafeRawBufferPointer, offset: Int64, state: inout StreamState) throws(AudioParserError) -> ParseStep {
         guard let audio, let cursor else {
             phase = .done
             return .skip(Int64(window.count))
         }
+        if let read = chapterReads.first, read.offset < cursor.offset { return readChapter(window, offset: offset, state: &state) }
         if cursor.offset > offset { return .skip(cursor.offset - offset) }
         if cursor.offset < offset {
             // Chunks out of file order: each costs a new connection, so only a few.
