@@ -191,13 +191,16 @@ perl -e '
 
 # FLAC from the reference encoder: with a seek point every second, tags and a 90 KB cover
 # picture (which the parser skips without holding), 24-bit mono without a seek table, and
-# behind an ID3v2 tag; and as ffmpeg writes it.
+# behind an ID3v2 tag; 40 s without a seek table; and as ffmpeg writes it.
 ffmpeg -v error -y -f lavfi -i "nullsrc=s=256x256,geq=random(1)*255:128:128" -frames:v 1 "$tmp/cover.png"
 flac -s -f --seekpoint=1s -T "TITLE=Flac Title" -T "ARTIST=Flac Artist" -T "ALBUM=Flac Album" \
     --picture="$tmp/cover.png" "$tmp/44100.wav" -o "$out/flac-16-seektable.flac"
 sox -R -D "$tmp/48000.wav" -b 24 -c 1 -t wavpcm "$tmp/48000-24.wav" remix 1
 flac -s -f --no-seektable --no-padding "$tmp/48000-24.wav" -o "$out/flac-24-mono.flac"
 cat "$tmp/v22.tag" "$out/flac-16-seektable.flac" >"$out/flac-id3v2.flac"
+# 40 s without a SEEKTABLE: a seek is found by probing the frames with range requests.
+source_wav 44100 2 40 "$tmp/44100-long.wav"
+flac -s -f --no-seektable "$tmp/44100-long.wav" -o "$out/flac-16-long-noseektable.flac"
 ffmpeg -v error -y -i "$tmp/22050.wav" -c:a flac "$out/flac-ffmpeg-22050.flac"
 
 # AIFF, AIFF-C and CAF: PCM of each sample type and byte order (sox and ffmpeg).
@@ -228,7 +231,15 @@ m4a "$tmp/44100.wav" mp4-aac-faststart.m4a 128k -movflags +faststart
 m4a "$tmp/22050-mono.wav" mp4-aac-22050-mono.m4a 48k -movflags +faststart
 ffmpeg -v error -y -i "$tmp/44100.wav" -i "$tmp/chapters.txt" -map 0:a -map_metadata 1 -map_chapters 1 -c:a aac -b:a 96k \
     "$out/mp4-aac-chapters.m4b"
+# The same with its index first (ffmpeg writes Nero chapters and a QuickTime chapter track both).
+ffmpeg -v error -y -i "$out/mp4-aac-chapters.m4b" -c copy -movflags +faststart "$out/mp4-aac-chapters-faststart.m4b"
 m4a "$tmp/44100.wav" mp4-aac-fragmented.mp4 128k -movflags +frag_keyframe+empty_moov+default_base_moof -frag_duration 500000
+# 40 s fragmented (1 s fragments, each dated by its tfdt), with a segment index of the whole
+# file (sidx) and without, for seeks; and the same audio unfragmented, for faad.
+frag=+frag_keyframe+empty_moov+default_base_moof
+m4a "$tmp/44100-long.wav" mp4-aac-long-fragmented.mp4 128k -movflags "$frag" -frag_duration 1000000
+m4a "$tmp/44100-long.wav" mp4-aac-long-fragmented-sidx.mp4 128k -movflags "$frag+global_sidx" -frag_duration 1000000
+m4a "$tmp/44100-long.wav" mp4-aac-long-faststart.m4a 128k -movflags +faststart
 # The sources' lengths (frames), which gapless playback gives back.
 for f in 44100 22050-mono; do soxi -s "$tmp/$f.wav" >"$out/mp4-source-$f.frames"; done
 

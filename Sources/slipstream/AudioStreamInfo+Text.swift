@@ -24,7 +24,7 @@ extension AudioStreamInfo {
         }
         if let duration, let durationSource {
             let how = durationSource == .header ? "from the header" : durationSource == .counted ? "exact count" : "estimate"
-            lines.append(("Duration", "\(Self.clock(duration)) (\(Self.decimal(duration, places: 3)) s, \(how))"))
+            lines.append(("Duration", "\(Self.clock(duration, places: 0)) (\(Self.decimal(duration, places: 3)) s, \(how))"))
         }
         if let packetCount { lines.append(("Packets", "\(packetCount)")) }
         if let dataOffset {
@@ -38,6 +38,9 @@ extension AudioStreamInfo {
         if let album = tags.album { lines.append(("Album", album)) }
         if !tags.kinds.isEmpty { lines.append(("Tags", tags.kinds.map(\.rawValue).joined(separator: ", "))) }
         lines.append(("Seekable", isSeekableByTime ? "by time" : "by byte offset only"))
+        for (number, chapter) in (chapters ?? []).enumerated() {
+            lines.append(("Chapter \(number + 1)", "\(Self.clock(chapter.startTime, places: 3)) \(chapter.title)"))
+        }
         return lines
     }
 
@@ -62,11 +65,17 @@ extension AudioStreamInfo {
         return "\(scaled / Int64(scale))." + String(repeating: "0", count: places - fraction.count) + fraction
     }
 
-    /// `seconds` as h:mm:ss or m:ss.
-    private static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded(.down))
+    /// `seconds` as h:mm:ss or m:ss, with `places` decimals of a second (rounded; whole seconds
+    /// are cut).
+    private static func clock(_ seconds: Double, places: Int) -> String {
+        let scale = (0..<places).reduce(1) { result, _ in result * 10 }
+        let scaled = Int64((max(seconds, 0) * Double(scale)).rounded(places == 0 ? .down : .toNearestOrAwayFromZero))
+        let total = Int(scaled / Int64(scale))
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
         let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
-        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
+        let whole = h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
+        guard places > 0 else { return whole }
+        let fraction = String(scaled % Int64(scale))
+        return whole + "." + String(repeating: "0", count: places - fraction.count) + fraction
     }
 }

@@ -79,6 +79,37 @@ import Testing
         #expect(run.packets.count == 131)
     }
 
+    /// ffmpeg writes both kinds of chapters; without the Nero ones (`chpl` made a `free` box),
+    /// the QuickTime chapter track's titles are read from `mdat` as the audio passes, index
+    /// first or last, in any split.
+    @Test(arguments: ["mp4-aac-chapters.m4b", "mp4-aac-chapters-faststart.m4b"])
+    func quickTimeChapterTracks(name: String) throws {
+        let nero = try AudioFixtures.bytes(name)
+        let chapters = [AudioChapter(startTime: 0, title: "Opening"), AudioChapter(startTime: 1.25, title: "Second part")]
+        let quickTime = nero.replacingFirst(Array("chpl".utf8), with: Array("free".utf8))
+        #expect(quickTime != nero)
+        for bytes in [nero, quickTime] {
+            let whole = ParserRun(bytes, jumps: true, chunkSizes: { bytes.count })
+            #expect(whole.error == nil)
+            #expect(whole.final.chapters == chapters)
+            #expect(whole.packets.count == 131)
+            let bytewise = ParserRun(bytes, jumps: true, chunkSizes: { 1 })
+            #expect(bytewise == whole, "\(bytewise.firstDifference(from: whole))")
+        }
+    }
+
+    @Test func aChapterTrackWithABrokenTitleGivesNoChapter() throws {
+        var bytes = try AudioFixtures.bytes("mp4-aac-chapters-faststart.m4b").replacingFirst(Array("chpl".utf8), with: Array("free".utf8))
+        // The first title's length (in mdat, after the index) made 65,535: past its sample.
+        let mdat = try #require(bytes.firstRange(of: Array("mdat".utf8)))
+        let title = try #require(bytes[mdat.upperBound...].firstRange(of: Array("Opening".utf8)))
+        bytes[title.lowerBound - 2] = 0xFF
+        bytes[title.lowerBound - 1] = 0xFF
+        let run = ParserRun(bytes, chunkSizes: { 4096 })
+        #expect(run.error == nil)
+        #expect(run.final.chapters == [AudioChapter(startTime: 1.25, title: "Second part")])
+    }
+
     @Test func seekPointsAreExactPackets() throws {
         let bytes = try AudioFixtures.bytes("mp4-aac-faststart.m4a")
         let run = ParserRun(bytes, chunkSizes: { bytes.count })

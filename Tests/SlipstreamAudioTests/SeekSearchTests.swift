@@ -12,11 +12,11 @@ import Testing
         return page < 5_000_000 ? page * 8 / 5 : 8_000_000 + (page - 5_000_000) * 2 / 5
     }
 
-    /// Runs a search for `target` from a first probe at `probe`; the offset it reads on from,
-    /// and the probes it made.
+    /// Runs a search for `target` from a first probe near the estimate `probe`; the offset it
+    /// reads on from, and the probes it made.
     static func search(_ target: Int64, probe: Int64) -> (offset: Int64, probes: Int) {
         var search = SeekSearch(target: target, start: 0, end: 10_000_000, probe: probe, bytesPerFrame: 1)
-        var offset = probe
+        var offset = search.probe
         while true {
             let step = placed(after: offset).map { search.placed(frame: $0) } ?? search.ended()
             guard case .probe(let next) = step else { return (offset, search.probes) }
@@ -34,6 +34,13 @@ import Testing
             #expect(bytesBefore <= Double(2 * SeekSearch.readOnLimit), "target \(target) from \(probe): \(bytesBefore) bytes to read on")
             #expect(probes <= 12, "target \(target) from \(probe): \(probes) probes")
         }
+    }
+
+    @Test func theFirstProbeIsAimedEarlyAndNeverBeforeTheStart() {
+        let aimed = SeekSearch(target: 500_000, start: 4096, end: 10_000_000, probe: 800_000, bytesPerFrame: 1)
+        #expect(aimed.probe == 800_000 - SeekSearch.readOnLimit / 2)
+        let early = SeekSearch(target: 10, start: 4096, end: 10_000_000, probe: 4100, bytesPerFrame: 1)
+        #expect(early.probe == 4096 && early.low == 4096)
     }
 
     @Test func aProbePastTheLastPlacedPacketComesBack() {

@@ -7,11 +7,15 @@ extension TestIcecast {
         case mp3
         /// AAC in ADTS frames (`-f adts`, audio/aac).
         case adts
+        /// An Ogg stream (`-f ogg`, application/ogg): Icecast's Ogg mount, which gives a new
+        /// listener the codec's header pages before the live ones.
+        case ogg
 
         var ffmpegArguments: [String] {
             switch self {
             case .mp3: ["-f", "mp3", "-write_xing", "0", "-id3v2_version", "0", "-content_type", "audio/mpeg"]
             case .adts: ["-f", "adts", "-content_type", "audio/aac"]
+            case .ogg: ["-f", "ogg", "-content_type", "application/ogg"]
             }
         }
     }

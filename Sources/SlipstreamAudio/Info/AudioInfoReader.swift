@@ -76,7 +76,8 @@ struct AudioInfoReader {
             }
             parser = current
             if hasWholeStream || summary.isLive { break }
-            if !exact, current.properties.dataOffset != nil || summary.bytesRead >= Self.maximumHeadBytes { break }
+            let isFound = current.properties.dataOffset != nil && !current.awaitsProperties
+            if !exact, isFound || summary.bytesRead >= Self.maximumHeadBytes { break }
         }
         let described = parser!
         // MP4 has no trailing tags (its own are in its index).

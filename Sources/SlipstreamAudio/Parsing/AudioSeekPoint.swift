@@ -9,7 +9,9 @@ public struct AudioSeekPoint: Hashable, Sendable {
         case constantBitRate
         /// Computed from the PCM frame size: exact to the frame.
         case pcm
-        /// A point of the file's own seek table (FLAC's SEEKTABLE), at or before the time: exact.
+        /// A point of the file's own seek table, at or before the time: exact (FLAC's SEEKTABLE:
+        /// a frame starts there; an MP4's segment index, `sidx`: a movie fragment whose first
+        /// sample starts at that time).
         case seekPoints
         /// Interpolated in the Xing header's 100-point table of contents: an estimate.
         case xingTable

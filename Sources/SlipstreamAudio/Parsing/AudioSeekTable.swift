@@ -13,7 +13,7 @@ public struct AudioSeekTable: Hashable, Sendable {
     /// Bytes per frame for PCM, else `nil`.
     var pcmBytesPerFrame: Int?
     /// Points (frame, offset) from a Xing or VBRI table (interpolated) or a seek table of exact
-    /// points (`.seekPoints`), with the method they came from.
+    /// points (`.seekPoints`: FLAC's SEEKTABLE, an MP4's `sidx`), with the method they came from.
     var tableFrames: [Int64] = []
     var tableOffsets: [Int64] = []
     var tableMethod = AudioSeekPoint.Method.xingTable
@@ -21,11 +21,23 @@ public struct AudioSeekTable: Hashable, Sendable {
     var sampleTable: MP4SampleTable?
     /// Mean bytes per frame of the packets seen, for estimates.
     var meanBytesPerFrame: Double?
-    /// Bytes an estimated offset is moved back by: a format whose packets state their own time
-    /// (FLAC) then lands before the time asked, and is exact from there by dropping what comes
-    /// before it; 0 for the others.
-    var estimateLead: Int64 = 0
+    /// The stream's frames where a header states them exactly (FLAC's STREAMINFO), and the
+    /// stream's size in bytes where known: together the whole audio's mean bytes per frame.
+    var headerFrameCount: Int64?
+    var streamSize: Int64?
 
+    /// The bytes per frame estimates are made with: the whole audio's mean where known (a better
+    /// estimate than the packets seen), else the packets'.
+    var estimatedBytesPerFrame: Double? {
+        if let frames = headerFrameCount, frames > 0, let streamSize, let dataOffset, streamSize > dataOffset {
+            return Double(streamSize - dataOffset) / Double(frames)
+        }
+        return meanBytesPerFrame
+    }
+
+    /// A file's own seek points kept at most (16 bytes each): a longer FLAC SEEKTABLE is thinned
+    /// to every other point, an MP4's segment indexes are kept up to here.
+    static let maximumSeekPoints = 1 << 16
     /// The furthest frame a time is answered with (2^40: about 290 days at 44.1 kHz); later
     /// times get the answer for it, so the arithmetic cannot overflow.
     static let maximumFrame: Int64 = 1 << 40
@@ -65,10 +77,7 @@ public struct AudioSeekTable: Hashable, Sendable {
         if let offset = interpolate(frame, from: tableFrames, to: tableOffsets) {
             return point(frame: frame, offset: offset, tableMethod)
         }
-        return meanBytesPerFrame.map {
-            let offset = dataOffset + Int64(Double(frame) * $0)
-            return point(frame: frame, offset: max(offset - estimateLead, dataOffset), .averageBitRate)
-        }
+        return estimatedBytesPerFrame.map { point(frame: frame, offset: dataOffset + Int64(Double(frame) * $0), .averageBitRate) }
     }
 
     /// The time at byte `offset`: exact answers give the packet starting at or before it.
@@ -98,7 +107,9 @@ public struct AudioSeekTable: Hashable, Sendable {
         if let frame = interpolate(offset, from: tableOffsets, to: tableFrames) {
             return point(frame: frame, offset: offset, tableMethod)
         }
-        return meanBytesPerFrame.map { point(frame: Int64(Double(relative) / $0), offset: dataOffset + relative, .averageBitRate) }
+        return estimatedBytesPerFrame.map {
+            point(frame: Int64(Double(relative) / $0), offset: dataOffset + relative, .averageBitRate)
+        }
     }
 
     /// The exact first frame of a packet starting at `offset`, where the table knows it.

@@ -30,6 +30,9 @@ public struct AudioStreamInfo: Hashable, Sendable, Codable {
     public var isSeekableByTime: Bool
     /// Total bytes of the stream, when known.
     public var totalByteCount: Int64?
+    /// The chapters, in order (an MP4's Nero `chpl` or QuickTime chapter track); `nil` when
+    /// there are none.
+    public var chapters: [AudioChapter]?
 
     /// Summarises parsed properties.
     public init(properties: AudioStreamProperties, format: AudioFormat, totalByteCount: Int64?) {
@@ -47,6 +50,7 @@ public struct AudioStreamInfo: Hashable, Sendable, Codable {
         tags = properties.tags
         isSeekableByTime = properties.isSeekableByTime
         self.totalByteCount = totalByteCount
+        chapters = properties.chapters.isEmpty ? nil : properties.chapters
     }
 
     /// Parses `head` (the stream's first bytes; the whole stream when its length equals

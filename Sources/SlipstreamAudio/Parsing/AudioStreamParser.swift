@@ -110,6 +110,19 @@ public struct AudioStreamParser: Sendable {
         return collector.events
     }
 
+    /// Whether the parser has found the audio but has more to read before its first packet
+    /// (an MP4 chapter track's titles): a reader after the properties reads on.
+    var awaitsProperties: Bool {
+        guard case .mp4(let parser) = stage else { return false }
+        return parser.awaitsChapters
+    }
+
+    /// The stream's size in bytes, learnt from a response after the parser was made: the seek
+    /// table's estimates use it as they use `hints.totalByteCount`.
+    mutating func learnStreamSize(_ size: Int64) {
+        state.seekTable.streamSize = size
+    }
+
     /// Tells the parser the next bytes come from `offset` (after a seek): held bytes are
     /// dropped and the parser resynchronises. Packet times continue exactly where the seek
     /// table knows the first packet found after `offset` (by that packet's own offset, not by

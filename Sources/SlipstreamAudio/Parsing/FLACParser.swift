@@ -38,10 +38,6 @@ struct FLACParser: Sendable {
     /// VORBIS_COMMENT is read in pieces of this many bytes at most.
     private static let commentPieceSize = 4096
 
-    /// SEEKTABLE points kept at most (16 bytes each; a longer table is thinned to every other
-    /// point).
-    static let maximumSeekPoints = 1 << 16
-
     private var phase = Phase.marker
     private var info: FLACStreamInfo?
     private var comment = VorbisComment()
@@ -72,7 +68,7 @@ struct FLACParser: Sendable {
             let relative = Int64(bitPattern: window.bigEndian(at: 8, count: 8))
             // Placeholders are all ones; points must ascend.
             if frame >= 0, relative >= 0, frame > pointFrames.last ?? -1, relative >= pointOffsets.last ?? 0 {
-                if pointFrames.count == Self.maximumSeekPoints { thinSeekPoints() }
+                if pointFrames.count == AudioSeekTable.maximumSeekPoints { thinSeekPoints() }
                 pointFrames.append(frame)
                 pointOffsets.append(relative)
             }
@@ -171,10 +167,9 @@ struct FLACParser: Sendable {
         state.seekTable.tableFrames = pointFrames
         state.seekTable.tableOffsets = pointOffsets.map { start + $0 }
         (pointFrames, pointOffsets) = ([], [])
-        // Without seek points a seek is estimated from the mean bit rate: aimed 8 of the largest
-        // frames (and 2% of the audio) early, it lands before the time asked rather than after.
-        let audioBytes = state.hints.totalByteCount.map { max($0 - start, 0) } ?? 0
-        state.seekTable.estimateLead = max(8 * Int64(info.maximumFrameSize), audioBytes / 50)
+        // Without seek points a seek's first probe is estimated from the whole audio's mean
+        // (the network side then finds the frame by probing: `SeekSearch`).
+        if info.totalFrames > 0 { state.seekTable.headerFrameCount = info.totalFrames }
         if info.totalFrames > 0, let total = state.hints.totalByteCount, total > start {
             state.headerBitRate = Double(total - start) * 8 * Double(info.sampleRate) / Double(info.totalFrames)
         }

@@ -37,6 +37,7 @@ struct StreamState: Sendable {
 
     init(hints: AudioStreamHints) {
         self.hints = hints
+        seekTable.streamSize = hints.totalByteCount
     }
 
     /// Sets a property, noting a change when the value differs.

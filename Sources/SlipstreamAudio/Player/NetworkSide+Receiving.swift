@@ -25,6 +25,7 @@ extension NetworkSide {
             if let supported = answer.rangesSupported { state.rangesSupported = supported }
             state.isLive = answer.isLive
             state.totalSize = answer.totalSize ?? state.totalSize
+            if let size = state.totalSize { state.parser.learnStreamSize(size) }
             state.seekOffset = nil
             if answer.offset != state.parser.nextByteOffset {
                 // A seek that landed, or a 200 answering a range request: the parser starts over

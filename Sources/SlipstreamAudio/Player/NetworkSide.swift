@@ -106,8 +106,9 @@ final class NetworkSide: Sendable {
     func retarget(_ target: SeekPlanner.Target) -> PlayerStateMachine.SeekPlan {
         let (plan, old) = state.withLock { state -> (PlayerStateMachine.SeekPlan, (any AudioSourceConnection)?) in
             guard !state.isStopped else { return (.buffered, nil) }
+            let point = state.parser.seekTable.offset(forTime: target.primedTime)
             let network = SeekPlanner.network(
-                target, seekPoint: state.parser.seekTable.offset(forTime: target.primedTime),
+                target, seekPoint: point,
                 rangesSupported: state.rangesSupported, isConnected: state.connection != nil,
                 nextFrame: state.nextFrameGuess)
             queue.withLock { $0.clear(seekFrame: target.rawFrame, position: target.position) }
@@ -123,12 +124,12 @@ final class NetworkSide: Sendable {
                 state.positionsEstimated = estimated
                 state.seekOffset = offset
                 state.search = nil
-                if case .ogg = state.parser.stage, offset > 0 {
-                    // Ogg places packets exactly from the first page read: found by probing.
+                if offset > 0, let start = Self.searchStart(state.parser, point: point) {
+                    // The packets are placed exactly soon after any jump: found by probing.
                     state.positionsEstimated = false
                     let search = SeekSearch(
-                        target: dropBefore, start: 0, end: state.totalSize ?? offset * 2, probe: offset,
-                        bytesPerFrame: state.parser.seekTable.meanBytesPerFrame ?? 1)
+                        target: dropBefore, start: start, end: state.totalSize ?? offset * 2, probe: offset,
+                        bytesPerFrame: state.parser.seekTable.estimatedBytesPerFrame ?? 1)
                     state.search = search
                     state.seekOffset = search.probe
                 }
@@ -138,6 +139,22 @@ final class NetworkSide: Sendable {
         old?.cancel()
         queue.wakeConsumer()
         return plan
+    }
+
+    /// The lowest offset a seek's probes start from, when the seek is found by probing
+    /// (`SeekSearch`) rather than at the seek table's `point`: always in Ogg,
+    /// whose pages state their granule positions (from 0: the first packet may start inside a
+    /// page); in FLAC, whose frames state their numbers, for an estimate (from the first frame:
+    /// the metadata before it is not read again); in a fragmented MP4 whose fragments state their
+    /// decode times, for any point but a segment index's (from the first fragment: the others
+    /// lie inside an `mdat`, which cannot be parsed from there). `nil` for the other formats.
+    private static func searchStart(_ parser: AudioStreamParser, point: AudioSeekPoint?) -> Int64? {
+        switch parser.stage {
+        case .ogg: return 0
+        case .flac where point?.isExact != true: return parser.seekTable.dataOffset
+        case .mp4(let mp4) where mp4.hasDecodeTimes && point?.method != .seekPoints: return mp4.firstFragmentOffset
+        default: return nil
+        }
     }
 
     /// Lets a connection paused by backpressure go on (harmless when it is not paused: a

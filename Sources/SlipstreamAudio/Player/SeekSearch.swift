@@ -1,6 +1,7 @@
 /// A seek by probing, for a stream with no table of offsets whose parser places packets exactly
-/// soon after a jump (Ogg: from the granule position of the first page it reads). The network
-/// side connects at an estimate; the first packet placed there says which side of the target
+/// soon after a jump (Ogg: from the granule position of the first page it reads; FLAC without a
+/// SEEKTABLE: from the number in the first frame header it finds). The network side connects
+/// near an estimate; the first packet placed there says which side of the target
 /// the probe landed on, and the range of offsets shrinks (interpolated by frames, else halved)
 /// until a probe lands before the target and about `readOnLimit` bytes from it (at most twice), where the
 /// network side reads on and drops the packets before the target. Pure: places in, offsets out.
@@ -35,15 +36,16 @@ struct SeekSearch: Hashable, Sendable {
     /// Bytes per frame, for guesses without a frame at `high`.
     private let bytesPerFrame: Double
 
-    /// A search for stream frame `target` in the audio between `start` (the first packet's
-    /// offset, frame 0) and `end` (the stream's size), its first probe at `probe`.
+    /// A search for stream frame `target` in the audio between `start` (an offset at or before
+    /// the first packet, frame 0) and `end` (the stream's size), its first probe near the
+    /// estimate `probe` (aimed a little early, as every guess).
     init(target: Int64, start: Int64, end: Int64, probe: Int64, bytesPerFrame: Double) {
         self.target = target
         low = start
         lowFrame = 0
         high = max(end, start + 1)
         // An estimate past the stream's end (or too near it to find a page) starts earlier.
-        self.probe = max(min(probe, high - Self.readOnLimit), start)
+        self.probe = max(min(probe - Self.readOnLimit / 2, high - Self.readOnLimit), start)
         self.bytesPerFrame = bytesPerFrame.isFinite && bytesPerFrame > 0 ? bytesPerFrame : 1
     }
 

@@ -37,7 +37,8 @@ struct FourCC: Hashable, Sendable, CustomStringConvertible {
     static let stco = FourCC("stco"), co64 = FourCC("co64"), chpl = FourCC("chpl"), tfhd = FourCC("tfhd")
     static let tfdt = FourCC("tfdt"), trun = FourCC("trun"), covr = FourCC("covr"), data = FourCC("data")
     static let soun = FourCC("soun"), mp4a = FourCC("mp4a"), esds = FourCC("esds"), wave = FourCC("wave")
-    static let freeform = FourCC("----"), name = FourCC("name")
+    static let freeform = FourCC("----"), name = FourCC("name"), sidx = FourCC("sidx"), mfhd = FourCC("mfhd")
+    static let tref = FourCC("tref"), chap = FourCC("chap"), text = FourCC("text"), sbtl = FourCC("sbtl")
     static let title = FourCC(copyright: "nam"), artist = FourCC(copyright: "ART"), album = FourCC(copyright: "alb")
 }
 

@@ -27,6 +27,9 @@ struct MP4Fragment: Hashable, Sendable {
     /// The next sample to cut out, and its offset.
     private(set) var next = 0
     private(set) var nextOffset: Int64 = 0
+    /// The decode time (`tfdt`, media ticks) of the audio's `traf`, and the index of its first
+    /// sample, when stated.
+    private(set) var decodeTime: (ticks: Int64, sample: Int)?
 
     /// Forgets the samples of the last fragment, keeping the defaults and the audio track: a
     /// new `moof` starts at `moofOffset`.
@@ -40,6 +43,7 @@ struct MP4Fragment: Hashable, Sendable {
 
     static func == (a: MP4Fragment, b: MP4Fragment) -> Bool {
         a.moofOffset == b.moofOffset && a.sizes == b.sizes && a.next == b.next && a.isActive == b.isActive
+            && a.decodeTime?.ticks == b.decodeTime?.ticks && a.decodeTime?.sample == b.decodeTime?.sample
     }
 
     func hash(into hasher: inout Hasher) {
@@ -89,6 +93,21 @@ struct MP4Fragment: Hashable, Sendable {
             trackDefaultSize = size > 0 ? size : trackDefaultSize
         }
         runEnd = baseOffset
+    }
+
+    /// A `tfdt` box: the decode time of the audio's track fragment's first sample.
+    mutating func readDecodeTime(_ body: UnsafeRawBufferPointer) {
+        guard isActive, let (version, _) = MP4LeafBoxes.versionAndFlags(body) else { return }
+        let fieldSize = version == 1 ? 8 : 4
+        guard body.count >= 4 + fieldSize else { return }
+        let ticks = min(body.bigEndian(at: 4, count: fieldSize), UInt64(MP4SegmentIndex.maximumTime))
+        decodeTime = (Int64(ticks), sizes.count)
+    }
+
+    /// The decode time (`tfdt`, media ticks) of the track fragment the next sample is in, and
+    /// how many samples after its first the next one is; `nil` when the fragment states none.
+    var nextDecodeTime: (ticks: Int64, samplesAfter: Int)? {
+        decodeTime.map { ($0.ticks, next - $0.sample) }
     }
 
     /// A `trun` starts: its data starts `dataOffset` bytes after the base offset, or where the

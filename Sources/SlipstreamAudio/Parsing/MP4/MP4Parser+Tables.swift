@@ -80,6 +80,9 @@ extension MP4Parser {
             case .stts:
                 let delta = Int64(window.bigEndian(at: at + 4, count: 4))
                 track?.durationTicks += min(first * delta, Int64(1) << 50)
+                if track?.isText == true, track?.timeRuns.count ?? 0 < MP4ChapterTrack.maximumChapters {
+                    track?.timeRuns.append(MP4ChapterTrack.TimeRun(count: first, delta: delta))
+                }
             case .stsc:
                 let run = MP4SampleTable.ChunkRun(firstChunk: Int(first) - 1, samplesPerChunk: Int(window.bigEndian(at: at + 4, count: 4)))
                 track?.table.runs.append(run)
@@ -101,7 +104,15 @@ extension MP4Parser {
     mutating func close(_ type: FourCC, at end: Int64, state: inout StreamState) throws(AudioParserError) {
         switch type {
         case .trak:
-            guard let track, track.isCandidate else { break }
+            if let track, track.isText, textTracks.count < 4,
+                let chapters = MP4ChapterTrack(trackID: track.trackID, table: track.table, timescale: track.timescale, runs: track.timeRuns)
+            {
+                textTracks.append(chapters)
+            }
+            guard let track, track.isCandidate else {
+                self.track = nil
+                break
+            }
             self.track = nil
             switch track.entry {
             case .aac(let bytes)?:
@@ -121,6 +132,12 @@ extension MP4Parser {
             }
             fragment.audioTrackID = audio.track.trackID
             try setUp(audio, at: end, state: &state)
+            if state.properties.chapters.isEmpty, let track = textTracks.first(where: { audio.track.chapterTrackIDs.contains($0.trackID) })
+            {
+                // No Nero chapters: the chapter track's titles are read as the audio passes.
+                chapterReads = track.samples
+            }
+            textTracks = []
             if let first = firstMdat {
                 firstMdat = nil
                 jumpTarget = first

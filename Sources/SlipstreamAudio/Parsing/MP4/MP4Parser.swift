@@ -7,8 +7,10 @@
 ///
 /// `moov` after `mdat`: the audio is skipped (`prefersJump` tells a reader that can seek to
 /// jump over it rather than read it), and once the index is read the parser asks for the
-/// audio's bytes again with a `.jump`. Fragmented MP4 (`moof`/`traf`/`tfhd`/`trun` before each
-/// `mdat`) plays fragment by fragment.
+/// audio's bytes again with a `.jump`. Fragmented MP4 (`moof`/`traf`/`tfhd`/`tfdt`/`trun` before
+/// each `mdat`) plays fragment by fragment, its packets placed by their fragment's decode time
+/// (`tfdt`), its segment index (`sidx`) giving exact seek points; after a jump into it, the
+/// next `moof` is looked for.
 struct MP4Parser: Sendable {
     enum Phase: Hashable, Sendable {
         case boxes
@@ -18,6 +20,8 @@ struct MP4Parser: Sendable {
         case samples
         /// Cutting a fragment's samples out of its `mdat` (which ends at `end`, `nil`: the file's end).
         case fragmentSamples(end: Int64?)
+        /// After a jump into a fragmented file: looking for the next `moof`.
+        case findFragment
         /// Nothing more to play: every byte is skipped.
         case done
     }
@@ -40,6 +44,12 @@ struct MP4Parser: Sendable {
         var timescale = 0
         /// Its tables are kept: it is the first audio track.
         var isCandidate = false
+        /// Its tables are kept too: it is a text track (a chapter track, perhaps).
+        var isText = false
+        /// The text tracks its `tref/chap` names as its chapters.
+        var chapterTrackIDs: [Int] = []
+        /// Its `stts` runs, when it is a text track (at most `MP4ChapterTrack.maximumChapters`).
+        var timeRuns: [MP4ChapterTrack.TimeRun] = []
         var edit: MP4LeafBoxes.Edit?
         var entry: MP4LeafBoxes.SampleEntry?
         var table = MP4SampleTable()
@@ -83,6 +93,15 @@ struct MP4Parser: Sendable {
     var lastTopLevelBox: Int64?
     var cursor: MP4SampleCursor?
     var fragment = MP4Fragment()
+    /// Where the first top-level `moof` starts: a fragmented file's seeks probe from there.
+    private(set) var firstFragmentOffset: Int64?
+    /// A fragment dated the audio's samples (`tfdt`): packets after a jump are placed exactly.
+    private(set) var hasDecodeTimes = false
+    /// The text tracks read (at most 4), and the title samples of the audio's chapter track
+    /// still to be read from `mdat`, in file order, with the chapters read so far.
+    var textTracks: [MP4ChapterTrack] = []
+    var chapterReads: [MP4ChapterTrack.Sample] = []
+    var chapters: [AudioChapter] = []
     /// iTunes' gapless figures, once read.
     var smpb: MP4LeafBoxes.GaplessFigures?
     /// The skip being returned is of audio read later: a reader that can seek should jump it.
@@ -100,8 +119,9 @@ struct MP4Parser: Sendable {
         case .boxes: return try box(window, offset: offset, state: &state)
         case .table(let table, let remaining, let entrySize, let end):
             return try tableStep(window, offset: offset, table, remaining: remaining, entrySize: entrySize, end: end, state: &state)
-        case .samples: return try sample(window, offset: offset)
-        case .fragmentSamples(let end): return try fragmentSample(window, offset: offset, end: end)
+        case .samples: return try sample(window, offset: offset, state: &state)
+        case .fragmentSamples(let end): return try fragmentSample(window, offset: offset, end: end, state: &state)
+        case .findFragment: return findFragment(window, isFinal: isFinal)
         case .done: return .skip(Int64(window.count))
         }
     }
@@ -128,6 +148,13 @@ struct MP4Parser: Sendable {
             cursor = audio?.table.firstSample()
             return
         }
+        if let audio, audio.table.sampleCount == 0, sawMoov {
+            // Fragmented: the boxes go on at the next movie fragment.
+            phase = .findFragment
+            containers = []
+            fragment.reset(moofOffset: 0)
+            return
+        }
         cursor = audio?.table.sample(atOrAfter: offset)
         phase = cursor == nil ? .done : .samples
     }
@@ -149,10 +176,13 @@ struct MP4Parser: Sendable {
         let headerSize = Int64(header.headerSize)
         switch (parent, type) {
         case (nil, .moov) where !sawMoov, (.moov?, .trak), (.trak?, .mdia), (.mdia?, .minf), (.minf?, .stbl),
-            (.trak?, .edts), (.moov?, .udta), (.trak?, .udta), (.moov?, .mvex), (.meta?, .ilst), (nil, .moof),
+            (.trak?, .edts), (.trak?, .tref), (.moov?, .udta), (.trak?, .udta), (.moov?, .mvex), (.meta?, .ilst), (nil, .moof),
             (.moof?, .traf):
             if type == .trak { track = TrackBuilder() }
-            if type == .moof { fragment.reset(moofOffset: offset) }
+            if type == .moof {
+                fragment.reset(moofOffset: offset)
+                if firstFragmentOffset == nil { firstFragmentOffset = offset }
+            }
             if type == .traf { fragment.beginTrackFragment() }
             return try enter(type, end: end, skipping: headerSize, at: offset, state: &state)
         case (.udta?, .meta), (.moov?, .meta):
@@ -163,19 +193,21 @@ struct MP4Parser: Sendable {
         case (nil, .mdat):
             return try mdat(header, end: end, at: offset, state: &state)
         case (.stbl?, .stts), (.stbl?, .stsc), (.stbl?, .stsz), (.stbl?, .stco), (.stbl?, .co64):
-            guard track?.isCandidate == true, let end else { return try skip(to: end, from: offset, state: &state) }
+            guard track?.isCandidate == true || track?.isText == true, let end else {
+                return try skip(to: end, from: offset, state: &state)
+            }
             return try beginTable(type, window, header: header, end: end, at: offset, state: &state)
         case (.traf?, .trun):
             guard fragment.isActive, audio != nil, let end else { return try skip(to: end, from: offset, state: &state) }
             return try beginTable(type, window, header: header, end: end, at: offset, state: &state)
         case (.moov?, .mvhd), (.trak?, .tkhd), (.mdia?, .mdhd), (.mdia?, .hdlr), (.stbl?, .stsd), (.edts?, .elst),
-            (.udta?, .chpl), (.mvex?, .trex), (.traf?, .tfhd), (.ilst?, _):
+            (.udta?, .chpl), (.tref?, .chap), (.mvex?, .trex), (.traf?, .tfhd), (.traf?, .tfdt), (nil, .sidx), (.ilst?, _):
             guard let size = header.size, size <= Self.maximumHeldBox, type != .covr, let end else {
                 return try skip(to: end, from: offset, state: &state)
             }
             guard window.count >= Int(size) else { return .need(Int(size)) }
             let body = UnsafeRawBufferPointer(rebasing: window[header.headerSize..<Int(size)])
-            read(type, parent: parent, body, state: &state)
+            read(type, parent: parent, body, end: end, state: &state)
             return try moved(to: end, .skip(size), state: &state)
         default:
             return try skip(to: end, from: offset, state: &state)
@@ -236,13 +268,19 @@ struct MP4Parser: Sendable {
         return .skip(end - offset)
     }
 
-    /// Reads a box held whole.
-    private mutating func read(_ type: FourCC, parent: FourCC?, _ body: UnsafeRawBufferPointer, state: inout StreamState) {
+    /// Reads a box held whole, which ends at `end`.
+    private mutating func read(
+        _ type: FourCC, parent: FourCC?, _ body: UnsafeRawBufferPointer, end: Int64, state: inout StreamState
+    ) {
         switch type {
         case .mvhd: movieTimescale = MP4LeafBoxes.timescale(body) ?? movieTimescale
         case .tkhd: track?.trackID = MP4LeafBoxes.trackID(body) ?? 0
         case .mdhd: track?.timescale = MP4LeafBoxes.timescale(body) ?? 0
-        case .hdlr where parent == .mdia: track?.isCandidate = audio == nil && MP4LeafBoxes.handler(body) == .soun
+        case .hdlr where parent == .mdia:
+            let handler = MP4LeafBoxes.handler(body)
+            track?.isCandidate = audio == nil && handler == .soun
+            track?.isText = handler == .text || handler == .sbtl
+        case .chap: track?.chapterTrackIDs = (0..<min(body.count / 4, 8)).map { Int(body.bigEndian(at: 4 * $0, count: 4)) }
         case .stsd where track?.isCandidate == true: track?.entry = MP4LeafBoxes.sampleEntry(body)
         case .elst: track?.edit = MP4LeafBoxes.edit(body)
         case .chpl:
@@ -250,6 +288,13 @@ struct MP4Parser: Sendable {
             if !chapters.isEmpty { state.set(\.chapters, chapters) }
         case .trex: fragment.readDefaults(body, audioTrackID: audio?.track.trackID)
         case .tfhd: fragment.readHeader(body, audioTrackID: audio?.track.trackID)
+        case .tfdt:
+            fragment.readDecodeTime(body)
+            if fragment.decodeTime != nil, !hasDecodeTimes {
+                hasDecodeTimes = true
+                state.set(\.isSeekableByTime, true)
+            }
+        case .sidx: readSegmentIndex(body, end: end, state: &state)
         default:
             guard parent == .ilst else { return }
             readItem(type, body, state: &state)
@@ -276,11 +321,12 @@ struct MP4Parser: Sendable {
 extension MP4Parser {
     /// The next sample of the sample table: skipped to, jumped back to when it lies before
     /// `offset` (chunks out of file order), then cut out whole.
-    mutating func sample(_ window: UnsafeRawBufferPointer, offset: Int64) throws(AudioParserError) -> ParseStep {
+    mutating func sample(_ window: UnsafeRawBufferPointer, offset: Int64, state: inout StreamState) throws(AudioParserError) -> ParseStep {
         guard let audio, let cursor else {
             phase = .done
             return .skip(Int64(window.count))
         }
+        if let read = chapterReads.first, read.offset < cursor.offset { return readChapter(window, offset: offset, state: &state) }
         if cursor.offset > offset { return .skip(cursor.offset - offset) }
         if cursor.offset < offset {
             // Chunks out of file order: each costs a new connection, so only a few.
@@ -295,31 +341,6 @@ extension MP4Parser {
         guard window.count >= size else { return .need(size) }
         self.cursor = audio.table.advance(cursor)
         if self.cursor == nil { phase = .done }
-        return .packet(size: size, frames: audio.config.framesPerPacket)
-    }
-
-    /// The next sample of the current fragment, inside its `mdat` (ending at `end`); at the end
-    /// of either, the boxes go on.
-    mutating func fragmentSample(_ window: UnsafeRawBufferPointer, offset: Int64, end: Int64?) throws(AudioParserError) -> ParseStep {
-        guard let audio, fragment.hasSamples, end.map({ fragment.nextOffset + Int64(fragment.nextSize) <= $0 }) ?? true else {
-            guard let end else {
-                phase = .done
-                return .skip(Int64(window.count))
-            }
-            phase = .boxes
-            fragment.reset(moofOffset: 0)
-            return .skip(max(end - offset, 0))
-        }
-        let size = fragment.nextSize
-        if fragment.nextOffset < offset {
-            // A sample that lies before the bytes already passed: lost.
-            fragment.advance()
-            return .skip(0)
-        }
-        if fragment.nextOffset > offset { return .skip(fragment.nextOffset - offset) }
-        guard size <= Self.maximumSampleSize else { throw mp4Malformed("a sample of \(size) bytes", offset) }
-        guard window.count >= size else { return .need(size) }
-        fragment.advance()
         return .packet(size: size, frames: audio.config.framesPerPacket)
     }
 }

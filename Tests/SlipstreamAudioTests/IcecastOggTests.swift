@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import SlipstreamAudio
+
+/// The player as a listener of an Ogg mount of the real Icecast 2.4 (scripts/icecast.sh), fed
+/// by ffmpeg: Icecast gives a new listener the codec's header pages, then the live pages, whose
+/// granule positions do not start at 0; the stream plays with the title of its Vorbis comment
+/// or OpusTags, no byte skipped.
+@Suite(.enabled(if: AudioFixtures.directory != nil && OggFixtures.folder != nil, "run with scripts/test.sh (the audio fixtures)"))
+struct IcecastOggTests {
+    /// The fixtures' comments' artist and title, as a link's title tells them.
+    static let title = "Some Artist - First Song"
+
+    @Test(arguments: [("vorbis-q3.ogg", "Vorbis", 44100), ("opus-64k.opus", "Opus", 48000)])
+    func anOggMountPlaysWithItsTitle(name: String, codec: String, rate: Int) async throws {
+        let icecast = try TestIcecast.shared()
+        let mount = TestIcecast.uniqueMount("ogg-" + name.replacingOccurrences(of: ".", with: "-"), extension: "ogg")
+        let source = try await icecast.startSource(on: mount, playing: try OggFixtures.path(name), as: .ogg)
+        let output = RecordingOutput(NullOutput(paced: false))
+        let player = IcecastRadioTests.player(icecast.url(mount), output: output)
+        let run = try await PlayerRun.collect(player, limit: 90) { player in
+            player.play()
+            try await PlayerRun.wait { player.title?.title == Self.title && player.progress.position > 1 }
+            player.stop()
+        }
+        await source.stop()
+        #expect(run.finalState == .stopped(.user), "\(run.events.suffix(8))")
+        #expect(IcecastRadioTests.titles(run).first == Self.title)
+        let format = try #require(player.properties.format)
+        #expect(format.codecDescription.contains(codec), "\(format.codecDescription)")
+        #expect(format.sampleRate == rate && format.channels == 2)
+        #expect(player.properties.junkByteCount == 0)
+        #expect(output.segments.joined().count > rate * 4)
+        #expect(player.station?.name == TestIcecast.Station.test.name)
+    }
+}
