@@ -68,16 +68,7 @@ public struct TestAccessServers: Sendable {
     /// Makes (once) a served file of `size` pseudo-random bytes named `name`; its path.
     @discardableResult
     public func makeFile(_ name: String, size: Int) throws -> String {
-        let path = filesFolder + "/" + name
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            (attributes[.size] as? NSNumber)?.intValue == size
-        {
-            return path
-        }
-        let temporary = path + ".tmp\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try TestFiles.writeRandom(to: temporary, size: size, seed: UInt64(truncatingIfNeeded: name.hashValueStable))
-        guard rename(temporary, path) == 0 else { throw POSIXError(.EIO) }
-        return path
+        try TestFiles.makeServedFile(name, size: size, in: filesFolder)
     }
 
     /// The access log's lines for requests whose target starts with `prefix`, in the order

@@ -79,6 +79,22 @@ public enum TestFiles {
         return data.elementsEqual(bytes)
     }
 
+    /// Makes (once) a file of `size` pseudo-random bytes named `name` in `folder` (a server's
+    /// files), seeded by its name; its path. Written beside and renamed, so that a server never
+    /// serves it half-written and tests running at once may make it together.
+    public static func makeServedFile(_ name: String, size: Int, in folder: String) throws -> String {
+        let path = folder + "/" + name
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            (attributes[.size] as? NSNumber)?.intValue == size
+        {
+            return path
+        }
+        let temporary = path + ".tmp\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try TestFiles.writeRandom(to: temporary, size: size, seed: UInt64(truncatingIfNeeded: name.hashValueStable))
+        guard rename(temporary, path) == 0 else { throw POSIXError(.EIO) }
+        return path
+    }
+
     /// A new empty folder under the test run's work folder (or the system's temporary folder).
     public static func makeTemporaryFolder() throws -> String {
         let base = ProcessInfo.processInfo.environment["SLIPSTREAM_TEST_WORK"] ?? NSTemporaryDirectory()

@@ -35,16 +35,7 @@ public enum TestNginx {
     /// Files of one name and size are identical across calls and tests.
     @discardableResult
     public static func makeFile(_ name: String, size: Int) throws -> String {
-        let path = try filesFolder() + "/" + name
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            (attributes[.size] as? NSNumber)?.intValue == size
-        {
-            return path
-        }
-        let temporary = path + ".tmp\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try TestFiles.writeRandom(to: temporary, size: size, seed: UInt64(truncatingIfNeeded: name.hashValueStable))
-        guard rename(temporary, path) == 0 else { throw POSIXError(.EIO) }
-        return path
+        try TestFiles.makeServedFile(name, size: size, in: try filesFolder())
     }
 }
 
