@@ -141,6 +141,9 @@ struct StreamRecordingTests {
         let writesStarted = Atomic(0)
         var recording = AudioRecording(.folder(folder))
         recording.bufferSize = 64 << 10
+        // The disk comes back: however slow a loaded machine makes the writes after that, the
+        // end waits for them (a disk that never comes back is the next test's).
+        recording.closeTimeout = .seconds(600)
         recording.beforeWrite = { _ in
             writesStarted.add(1, ordering: .relaxed)
             disk.wait()
