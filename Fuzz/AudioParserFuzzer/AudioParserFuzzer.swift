@@ -44,6 +44,10 @@ struct AudioParserFuzzCase {
         require(
             unread.events == whole.events && unread.error == whole.error,
             "leaving skipped bytes unread changed the output: \(unread.firstDifference(from: whole))")
+        let counted = parse(chunkSizes: { Int.random(in: 1...4096, using: &$0) }, skippingAudio: true)
+        require(
+            counted.final == whole.final && counted.error == whole.error,
+            "counting uncompressed audio from its size changed the totals: \(counted.firstDifference(from: whole))")
         checkRefusal(whole)
         checkSeekTable(whole)
         parseAcrossDiscontinuity()
@@ -51,8 +55,9 @@ struct AudioParserFuzzCase {
     }
 
     /// Parses the stream in chunks of the sizes `chunkSizes` gives, then finishes; with
-    /// `skippingUnread`, bytes the parser would drop are jumped over instead of fed.
-    mutating func parse(chunkSizes: (inout SplitMix64) -> Int, skippingUnread: Bool = false) -> Outcome {
+    /// `skippingUnread`, bytes the parser would drop are jumped over instead of fed; with
+    /// `skippingAudio`, uncompressed audio is counted from its size instead of fed.
+    mutating func parse(chunkSizes: (inout SplitMix64) -> Int, skippingUnread: Bool = false, skippingAudio: Bool = false) -> Outcome {
         let stream = self.stream
         var parser = AudioStreamParser(hints: AudioStreamHints(totalByteCount: Int64(stream.count)))
         var sink = CheckingSink(stream: stream)
@@ -65,6 +70,7 @@ struct AudioParserFuzzCase {
                     try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
                     checkHeld(parser)
                     if skippingUnread, parser.skipRemaining > 0 { parser.skipUnread() }
+                    if skippingAudio { parser.skipUncompressedAudio() }
                     // Only an MP4 sends the parser elsewhere than the next byte (back to its audio
                     // after its index, a bounded number of times).
                     if parser.nextByteOffset < Int64(end) {

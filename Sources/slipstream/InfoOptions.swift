@@ -30,7 +30,8 @@ struct InfoOptions: TargetOptions {
         Options:
               --json                 print JSON instead of text
               --exact                read the whole file and count every packet (exact
-                                     duration and bit rate without a Xing/VBRI header)
+                                     duration and bit rate without a Xing/VBRI header;
+                                     WAV, AIFF and CAF audio is counted from its size)
               --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
           -H, --header 'Name: value' send an extra header (repeatable)
         \(AccessOptions.usage)

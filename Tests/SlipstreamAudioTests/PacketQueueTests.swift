@@ -89,6 +89,7 @@ struct PacketQueueTests {
             codec: .pcm, codecDescription: "PCM", sampleRate: 44100, channels: 2, framesPerPacket: 1024,
             pcm: .init(bitsPerSample: 16, bytesPerFrame: 4, isFloat: false, isBigEndian: false))
         #expect(PacketQueue.byteLimit(.seconds(10), format: pcm, bitRate: nil) == 1_764_000)
+        #expect(PacketQueue.byteLimit(.seconds(30), format: pcm, bitRate: nil) == PacketQueue.maximumSecondsBytes)
         #expect(PacketQueue.byteLimit(.seconds(30), format: Self.format(44100), bitRate: 128_000) == 480_000)
         #expect(PacketQueue.byteLimit(.seconds(30), format: Self.format(44100), bitRate: nil) == 1_200_000)
         #expect(PacketQueue.byteLimit(.seconds(0.1), format: Self.format(44100), bitRate: 128_000) == 64 * 1024)

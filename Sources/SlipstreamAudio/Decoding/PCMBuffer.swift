@@ -52,13 +52,16 @@ public final class PCMBuffer {
         count += byteCount
     }
 
-    /// Keeps only the frames in `frames` (relative to the start), moving them to the front.
-    public func keepFrames(_ frames: Range<Int>) {
+    /// Keeps, of the frames from frame `first` on (default: all of them), only those in
+    /// `frames` (counted from `first`), moving them to follow the frames before `first`.
+    public func keepFrames(_ frames: Range<Int>, after first: Int = 0) {
         let width = format.bytesPerFrame
-        let lower = min(max(frames.lowerBound, 0), frameCount)
-        let upper = min(max(frames.upperBound, lower), frameCount)
-        if lower > 0 { (storage).copyMemory(from: storage + lower * width, byteCount: (upper - lower) * width) }
-        count = (upper - lower) * width
+        let base = storage + first * width
+        let tail = frameCount - first
+        let lower = min(max(frames.lowerBound, 0), tail)
+        let upper = min(max(frames.upperBound, lower), tail)
+        if lower > 0 { base.copyMemory(from: base + lower * width, byteCount: (upper - lower) * width) }
+        count = (first + upper - lower) * width
     }
 
     /// Appends `other`'s bytes (of the same format).

@@ -90,6 +90,15 @@ package final class PCMPassthroughDecoder: SelectableAudioDecoder {
                 let scaled = (real(source, i) * 32768).rounded(.toNearestOrEven)
                 target[i] = Int16(min(max(scaled, -32768), 32767))
             }
+        } else if sampleBytes == 2 {
+            // 16 bits: a copy, or a byte swap (big-endian AIFF and CAF) the compiler vectorizes.
+            if layout.isBigEndian == (1.bigEndian == 1) {
+                UnsafeMutableRawPointer(target).copyMemory(from: source, byteCount: count * 2)
+            } else {
+                for i in 0..<count {
+                    target[i] = Int16(bitPattern: source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self).byteSwapped)
+                }
+            }
         } else {
             for i in 0..<count { target[i] = Int16(truncatingIfNeeded: integer(source, i) >> 16) }
         }

@@ -8,4 +8,36 @@ extension AudioStreamParser {
         position += skipRemaining
         skipRemaining = 0
     }
+
+    /// Lets a reader that can seek its source jump over the rest of uncompressed audio (WAV,
+    /// AIFF, CAF), whose packets follow from sizes alone: they are counted as if parsed, to the
+    /// audio chunk's end or the source's (`AudioStreamHints.totalByteCount`), and the next bytes
+    /// the parser expects come from `nextByteOffset`, after them. Totals counted this way are
+    /// the ones a parse of every byte gives; no packet is told to the sink. Does nothing
+    /// outside such audio (or when neither end is known).
+    public mutating func skipUncompressedAudio() {
+        guard skipRemaining == 0 else { return }
+        let end = state.hints.totalByteCount
+        var count: PCMDataChunk.Count?
+        switch stage {
+        case .wav(var parser):
+            count = parser.countRestOfAudio(from: position, sourceEnd: end)
+            stage = .wav(parser)
+        case .aiff(var parser):
+            count = parser.countRestOfAudio(from: position, sourceEnd: end)
+            stage = .aiff(parser)
+        case .caf(var parser):
+            count = parser.countRestOfAudio(from: position, sourceEnd: end)
+            stage = .caf(parser)
+        default:
+            return
+        }
+        guard let count else { return }
+        // Held bytes are the start of the next packet, counted now.
+        pending.removeAll(keepingCapacity: true)
+        pendingStart = 0
+        needed = 1
+        state.recordPackets(count, from: position)
+        position += count.used
+    }
 }

@@ -61,6 +61,14 @@ struct CAFParser: Sendable {
         }
     }
 
+    /// In the audio, counts the rest of it without its bytes and moves past it (see
+    /// `PCMDataChunk.countRest`); `nil` elsewhere.
+    mutating func countRestOfAudio(from offset: Int64, sourceEnd: Int64?) -> PCMDataChunk.Count? {
+        guard case .data(var chunk) = phase, let count = chunk.countRest(from: offset, sourceEnd: sourceEnd) else { return nil }
+        phase = .data(chunk)
+        return count
+    }
+
     /// After a discontinuity to `offset`: inside the audio, the next packet starts at the next
     /// frame boundary (the bytes to skip to reach it are returned); elsewhere, parsing starts
     /// over if `offset` is 0, and otherwise nothing more is emitted.

@@ -72,6 +72,32 @@ struct PCMDataChunk: Hashable, Sendable {
         return .packet(size: usable, frames: usable / frameBytes)
     }
 
+    /// Packets of the audio counted without their bytes (`countRest(from:sourceEnd:)`).
+    struct Count: Hashable, Sendable {
+        var packets: Int64
+        /// Bytes in the packets (whole frames).
+        var bytes: Int64
+        var frames: Int64
+        /// Bytes passed over: the packets' and a trailing partial frame's.
+        var used: Int64
+    }
+
+    /// The packets `step` would cut the rest of the audio into, from stream `offset` (where the
+    /// next packet starts), counted without the bytes: to the chunk's end, or to `sourceEnd`
+    /// where the source ends sooner (a file cut short) or the chunk's size is left open. The
+    /// chunk is left past them. `nil` when neither end is known.
+    mutating func countRest(from offset: Int64, sourceEnd: Int64?) -> Count? {
+        let inSource = sourceEnd.map { max($0 - offset, 0) }
+        guard remaining != .max || inSource != nil else { return nil }
+        let available = min(remaining, inSource ?? remaining)
+        let frameBytes = Int64(layout.bytesPerFrame)
+        let perPacket = Int64(Self.framesPerPacket(layout))
+        let whole = available / frameBytes
+        let packets = whole / perPacket + (whole % perPacket > 0 ? 1 : 0)
+        remaining -= available
+        return Count(packets: packets, bytes: whole * frameBytes, frames: whole, used: available)
+    }
+
     /// The chunk read on from `offset` (after a discontinuity), and the bytes to skip to the
     /// next frame boundary; `nil` when `offset` is outside the audio.
     func resynchronised(at offset: Int64) -> (chunk: PCMDataChunk, skip: Int64)? {

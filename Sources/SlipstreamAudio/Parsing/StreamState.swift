@@ -76,6 +76,22 @@ struct StreamState: Sendable {
         return AudioPacket(offset: offset, size: size, frameCount: frameCount, startFrame: startFrame, startTime: time)
     }
 
+    /// Accounts for packets counted without being parsed (uncompressed audio a reader jumped
+    /// over), the first of them at `offset`. The seek table's index does not reach into them:
+    /// such audio is sought by arithmetic.
+    mutating func recordPackets(_ count: PCMDataChunk.Count, from offset: Int64) {
+        guard count.packets > 0 else { return }
+        if properties.dataOffset == nil {
+            set(\.dataOffset, offset)
+            seekTable.dataOffset = offset
+        }
+        nextFrame = nextFrame.map { $0 + count.frames }
+        packetsSeen += count.packets
+        bytesSeen += count.bytes
+        framesSeen += count.frames
+        if framesSeen > 0 { seekTable.meanBytesPerFrame = Double(bytesSeen) / Double(framesSeen) }
+    }
+
     /// Notes an MPEG frame's header bit rate (kbit/s, 0 for free format).
     mutating func noteFrameBitRate(_ kbps: Int) {
         commonFrameBitRate = commonFrameBitRate.map { $0 == kbps ? $0 : 0 } ?? kbps

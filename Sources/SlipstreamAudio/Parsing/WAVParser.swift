@@ -66,6 +66,14 @@ struct WAVParser: Sendable {
         }
     }
 
+    /// In the audio, counts the rest of it without its bytes and moves past it (see
+    /// `PCMDataChunk.countRest`); `nil` elsewhere.
+    mutating func countRestOfAudio(from offset: Int64, sourceEnd: Int64?) -> PCMDataChunk.Count? {
+        guard case .data(var chunk, let pad) = phase, let count = chunk.countRest(from: offset, sourceEnd: sourceEnd) else { return nil }
+        phase = .data(chunk, pad: pad)
+        return count
+    }
+
     /// After a discontinuity to `offset`: inside the data, the next packet starts at the next
     /// frame boundary (the bytes to skip to reach it are returned); elsewhere, parsing starts
     /// over from the chunk structure if `offset` is 0, and otherwise nothing more is emitted.

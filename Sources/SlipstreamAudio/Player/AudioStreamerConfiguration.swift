@@ -7,7 +7,8 @@ public struct AudioStreamerConfiguration: Sendable {
         /// At most this many bytes of packets not yet played.
         case bytes(Int)
         /// About this many seconds of audio (converted to bytes at the stream's bit rate once
-        /// it is known; never less than 64 KiB).
+        /// it is known; never less than 64 KiB, nor more than 2 MiB: high bit rates such as
+        /// PCM get fewer seconds).
         case seconds(Double)
         /// Keep the whole stream: the network runs free and every seek backwards is in memory.
         case unlimited

@@ -68,9 +68,10 @@ extension NetworkSide {
             state.connectionHasData = true
             parse(&state, &parsed) { (parser, sink) throws(AudioParserError) in try parser.parse(bytes, into: &sink) }
             if parsed.failure != nil { _ = drop(&state) }
-            // An MP4 whose index follows its audio: over the audio with a range request (where
-            // the server answers them), and back to it once the index is read.
-            if state.parser.prefersJump, state.rangesSupported == true { state.parser.skipUnread() }
+            // An MP4 whose index follows its audio: over the audio with a range request, and
+            // back to it once the index is read. Unless the server said it answers no ranges:
+            // one that does not answers the jump from byte 0, and the parser starts over.
+            if state.parser.prefersJump, state.rangesSupported != false { state.parser.skipUnread() }
             let next = state.parser.nextByteOffset
             if parsed.failure == nil, next != offset + Int64(bytes.count) { parsed.relocation = next }
             return parsed
@@ -79,13 +80,13 @@ extension NetworkSide {
         if let probe = parsed.probe, parsed.failure == nil {
             // A seek's search probes elsewhere: this connection is done.
             report(parsed)
-            connect(from: probe)
+            connect(from: probe, replacing: receiver.generation)
             return .stop
         }
         if let gather = parsed.gatherReads { parsed.connection?.gatherReads(every: gather.interval) }
         report(parsed)
         if let relocation = parsed.relocation {
-            connect(from: relocation)
+            connect(from: relocation, replacing: receiver.generation)
             return .stop
         }
         return parsed.failure == nil ? .proceed : .stop

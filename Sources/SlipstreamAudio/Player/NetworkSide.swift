@@ -71,10 +71,11 @@ final class NetworkSide: Sendable {
     // MARK: - Commands
 
     /// Opens a connection from `offset` (nil: where the stream is to go on), replacing the
-    /// current one.
-    func connect(from offset: Int64?) {
+    /// current one; with `generation`, only while connection `generation` is the current one
+    /// (the parser's own move elsewhere must not undo a seek's connection made meanwhile).
+    func connect(from offset: Int64?, replacing generation: Int? = nil) {
         let old = state.withLock { state -> (any AudioSourceConnection)? in
-            guard !state.isStopped else { return nil }
+            guard !state.isStopped, generation == nil || generation == state.generation else { return nil }
             let old = drop(&state)
             state.connectionHasData = false
             // A new connection counts its offsets anew (a live stream's from "now").

@@ -1,8 +1,8 @@
 /// Software volume: scales samples in place.
 enum PCMVolume {
-    /// Multiplies every sample of `buffer` by `factor` (0.0 to 1.0).
-    static func scale(_ buffer: PCMBuffer, by factor: Double) {
-        let bytes = buffer.mutableBytes
+    /// Multiplies every sample of `buffer` from frame `first` on by `factor` (0.0 to 1.0).
+    static func scale(_ buffer: PCMBuffer, fromFrame first: Int, by factor: Double) {
+        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer.mutableBytes[(first * buffer.format.bytesPerFrame)...])
         switch buffer.format.sampleType {
         case .signed16:
             let samples = bytes.bindMemory(to: Int16.self)

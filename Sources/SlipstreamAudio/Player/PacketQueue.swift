@@ -219,9 +219,14 @@ extension PacketQueue {
         case .seconds(let seconds):
             // PCM: exact; compressed: at the bit rate known so far, else as if 320 kbps.
             let bitsPerSecond = format.pcm.map { Double($0.bytesPerFrame * format.sampleRate * 8) } ?? bitRate ?? 320_000
-            return max(Int(seconds * bitsPerSecond / 8), 64 * 1024)
+            return max(Int(min(seconds * bitsPerSecond / 8, Double(maximumSecondsBytes))), 64 * 1024)
         }
     }
+
+    /// The most bytes a limit in seconds comes to: 2 MiB (12 s of CD-quality PCM, 17 s of
+    /// FLAC at 1 Mbit/s), so that memory stays flat and small at any bit rate (30 s of 16-bit
+    /// stereo PCM took 5 MiB).
+    static let maximumSecondsBytes = 2 << 20
 }
 
 // MARK: - Readiness

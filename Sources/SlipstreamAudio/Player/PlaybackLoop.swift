@@ -29,7 +29,6 @@ final class PlaybackLoop {
     /// stream's new one (a WAV file holds one format).
     private var converter: PCMConverter?
     private var isOutputPaused = false
-    private let pcm: PCMBuffer
     /// Decoded frames gathered for one write to the output (`batchFrames`): a sound server or
     /// device is woken a few times a second, not for every packet. The first write after a
     /// start or a seek goes at once, and what is gathered is written whenever the queue has
@@ -70,8 +69,7 @@ final class PlaybackLoop {
         sampleType = configuration.sampleType
         makeOutput = configuration.output
         self.volume = volume
-        pcm = PCMBuffer(format: PCMFormat(sampleRate: 44100, channels: 2, sampleType: configuration.sampleType))
-        batch = PCMBuffer(format: pcm.format)
+        batch = PCMBuffer(format: PCMFormat(sampleRate: 44100, channels: 2, sampleType: configuration.sampleType))
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
         titleMarks.reserveCapacity(PacketQueue.keptTitles)
     }
@@ -173,46 +171,42 @@ final class PlaybackLoop {
         if openFormat != nil { perform { output throws(AudioOutputError) in try output.flush() } }
     }
 
-    /// Decodes one packet and writes what is kept of it.
+    /// Decodes one packet straight into the batch (no copy in between) and keeps what is heard
+    /// of it; the batch is written first when the packet starts a title or is of another
+    /// format, and after it when it is full (or nothing has been heard yet).
     private func play(_ entry: PacketRing.Entry) {
         guard let decoder else { return }
-        pcm.removeAll()
+        let title = entry.titleID ?? carriedTitle
+        if title != nil || decoder.outputFormat != batch.format { writeBatch() }
+        if batch.count == 0 {
+            batch.format = decoder.outputFormat
+            batchTitle = title
+        }
+        let first = batch.frameCount
         // The decoder counts frames from its format's start (to line itself up after a reset).
         var packet = entry.packet
         packet.startFrame = packet.startFrame.map { $0 - formatFirstFrame }
         do throws(AudioDecoderError) {
-            try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0..<entry.size]), packet: packet, into: pcm)
+            try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0..<entry.size]), packet: packet, into: batch)
         } catch {
             fail(AudioStreamerError(decoderError: error))
             return
         }
         let rawStart = entry.startFrame ?? 0
-        let kept = keptFrames(rawStart: rawStart, count: pcm.frameCount, estimated: entry.isEstimated)
-        if let target = seekFrame, rawStart + Int64(pcm.frameCount) > target { seekFrame = nil }
+        let decoded = batch.frameCount - first
+        let kept = keptFrames(rawStart: rawStart, count: decoded, estimated: entry.isEstimated)
+        if let target = seekFrame, rawStart + Int64(decoded) > target { seekFrame = nil }
+        batch.keepFrames(kept, after: first)
         guard !kept.isEmpty else {
-            carriedTitle = entry.titleID ?? carriedTitle
+            carriedTitle = title
             return
         }
-        pcm.keepFrames(kept)
+        carriedTitle = nil
         if basePosition == nil {
             let frame = (trim ?? .none).presentationFrame(ofRawFrame: rawStart + Int64(kept.lowerBound))
             basePosition = MonotonicTime.nanoseconds(frames: frame, rate: decoder.outputFormat.sampleRate)
         }
-        if volume < 1 { PCMVolume.scale(pcm, by: volume) }
-        let title = entry.titleID ?? carriedTitle
-        carriedTitle = nil
-        stage(pcm, title: title)
-    }
-
-    /// Adds decoded frames to the batch, writing it first when they start a title or are of
-    /// another format, and after them when it is full (or nothing has been heard yet).
-    private func stage(_ decoded: PCMBuffer, title: Int?) {
-        if title != nil || decoded.format != batch.format { writeBatch() }
-        if batch.count == 0 {
-            batch.format = decoded.format
-            batchTitle = title
-        }
-        batch.append(decoded)
+        if volume < 1 { PCMVolume.scale(batch, fromFrame: first, by: volume) }
         if !hasNotifiedStart || batch.frameCount >= Self.batchFrames { writeBatch() }
     }
 
@@ -296,7 +290,6 @@ extension PlaybackLoop {
         decoder = next
         formatIndex = index
         formatFirstFrame = record.firstFrame
-        pcm.format = next.outputFormat
         if trim == nil { trim = GaplessTrim(properties: record.properties, decoderDelay: next.decoderDelay) }
         streamer.send(.decoderReady(.init(trim: trim ?? .none, primingPackets: next.primingPacketCount)))
         // Made now (not opened): finding a sound server can take a moment, better spent while

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import SlipstreamAudio
+
+/// `skipUncompressedAudio()`: the totals of PCM audio counted from sizes are those a parse of
+/// every byte gives, for whole files and files cut short, and `info --exact` reads little of
+/// a large one.
+@Suite(.enabled(if: AudioFixtures.directory != nil, "SLIPSTREAM_TEST_AUDIO is not set"))
+struct UncompressedAudioSkipTests {
+    static let fixtures =
+        AudioFixtures.references.filter { $0.kind == "wav" }.map(\.name) + AIFFCAFTests.integerFixtures + AIFFCAFTests.floatFixtures
+
+    /// Parses `bytes` whole, or jumping over the audio after its first `head` bytes; returns the
+    /// final properties and the bytes fed.
+    static func parse(_ bytes: [UInt8], skippingAfter head: Int?) throws -> (AudioStreamProperties, Int) {
+        var parser = AudioStreamParser(hints: AudioStreamHints(totalByteCount: Int64(bytes.count)))
+        var fed = 0
+        var start = 0
+        while start < bytes.count {
+            let end = min(start + (start == 0 ? head ?? bytes.count : 4096), bytes.count)
+            _ = try parser.parse(Array(bytes[start..<end]))
+            fed += end - start
+            if head != nil { parser.skipUncompressedAudio() }
+            start = Int(min(parser.nextByteOffset, Int64(bytes.count)))
+        }
+        _ = try parser.finish()
+        return (parser.properties, fed)
+    }
+
+    @Test(arguments: fixtures)
+    func countedTotalsAreTheParsedOnes(_ name: String) throws {
+        let bytes = try AudioFixtures.bytes(name)
+        // Whole, and cut short in the middle of a frame, of a packet and of the header.
+        for length in [bytes.count, bytes.count - 5, bytes.count / 2 + 3, 5000] where length > 0 && length <= bytes.count {
+            let cut = Array(bytes.prefix(length))
+            let (whole, _) = try Self.parse(cut, skippingAfter: nil)
+            // Skipped from inside the first packet, and from the header.
+            for head in [4099, 40] {
+                let (skipped, fed) = try Self.parse(cut, skippingAfter: head)
+                #expect(skipped == whole, "\(name) cut to \(length), skipped after \(head)")
+                #expect(skipped.durationSource == .counted)
+                if length == bytes.count, head == 4099, bytes.count > 20000 { #expect(fed < bytes.count / 2, "\(name): \(fed) bytes fed") }
+            }
+        }
+    }
+
+    /// `info --exact` on 3 MiB of WAV reads its first MiB and the rest of its chunks, not the audio.
+    @Test func anExactDescriptionReadsLittleOfALargeFile() async throws {
+        let frames = 786_432 + 3
+        var wav = Array("RIFF".utf8) + le(36 + frames * 4 + 12, 4) + Array("WAVEfmt ".utf8) + le(16, 4)
+        wav += le(1, 2) + le(2, 2) + le(44100, 4) + le(44100 * 4, 4) + le(4, 2) + le(16, 2)
+        wav += Array("data".utf8) + le(frames * 4, 4) + [UInt8](repeating: 7, count: frames * 4)
+        wav += Array("junk".utf8) + le(4, 4) + [1, 2, 3, 4]
+        let path = try TestFiles.makeTemporaryFolder() + "/large.wav"
+        try Data(wav).write(to: URL(fileURLWithPath: path))
+        var options = AudioInfo.Options()
+        options.readsWholeStream = true
+        let info = try await AudioInfo.read(from: path, options: options)
+        #expect(info.audio.durationSource == .counted)
+        #expect(info.audio.trimmedFrameCount == Int64(frames))
+        #expect(info.audio.packetCount == Int64((frames + 1023) / 1024))
+        #expect(info.source.bytesRead < 1_100_000)
+    }
+
+    private func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+}
