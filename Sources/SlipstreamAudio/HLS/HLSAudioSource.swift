@@ -1,0 +1,58 @@
+import SlipstreamHTTP
+import Synchronization
+
+/// An HLS stream (RFC 8216) as an audio source: the segments of a media playlist given to the
+/// receiver as one byte stream, as if they were one file. A master playlist is followed to the
+/// media playlist `HLSVariantChoice` picks; segments are fetched one after the other (byte
+/// ranges honoured) and read by `HLSSegmentReader`: the audio of an MPEG-TS segment, a packed
+/// audio segment without its ID3 tag, or an fMP4 segment after its initialization section
+/// (given once). A live playlist is followed as `HLSMediaFollower` says (each connection of a
+/// live stream starts near its live end).
+///
+/// The answer tells no size and no ranges: an HLS stream cannot seek yet. A connection asked
+/// for a later offset starts again from the beginning (a live one from its live end) at offset
+/// 0, as a server that answers no ranges would; its receiver drops what it has. Encrypted
+/// segments are refused (AES-128 and SAMPLE-AES, by name). A segment that fails is tried again
+/// a few times (`HLSConnection.segmentAttempts`), then the stream ends with an error naming it.
+package final class HLSAudioSource: AudioSource {
+    /// A playlist's bytes already read, and the URL that answered (against which it resolves).
+    package struct Document: Sendable {
+        package var bytes: [UInt8]
+        package var base: String
+
+        /// The bytes of a playlist read from `base`.
+        package init(bytes: [UInt8], base: String) {
+            self.bytes = bytes
+            self.base = base
+        }
+    }
+
+    /// What every connection needs.
+    struct Setup: Sendable {
+        /// The playlist's URL.
+        var url: String
+        /// The request every fetch starts from (proxy, headers, timeouts).
+        var template: HTTPRequest
+        var engine: HTTPEngine
+    }
+
+    private let setup: Setup
+    /// The playlist as already read (by the player's probe), for the first connection.
+    private let first: Mutex<Document?>
+
+    /// A source for the playlist at `template`'s URL, fetched on `engine`; `document`: its bytes
+    /// as already read, used by the first connection instead of fetching them again.
+    package init(template: HTTPRequest, engine: HTTPEngine, document: Document? = nil) {
+        setup = Setup(url: template.url, template: template, engine: engine)
+        first = Mutex(document)
+    }
+
+    package var location: AudioLocation { .url(setup.url) }
+
+    package func open(_ request: AudioSourceRequest, receiver: any AudioSourceReceiver) -> any AudioSourceConnection {
+        let document = first.withLock { $0.take() }
+        let connection = HLSConnection(setup: setup, receiver: receiver, document: document)
+        connection.start()
+        return connection
+    }
+}

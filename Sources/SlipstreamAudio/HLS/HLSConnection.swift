@@ -1,0 +1,369 @@
+import Dispatch
+import SlipstreamHTTP
+import Synchronization
+
+/// One connection of an `HLSAudioSource`: a thread of its own loads the playlist, follows it
+/// (`HLSMediaFollower`) and plays its segments one after the other, each through an HTTP
+/// connection whose bytes an `HLSSegmentReceiver` reads (`HLSSegmentReader`) and hands on as
+/// one stream. The receiver is called by that thread or by the current segment's, never by
+/// two at once; its `.pause` holds the segment's transfer (or the thread) until `resume()`.
+final class HLSConnection: AudioSourceConnection {
+    /// How a segment's fetch ended.
+    enum SegmentOutcome: Sendable {
+        /// Every byte was read.
+        case ended
+        /// The receiver said `.stop`.
+        case stopped
+        /// It failed; `retry`: fetching it again may help (an HTTP or network failure).
+        case failed(AudioStreamerError, retry: Bool)
+    }
+
+    /// Why the thread ends early.
+    private enum Ending: Error {
+        /// The receiver said `.stop`, or the connection was cancelled: nothing more is told.
+        case stopped
+        case failed(AudioStreamerError)
+    }
+
+    /// What the thread and the callers share.
+    private struct Shared {
+        var isCancelled = false
+        /// The transfer of the segment being played.
+        var segment: (any AudioSourceConnection)?
+        var segmentOutcome: SegmentOutcome?
+        /// The thread's own delivery was paused by the receiver.
+        var isPaused = false
+        var fetchTask: Task<Void, Never>?
+        var fetched: Result<HTTPResponse, HTTPError>?
+    }
+
+    /// How many times a segment is fetched before the stream ends with its error.
+    static let segmentAttempts = 4
+    /// The wait before the first retry of a segment, in seconds (doubled at each).
+    static let segmentBackoff = 0.25
+
+    private let setup: HLSAudioSource.Setup
+    private let receiver: any AudioSourceReceiver
+    private let document: HLSAudioSource.Document?
+    private let shared = Mutex(Shared())
+    /// Wakes the thread to look at `shared` again (extra signals are harmless).
+    private let wake = DispatchSemaphore(value: 0)
+    // Unchecked: the thread and the current segment's receiver take turns (the thread waits
+    // while a segment plays), so only one touches it at a time.
+    /// The stream offset of the next byte given to the receiver.
+    nonisolated(unsafe) private var offset: Int64 = 0
+
+    init(setup: HLSAudioSource.Setup, receiver: any AudioSourceReceiver, document: HLSAudioSource.Document?) {
+        self.setup = setup
+        self.receiver = receiver
+        self.document = document
+    }
+
+    /// Starts the thread.
+    func start() {
+        IOThread.start(name: "slipstream-hls") { [self] in run() }
+    }
+
+    func resume() {
+        let segment = shared.withLock { shared -> (any AudioSourceConnection)? in
+            guard !shared.isPaused else {
+                shared.isPaused = false
+                return nil
+            }
+            return shared.segment
+        }
+        if let segment { segment.resume() } else { wake.signal() }
+    }
+
+    func cancel() {
+        let (segment, task) = shared.withLock { shared in
+            shared.isCancelled = true
+            return (shared.segment, shared.fetchTask)
+        }
+        segment?.cancel()
+        task?.cancel()
+        wake.signal()
+    }
+
+    // MARK: - The thread
+
+    private func run() {
+        do throws(Ending) {
+            var (media, mediaURL, base) = try loadMediaPlaylist()
+            let answer = AudioSourceAnswer(offset: 0, totalSize: nil, rangesSupported: false, isLive: media.isLive)
+            guard case .proceed = receiver.sourceOpened(answer) else { return }
+            var follower = HLSMediaFollower()
+            follower.loaded(media, at: Self.now())
+            var map: HLSMediaPlaylist.Map?
+            while true {
+                switch follower.next(at: Self.now()) {
+                case .fetch(let segment):
+                    if segment.map != map, let newMap = segment.map {
+                        try deliver(try fetch(newMap.uri, base: base, range: newMap.byteRange, what: "initialization section"))
+                        map = newMap
+                    }
+                    try play(segment, base: base, isLive: media.isLive)
+                case .reload(let time):
+                    try sleep(until: time)
+                    do throws(Ending) {
+                        let (bytes, answeredFrom) = try fetchPlaylist(mediaURL)
+                        guard case .media(let reloaded) = try Self.parse(bytes, url: mediaURL) else {
+                            throw Ending.failed(
+                                Self.error(.unsupportedFormat, "\(mediaURL): the HLS media playlist became a master playlist"))
+                        }
+                        (media, base) = (reloaded, answeredFrom)
+                        follower.loaded(media, at: Self.now())
+                    } catch {
+                        // A live playlist that could not be read now may be read later: never the end.
+                        guard case .failed = error else { throw error }
+                        follower.reloadFailed(at: Self.now())
+                    }
+                case .end:
+                    receiver.sourceEnded(nil)
+                    return
+                }
+            }
+        } catch {
+            guard case .failed(let failure) = error, !shared.withLock({ $0.isCancelled }) else { return }
+            receiver.sourceEnded(failure)
+        }
+    }
+
+    /// The media playlist to follow: the one at the source's URL, or the one a master playlist
+    /// there chooses; with the URL it is reloaded from and the URL its segments resolve against.
+    private func loadMediaPlaylist() throws(Ending) -> (HLSMediaPlaylist, url: String, base: String) {
+        let bytes: [UInt8], base: String
+        if let document { (bytes, base) = (document.bytes, document.base) } else { (bytes, base) = try fetchPlaylist(setup.url) }
+        switch try Self.parse(bytes, url: setup.url) {
+        case .media(let media):
+            return (media, setup.url, base)
+        case .master(let master):
+            guard let choice = HLSVariantChoice.choose(master) else {
+                throw .failed(Self.error(.noAudioData, "\(setup.url): the HLS master playlist lists no variant"))
+            }
+            let url = try resolve(choice.uri, base: base)
+            let (bytes, mediaBase) = try fetchPlaylist(url)
+            guard case .media(let media) = try Self.parse(bytes, url: url) else {
+                throw .failed(Self.error(.unsupportedFormat, "\(url): the variant's playlist is a master playlist too"))
+            }
+            return (media, url, mediaBase)
+        }
+    }
+
+    /// Plays `segment`: its bytes, read, given to the receiver; a failure of the transfer is
+    /// tried again after a backoff, up to `segmentAttempts` times (a live stream then goes on
+    /// with the next segment, a recorded one ends with the error).
+    private func play(_ segment: HLSMediaPlaylist.Segment, base: String, isLive: Bool) throws(Ending) {
+        let url = try resolve(segment.uri, base: base)
+        if let key = segment.key {
+            let method: String
+            switch key.method {
+            case .aes128: method = "AES-128"
+            case .other(let name): method = name
+            }
+            throw .failed(Self.error(.unsupportedFormat, "\(url): the HLS segment is encrypted (\(method)), which is not played"))
+        }
+        var delivered = 0
+        var attempt = 0
+        while true {
+            attempt += 1
+            var request = setup.template
+            request.url = url
+            let receiver = HLSSegmentReceiver(
+                connection: self, reader: HLSSegmentReader(kind: segment.map == nil ? nil : .fragmentedMP4),
+                range: segment.byteRange, alreadyDelivered: delivered)
+            let transfer = HTTPAudioSource(template: request, engine: setup.engine).open(
+                AudioSourceRequest(offset: segment.byteRange?.offset ?? 0, length: segment.byteRange?.length), receiver: receiver)
+            let cancelled = shared.withLock { shared in
+                shared.segment = transfer
+                return shared.isCancelled
+            }
+            if cancelled { transfer.cancel() }
+            let outcome = try waitForSegment()
+            delivered = receiver.delivered
+            switch outcome {
+            case .ended:
+                var tail: [UInt8] = []
+                do throws(HLSSegmentReader.Failure) {
+                    tail = try receiver.finish()
+                } catch {
+                    throw .failed(Self.error(.unsupportedFormat, "\(url): \(error.message)"))
+                }
+                try deliver(tail)
+                return
+            case .stopped:
+                throw .stopped
+            case .failed(let error, let retry):
+                guard retry, attempt < Self.segmentAttempts else {
+                    if isLive, retry { return }
+                    var failure = error
+                    failure.message = "the HLS segment \(url) failed" + (retry ? " \(attempt) times" : "") + ": \(error.message)"
+                    failure.isRetryable = false
+                    throw .failed(failure)
+                }
+                try sleep(until: Self.now() + Self.segmentBackoff * Double(1 << (attempt - 1)))
+            }
+        }
+    }
+
+    /// Waits until the current segment's transfer ends; takes its outcome.
+    private func waitForSegment() throws(Ending) -> SegmentOutcome {
+        while true {
+            let (outcome, cancelled) = shared.withLock { shared in
+                defer {
+                    if shared.segmentOutcome != nil {
+                        shared.segmentOutcome = nil
+                        shared.segment = nil
+                    }
+                }
+                return (shared.segmentOutcome, shared.isCancelled)
+            }
+            if cancelled { throw .stopped }
+            if let outcome { return outcome }
+            wake.wait()
+        }
+    }
+
+    // MARK: - Delivering
+
+    /// Called by the segment's receiver: `bytes` go to the receiver at the next offset.
+    func segmentDelivers(_ bytes: UnsafeRawBufferPointer) -> AudioSourceDecision {
+        let decision = receiver.sourceReceived(bytes, at: offset)
+        if case .proceed = decision { offset += Int64(bytes.count) }
+        return decision
+    }
+
+    /// Called by the segment's receiver once, when its transfer is over.
+    func segmentEnded(_ outcome: SegmentOutcome) {
+        shared.withLock { $0.segmentOutcome = outcome }
+        wake.signal()
+    }
+
+    /// Gives `bytes` to the receiver from the thread, waiting while it pauses.
+    private func deliver(_ bytes: [UInt8]) throws(Ending) {
+        guard !bytes.isEmpty else { return }
+        while true {
+            shared.withLock { $0.isPaused = true }
+            let decision = bytes.withUnsafeBytes { receiver.sourceReceived($0, at: offset) }
+            switch decision {
+            case .proceed:
+                shared.withLock { $0.isPaused = false }
+                offset += Int64(bytes.count)
+                return
+            case .stop:
+                throw .stopped
+            case .pause:
+                while true {
+                    let (paused, cancelled) = shared.withLock { ($0.isPaused, $0.isCancelled) }
+                    if cancelled { throw .stopped }
+                    if !paused { break }
+                    wake.wait()
+                }
+            }
+        }
+    }
+
+    // MARK: - Fetching
+
+    /// A playlist's bytes and the URL that answered.
+    private func fetchPlaylist(_ url: String) throws(Ending) -> ([UInt8], String) {
+        let response = try fetchWhole(url, range: nil, limit: HLSPlaylistParser.maximumSize + 1, what: "playlist")
+        return (response.body, response.head.effectiveURL.isEmpty ? url : response.head.effectiveURL)
+    }
+
+    /// The bytes of `uri` (resolved against `base`), `range` of them when given.
+    private func fetch(_ uri: String, base: String, range: HLSMediaPlaylist.ByteRange?, what: String) throws(Ending) -> [UInt8] {
+        let url = try resolve(uri, base: base)
+        return try fetchWhole(url, range: range, limit: 16 << 20, what: what).body
+    }
+
+    /// A whole small response (at most `limit` bytes), from the thread; a range is cut out of
+    /// a server's whole answer when it sends no 206.
+    private func fetchWhole(_ url: String, range: HLSMediaPlaylist.ByteRange?, limit: Int, what: String) throws(Ending) -> HTTPResponse {
+        var request = setup.template
+        request.url = url
+        request.range = range.map { HTTPRequest.ByteRange(start: $0.offset, end: $0.offset + $0.length - 1) }
+        let engine = setup.engine
+        let task = Task { [self] in
+            let result: Result<HTTPResponse, HTTPError>
+            do throws(HTTPError) {
+                result = .success(try await engine.fetch(request, maxBodyBytes: limit))
+            } catch {
+                result = .failure(error)
+            }
+            shared.withLock { $0.fetched = result }
+            wake.signal()
+        }
+        if shared.withLock({ shared in
+            shared.fetchTask = task
+            return shared.isCancelled
+        }) {
+            task.cancel()
+        }
+        var result: Result<HTTPResponse, HTTPError>?
+        while result == nil {
+            let cancelled: Bool
+            (result, cancelled) = shared.withLock { shared in
+                defer { if shared.fetched != nil { (shared.fetched, shared.fetchTask) = (nil, nil) } }
+                return (shared.fetched, shared.isCancelled)
+            }
+            if cancelled { throw .stopped }
+            if result == nil { wake.wait() }
+        }
+        switch result! {
+        case .failure(let error):
+            throw .failed(AudioStreamerError(error))
+        case .success(var response):
+            guard response.head.isSuccess else {
+                throw .failed(
+                    AudioStreamerError(
+                        HTTPError(
+                            .httpStatus, url: url, message: "the HLS \(what) got HTTP \(response.head.statusText)",
+                            status: response.head.status)))
+            }
+            if let range, response.head.status == 200 {
+                let start = Int(clamping: range.offset), end = Int(clamping: range.offset + range.length)
+                response.body = Array(response.body[min(start, response.body.count)..<min(end, response.body.count)])
+            }
+            return response
+        }
+    }
+
+    /// `uri` resolved against `base` (as a playlist's entries are).
+    private func resolve(_ uri: String, base: String) throws(Ending) -> String {
+        do throws(PlaylistError) {
+            let location = try PlaylistEntry(uri, title: nil).location(in: .url(base))
+            guard case .url(let url) = location else { throw PlaylistError(.badEntry, "not an http(s) URL") }
+            return url
+        } catch {
+            throw .failed(Self.error(.unsupportedFormat, "\(uri) in the HLS playlist \(base): \(error.message)"))
+        }
+    }
+
+    /// Waits until `time` (seconds, as `now()`), or until cancelled.
+    private func sleep(until time: Double) throws(Ending) {
+        while true {
+            if shared.withLock({ $0.isCancelled }) { throw .stopped }
+            let remaining = time - Self.now()
+            guard remaining > 0 else { return }
+            _ = wake.wait(timeout: .now() + remaining)
+        }
+    }
+
+    private static func parse(_ bytes: [UInt8], url: String) throws(Ending) -> HLSPlaylist {
+        do throws(PlaylistError) {
+            return try HLSPlaylistParser.parse(bytes)
+        } catch {
+            throw .failed(Self.error(.unsupportedFormat, "\(url): \(error.message)"))
+        }
+    }
+
+    private static func error(_ code: AudioStreamerError.Code, _ message: String) -> AudioStreamerError {
+        AudioStreamerError(code, message, retryable: false)
+    }
+
+    /// Seconds on the monotonic clock.
+    private static func now() -> Double {
+        Double(MonotonicTime.now()) / 1e9
+    }
+}

@@ -1,0 +1,147 @@
+/// Turns the bytes of one HLS media segment into the bytes the audio parser reads, whatever
+/// their split. The kind of segment is told by its first bytes: an MPEG transport stream (the
+/// sync byte 0x47 every 188 bytes) goes through `MPEGTSDemuxer` and gives its ADTS or MPEG
+/// audio; packed audio (ADTS or MPEG frames, led by an ID3 tag with the segment's timestamp)
+/// gives the frames without the ID3 tags in front of them; fragmented MP4 (`ftyp`, `styp`,
+/// `moof`, `moov` ... boxes, or any segment of a playlist with `EXT-X-MAP`) passes as it is.
+///
+/// A pure value, one per segment. Up to 189 bytes (two packets' sync bytes) are held while the kind is not known yet;
+/// after that, output is only ever appended to the caller's buffer.
+struct HLSSegmentReader {
+    /// What a segment holds.
+    enum Kind: Hashable, Sendable {
+        case transportStream
+        case packedAudio
+        case fragmentedMP4
+    }
+
+    /// Why a segment cannot be read.
+    struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    /// The kind, once known.
+    private(set) var kind: Kind?
+    /// The audio codec a transport stream carries, once its PMT was read.
+    var codec: AudioFormat.Codec? { demuxer?.codec }
+    /// The first bytes, while the kind is not known.
+    private var head: [UInt8] = []
+    private var demuxer: MPEGTSDemuxer?
+    /// Packed audio: the ID3 header being gathered (at a tag's start), or bytes of a tag left to skip.
+    private var tagHeader: [UInt8] = []
+    private var tagBytesToSkip = 0
+    private var inFrames = false
+
+    /// The most bytes held to tell the kind: two packets' sync bytes.
+    private static let headSize = MPEGTSDemuxer.packetSize + 1
+
+    /// The MP4 box types a fragmented MP4 segment (or its initialization section) starts with.
+    private static let mp4Boxes: Set<String> = ["ftyp", "styp", "moof", "moov", "sidx", "prft", "emsg", "free"]
+
+    /// A reader for a segment of kind `kind` when the playlist says it (fMP4 with a map); nil:
+    /// told by the bytes.
+    init(kind: Kind? = nil) {
+        self.kind = kind
+    }
+
+    /// Reads `input`, appending the audio bytes it holds to `output`.
+    mutating func take(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(Failure) {
+        if let kind { return try read(input, kind: kind, into: &output) }
+        let count = min(Self.headSize - head.count, input.count)
+        head.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[0..<count]))
+        guard let found = try Self.kind(of: head, isComplete: false) else { return }
+        try decided(found, into: &output)
+        try read(UnsafeRawBufferPointer(rebasing: input[count...]), kind: found, into: &output)
+    }
+
+    /// The segment ended: reads what was held, and checks that it held audio.
+    mutating func finish(into output: inout [UInt8]) throws(Failure) {
+        if kind == nil, !head.isEmpty {
+            guard let found = try Self.kind(of: head, isComplete: true) else { return }
+            try decided(found, into: &output)
+        }
+        if kind == .transportStream, demuxer?.codec == nil {
+            throw Failure(message: "the MPEG-TS segment holds no audio stream (no PAT and PMT naming one)")
+        }
+    }
+
+    /// The kind is known: the bytes held are read.
+    private mutating func decided(_ found: Kind, into output: inout [UInt8]) throws(Failure) {
+        kind = found
+        let held = head
+        head = []
+        var failure: Failure?
+        held.withUnsafeBytes { bytes in
+            do throws(Failure) { try read(bytes, kind: found, into: &output) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    private mutating func read(_ input: UnsafeRawBufferPointer, kind: Kind, into output: inout [UInt8]) throws(Failure) {
+        switch kind {
+        case .fragmentedMP4:
+            output.append(contentsOf: input)
+        case .packedAudio:
+            skipTags(input, into: &output)
+        case .transportStream:
+            if demuxer == nil { demuxer = MPEGTSDemuxer() }
+            do throws(MPEGTSDemuxer.Failure) {
+                try demuxer!.take(input) { event in
+                    if case .audio(let bytes) = event { output.append(contentsOf: bytes) }
+                }
+            } catch {
+                throw Failure(message: error.message)
+            }
+        }
+    }
+
+    /// Packed audio: drops each ID3v2 tag (a header of 10 bytes, its syncsafe size, a footer
+    /// when flagged) found where a tag may start, and appends the frames.
+    private mutating func skipTags(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) {
+        var index = 0
+        while index < input.count {
+            if inFrames {
+                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[index...]))
+                return
+            }
+            if tagBytesToSkip > 0 {
+                let count = min(tagBytesToSkip, input.count - index)
+                tagBytesToSkip -= count
+                index += count
+                continue
+            }
+            let count = min(10 - tagHeader.count, input.count - index)
+            tagHeader.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[index..<index + count]))
+            index += count
+            let isTag = tagHeader.starts(with: Array("ID3".utf8).prefix(tagHeader.count))
+            if !isTag {
+                output.append(contentsOf: tagHeader)
+                tagHeader = []
+                inFrames = true
+            } else if tagHeader.count == 10 {
+                let size = tagHeader[6..<10].reduce(0) { $0 << 7 | Int($1 & 0x7F) }
+                tagBytesToSkip = size + (tagHeader[5] & 0x10 != 0 ? 10 : 0)
+                tagHeader = []
+            }
+        }
+    }
+
+    /// The kind of a segment that starts with `head`; nil while more bytes are needed to tell
+    /// (and `isComplete` is false: the segment may go on).
+    static func kind(of head: [UInt8], isComplete: Bool) throws(Failure) -> Kind? {
+        if head.count >= 3, head.starts(with: "ID3".utf8) { return .packedAudio }
+        if head.count >= 2, head[0] == 0xFF, head[1] & 0xE0 == 0xE0 { return .packedAudio }
+        if head.count >= 8, let box = String(validating: head[4..<8], as: UTF8.self), mp4Boxes.contains(box) {
+            return .fragmentedMP4
+        }
+        if head.first == 0x47, head.count <= MPEGTSDemuxer.packetSize {
+            return isComplete ? .transportStream : nil
+        }
+        if head.first == 0x47, head[MPEGTSDemuxer.packetSize] == 0x47 { return .transportStream }
+        guard head.count >= 8 || isComplete else { return nil }
+        throw Failure(
+            message: "the segment is not MPEG-TS, packed audio or fragmented MP4 (it starts with "
+                + head.prefix(8).map { String($0, radix: 16) }.joined(separator: " ") + ")")
+    }
+}
