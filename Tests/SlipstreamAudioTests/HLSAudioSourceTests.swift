@@ -147,6 +147,81 @@ struct HLSAudioSourceTests {
         #expect(master.error?.message.contains("a master playlist too") == true, "\(String(describing: master.error))")
     }
 
+    /// A live playlist of the transport stream's segments `numbers` (the first one's number is
+    /// the media sequence), with a target duration of one second.
+    static func livePlaylist(_ numbers: [Int], ended: Bool = false) -> String {
+        "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:\(numbers[0])\n"
+            + numbers.map { "#EXTINF:2.0,\ns\($0).ts\n" }.joined() + (ended ? "#EXT-X-ENDLIST\n" : "")
+    }
+
+    /// Plays the live playlist `name` in the transport stream's folder, rewritten (atomically)
+    /// to each of `steps` in turn (nil: removed) once the bytes received reach the step's count
+    /// and its condition holds.
+    static func readLive(
+        _ name: String, first: String, steps: [(String?, atLeast: Int, when: () -> Bool)]
+    ) async throws -> Delivery {
+        let folder = try await offPool { try HLSFixtures.transportStream() }
+        try first.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+        let source = HLSAudioSource(template: HTTPRequest(url: try HLSFixtures.url("ts", name)), engine: .shared)
+        let receiver = CollectingReceiver()
+        let connection = source.open(AudioSourceRequest(), receiver: receiver)
+        receiver.connection.withLock { $0 = connection }
+        defer { connection.cancel() }
+        for (text, count, condition) in steps {
+            try await PlayerRun.wait(limit: 60) { receiver.state.withLock { $0.bytes.count >= count } && condition() }
+            if let text {
+                try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+            } else {
+                try FileManager.default.removeItem(atPath: folder + "/" + name)
+            }
+        }
+        try await PlayerRun.wait(limit: 60) { receiver.state.withLock { $0.ended } }
+        return receiver.state.withLock { Delivery(answer: $0.answer, bytes: $0.bytes, error: $0.error) }
+    }
+
+    @Test func aLivePlaylistIsFollowedAsItSlidesUntilItsEndList() async throws {
+        let folder = try await offPool { try HLSFixtures.transportStream() }
+        let audio = try Self.numbered(folder, "s", "ts").map { try Self.demuxed([$0]) }
+        let delivery = try await Self.readLive(
+            "live.m3u8", first: Self.livePlaylist([0, 1]),
+            steps: [
+                (Self.livePlaylist([1, 2]), atLeast: audio[0].count + audio[1].count, when: { true }),
+                (Self.livePlaylist([2, 3], ended: true), atLeast: audio[0...2].map(\.count).reduce(0, +), when: { true }),
+            ])
+        #expect(delivery.error == nil)
+        #expect(delivery.answer?.isLive == true)
+        #expect(delivery.bytes == audio.joined().map { $0 })
+    }
+
+    @Test func aLiveStreamJumpsOverSegmentsThatFellOutOfItsWindow() async throws {
+        let folder = try await offPool { try HLSFixtures.transportStream() }
+        let audio = try Self.numbered(folder, "s", "ts").map { try Self.demuxed([$0]) }
+        let delivery = try await Self.readLive(
+            "jump.m3u8", first: Self.livePlaylist([0, 1]),
+            steps: [(Self.livePlaylist([3], ended: true), atLeast: audio[0].count + audio[1].count, when: { true })])
+        #expect(delivery.error == nil)
+        #expect(delivery.bytes == audio[0] + audio[1] + audio[3])
+    }
+
+    @Test func aLivePlaylistThatFailsToReloadIsTriedAgain() async throws {
+        let folder = try await offPool { try HLSFixtures.transportStream() }
+        let audio = try Self.numbered(folder, "s", "ts").map { try Self.demuxed([$0]) }
+        // Once the first segment is in, the playlist is gone (404s) until it was asked for twice
+        // more, then it is back.
+        let path = "/files/hls-\(getpid())-ts/flaky.m3u8"
+        let delivery = try await Self.readLive(
+            "flaky.m3u8", first: Self.livePlaylist([0]),
+            steps: [
+                (nil, atLeast: audio[0].count, when: { true }),
+                (
+                    Self.livePlaylist([0, 1], ended: true), atLeast: audio[0].count,
+                    when: { ((try? TestNginx.requests(to: path)) ?? []).filter { $0.status == 404 }.count >= 2 }
+                ),
+            ])
+        #expect(delivery.error == nil)
+        #expect(delivery.bytes == audio[0] + audio[1])
+    }
+
     @Test func encryptedSegmentsAreRefusedByName() async throws {
         let folder = try await offPool { try HLSFixtures.transportStream() }
         let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)
