@@ -118,14 +118,14 @@ struct PlaylistPlayerTests {
         #expect(error.url == folder + "a.m3u")
     }
 
-    @Test func anHLSPlaylistIsRefusedNamingHLS() async throws {
+    @Test func anHLSPlaylistIsPlayedAsOneStreamNotAsAList() async throws {
         let folder = try Self.servedFolder([
-            "index.m3u8": "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nseg0.ts\n"
+            "index.m3u8": "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nseg0.ts\n#EXT-X-ENDLIST\n"
         ])
         let (run, _) = try await Self.play(folder + "index.m3u8")
         let error = try #require(run.error)
-        #expect(error.code == .unsupportedFormat)
-        #expect(error.message.contains("HLS"), "\(error.message)")
+        #expect(error.code == .httpStatus)
+        #expect(error.message.contains("HLS segment \(folder)seg0.ts"), "\(error.message)")
         #expect(Self.skipped(run).isEmpty && Self.started(run).isEmpty)
     }
 

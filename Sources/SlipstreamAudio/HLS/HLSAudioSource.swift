@@ -31,9 +31,19 @@ package final class HLSAudioSource: AudioSource {
     struct Setup: Sendable {
         /// The playlist's URL.
         var url: String
-        /// The request every fetch starts from (proxy, headers, timeouts).
+        /// The request every fetch starts from (proxy, headers, timeouts, access).
         var template: HTTPRequest
         var engine: HTTPEngine
+        /// Where the access's login may go (nil: wherever the template's access goes).
+        var loginOrigins: [URLOrigin]?
+
+        /// The template for a fetch of `url`: the login only when `url` is on a login origin.
+        func request(_ url: String) -> HTTPRequest {
+            var request = template
+            request.url = url
+            if let loginOrigins { request.access = template.access.scoped(to: url, loginOrigins: loginOrigins) }
+            return request
+        }
     }
 
     private let setup: Setup
@@ -41,9 +51,11 @@ package final class HLSAudioSource: AudioSource {
     private let first: Mutex<Document?>
 
     /// A source for the playlist at `template`'s URL, fetched on `engine`; `document`: its bytes
-    /// as already read, used by the first connection instead of fetching them again.
-    package init(template: HTTPRequest, engine: HTTPEngine, document: Document? = nil) {
-        setup = Setup(url: template.url, template: template, engine: engine)
+    /// as already read, used by the first connection instead of fetching them again. The
+    /// template's login goes only to `loginOrigins` (playlists, keys and segments elsewhere are
+    /// fetched without it); nil: with every fetch, as the template says.
+    package init(template: HTTPRequest, engine: HTTPEngine, document: Document? = nil, loginOrigins: [URLOrigin]? = nil) {
+        setup = Setup(url: template.url, template: template, engine: engine, loginOrigins: loginOrigins)
         first = Mutex(document)
     }
 

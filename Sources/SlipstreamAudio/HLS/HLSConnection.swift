@@ -124,7 +124,9 @@ final class HLSConnection: AudioSourceConnection {
                 }
             }
         } catch {
-            guard case .failed(let failure) = error, !shared.withLock({ $0.isCancelled }) else { return }
+            guard case .failed(var failure) = error, !shared.withLock({ $0.isCancelled }) else { return }
+            // The stream's URL, as other sources' errors name theirs (a segment is in the message).
+            failure.url = setup.url
             receiver.sourceEnded(failure)
         }
     }
@@ -167,8 +169,7 @@ final class HLSConnection: AudioSourceConnection {
         var attempt = 0
         while true {
             attempt += 1
-            var request = setup.template
-            request.url = url
+            let request = setup.request(url)
             let receiver = HLSSegmentReceiver(
                 connection: self, reader: HLSSegmentReader(kind: segment.map == nil ? nil : .fragmentedMP4),
                 range: segment.byteRange, alreadyDelivered: delivered)
@@ -280,8 +281,7 @@ final class HLSConnection: AudioSourceConnection {
     /// A whole small response (at most `limit` bytes), from the thread; a range is cut out of
     /// a server's whole answer when it sends no 206.
     private func fetchWhole(_ url: String, range: HLSMediaPlaylist.ByteRange?, limit: Int, what: String) throws(Ending) -> HTTPResponse {
-        var request = setup.template
-        request.url = url
+        var request = setup.request(url)
         request.range = range.map { HTTPRequest.ByteRange(start: $0.offset, end: $0.offset + $0.length - 1) }
         let engine = setup.engine
         let task = Task { [self] in

@@ -68,7 +68,12 @@ extension AudioStreamer {
     /// A network side reading `place` (the URL or file played, or a playlist's entry) into the
     /// queue, its packets stored to `recorder`.
     func makeNetworkSide(for place: AudioLocation, recorder: StreamRecorder?) -> NetworkSide {
-        let source = makeAudioSource(place, configuration: configuration, engine: engine, loginOrigin: location)
+        makeNetworkSide(
+            reading: makeAudioSource(place, configuration: configuration, engine: engine, loginOrigin: location), recorder: recorder)
+    }
+
+    /// A network side reading `source` into the queue, its packets stored to `recorder`.
+    func makeNetworkSide(reading source: any AudioSource, recorder: StreamRecorder?) -> NetworkSide {
         var hints = AudioStreamHints()
         if let hint = configuration.fileTypeHint {
             if hint.contains("/") { hints.contentType = hint } else { hints.fileExtension = hint }

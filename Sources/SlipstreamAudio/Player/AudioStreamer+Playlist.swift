@@ -38,6 +38,10 @@ extension AudioStreamer {
         do throws(PlaylistError) {
             try walk.follow(try document.get())
         } catch {
+            // An HLS playlist is one stream, not a list of them: its segments are played.
+            if error.code == .hls, case .success(let hls) = document, case .url(let url) = hls.location, case .url(let base) = hls.base {
+                return startHLS(url, document: HLSAudioSource.Document(bytes: hls.bytes, base: base))
+            }
             let failure = AudioStreamerError(playlistError: error, at: place)
             guard walk.current != nil else { return send(.fatal(failure)) }
             return skipCurrentEntry(failure)
@@ -80,7 +84,23 @@ extension AudioStreamer {
     /// Plays `entry` from `place`: a network side of its own replaces the current one, and the
     /// stream starts over (nothing of the one before reached the queue).
     private func start(_ entry: PlaylistWalk.Entry, at place: AudioLocation) {
-        let network = makeNetworkSide(for: place, recorder: control.withLock { $0.recorder })
+        replaceNetwork(
+            with: makeNetworkSide(for: place, recorder: control.withLock { $0.recorder }),
+            announcing: .playlistEntryStarted(url: place.text, title: entry.entry.title))
+    }
+
+    /// Plays the HLS stream at `url` (its playlist as read: `document`) in place of the
+    /// network side that read the playlist.
+    private func startHLS(_ url: String, document: HLSAudioSource.Document) {
+        let source = HLSAudioSource(
+            template: makeAudioRequest(url, configuration: configuration, loginOrigins: nil), engine: engine ?? .shared,
+            document: document, loginOrigins: location.origins)
+        replaceNetwork(with: makeNetworkSide(reading: source, recorder: control.withLock { $0.recorder }), announcing: nil)
+    }
+
+    /// Makes `network` the current network side, tells `event`, and connects it: the stream
+    /// starts over (nothing of the one before reached the queue).
+    private func replaceNetwork(with network: NetworkSide, announcing event: AudioStreamerEvent?) {
         let old = control.withLock { control -> NetworkSide? in
             defer {
                 control.network = network
@@ -92,7 +112,7 @@ extension AudioStreamer {
         }
         old?.stop()
         queue.withLock { $0.producerReplaced() }
-        emit(.playlistEntryStarted(url: place.text, title: entry.entry.title))
+        if let event { emit(event) }
         network.connect(from: 0)
     }
 }

@@ -2,7 +2,8 @@
 /// `#EXTINF:duration[ attributes],title` line giving the next entry's title) and UTF-8 `.m3u8`.
 /// Other `#` lines are comments. An HLS playlist (any `#EXT-X-` tag, such as
 /// `#EXT-X-TARGETDURATION` or `#EXT-X-STREAM-INF`) is refused: its entries are segments or
-/// variants, not streams to play one after the other.
+/// variants, not streams to play one after the other (the player plays it as one stream,
+/// through `HLSAudioSource`, when it meets this refusal).
 enum M3UParser {
     /// The entries of `bytes`, at most `Playlist.maximumEntries`; throws `.hls` for HLS.
     static func entries(_ bytes: [UInt8]) throws(PlaylistError) -> [PlaylistEntry] {
@@ -17,7 +18,7 @@ enum M3UParser {
             if text.hasPrefix("#") {
                 if text.hasPrefix("#EXT-X-") {
                     let tag = text.prefix { $0 != ":" }
-                    throw PlaylistError(.hls, "an HLS playlist (\(tag)), which is not played yet")
+                    throw PlaylistError(.hls, "an HLS playlist (\(tag)), which is played only from an http(s) URL, and not described yet")
                 }
                 if let info = Self.title(ofInfo: text) { title = info.isEmpty ? nil : info }
                 continue

@@ -4,7 +4,8 @@
 struct PlaylistError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
     enum Code: Hashable, Sendable {
-        /// An HLS playlist (`#EXT-X-...` tags): not played yet.
+        /// An HLS playlist (`#EXT-X-...` tags): not a list of streams. The player plays one
+        /// from a URL as one stream (`HLSAudioSource`); `info` does not describe it yet.
         case hls
         /// An HLS playlist that breaks a rule that matters (a media playlist without its target
         /// duration, variants and segments in one).

@@ -48,15 +48,25 @@ package func makeAudioSource(
     case .file(let path):
         return FileAudioSource(path: path)
     case .url(let url):
-        var request = HTTPRequest(url: url)
-        request.connectTimeout = configuration.connectTimeout.seconds
-        request.lowSpeedLimit = 0
-        request.proxy = configuration.proxy
-        request.receiveBufferSize = 16 * 1024
-        request.headers = configuration.headers
-        request.access = configuration.access.scoped(to: url, loginOrigins: loginOrigin.origins)
-        return makeHTTPAudioSource(request, engine: engine ?? .shared, requestsStreamMetadata: configuration.requestsStreamMetadata)
+        return makeHTTPAudioSource(
+            makeAudioRequest(url, configuration: configuration, loginOrigins: loginOrigin.origins), engine: engine ?? .shared,
+            requestsStreamMetadata: configuration.requestsStreamMetadata)
     }
+}
+
+/// The request a player's fetches of `url` start from: `configuration`'s proxy, headers,
+/// access and connect timeout, no low-speed limit (a paused stream moves no bytes); the login
+/// only when `url` is on one of `loginOrigins` (nil: the access unscoped, for a source that
+/// scopes each request itself).
+func makeAudioRequest(_ url: String, configuration: AudioStreamerConfiguration, loginOrigins: [URLOrigin]?) -> HTTPRequest {
+    var request = HTTPRequest(url: url)
+    request.connectTimeout = configuration.connectTimeout.seconds
+    request.lowSpeedLimit = 0
+    request.proxy = configuration.proxy
+    request.receiveBufferSize = 16 * 1024
+    request.headers = configuration.headers
+    request.access = loginOrigins.map { configuration.access.scoped(to: url, loginOrigins: $0) } ?? configuration.access
+    return request
 }
 
 /// The source for `template`'s URL on `engine`: one that takes an old SHOUTcast server's `ICY

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import SlipstreamAudio
+
+/// HLS through the whole player: the playlist recognised by the probe, its stream played to a
+/// WAV file. The audio of an MPEG-TS stream is exactly what the player makes of the segments'
+/// audio as one ADTS file, and as long as ffmpeg's decode of the playlist (within a frame: the
+/// decoders differ in priming); fMP4 and a master playlist play as long as ffmpeg's decode too.
+@Suite(
+    .enabled(if: (try? TestNginx.port()) != nil, "run with scripts/test.sh (nginx)"),
+    .serialized)
+struct HLSPlayerTests {
+    /// ffmpeg's decode of the local playlist `path` (s16le, as the stream's channels).
+    static func ffmpeg(_ path: String) async throws -> [UInt8] {
+        try await offPool { try ReferenceDecoder.ffmpeg(path) }
+    }
+
+    @Test func aTransportStreamPlaysAsItsAudioWould() async throws {
+        let folder = try await offPool { try HLSFixtures.transportStream() }
+        let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("ts", "index.m3u8"))
+        #expect(run.finalState == .done, "\(run.events)")
+        // The segments' audio as one served ADTS file, played the same way.
+        let audio = try HLSAudioSourceTests.demuxed(try HLSAudioSourceTests.numbered(folder, "s", "ts"))
+        try Data(audio).write(to: URL(fileURLWithPath: folder + "/joined.aac"))
+        let (plain, reference) = try await PlaylistPlayerTests.play(try HLSFixtures.url("ts", "joined.aac"))
+        #expect(plain.finalState == .done)
+        #expect(played.count == reference.count)
+        #expect(played == reference)
+        let ffmpeg = try await Self.ffmpeg(folder + "/index.m3u8")
+        #expect(abs(played.count - ffmpeg.count) <= 1024 * 4, "\(played.count) bytes, ffmpeg \(ffmpeg.count)")
+    }
+
+    @Test func mp3InATransportStreamOfByteRangesPlays() async throws {
+        let folder = try await offPool { try HLSFixtures.byteRanges() }
+        let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("ranges", "index.m3u8"))
+        #expect(run.finalState == .done, "\(run.events)")
+        let ffmpeg = try await Self.ffmpeg(folder + "/index.m3u8")
+        #expect(abs(played.count - ffmpeg.count) <= 1152 * 4, "\(played.count) bytes, ffmpeg \(ffmpeg.count)")
+    }
+
+    @Test func fragmentedMP4Plays() async throws {
+        let folder = try await offPool { try HLSFixtures.fragmentedMP4() }
+        let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("fmp4", "index.m3u8"))
+        #expect(run.finalState == .done, "\(run.events)")
+        let ffmpeg = try await Self.ffmpeg(folder + "/index.m3u8")
+        #expect(abs(played.count - ffmpeg.count) <= 1024 * 4, "\(played.count) bytes, ffmpeg \(ffmpeg.count)")
+    }
+
+    @Test func aMasterPlaylistPlaysItsChosenVariant() async throws {
+        let folder = try await offPool { try HLSFixtures.master() }
+        let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("master", "master.m3u8"))
+        #expect(run.finalState == .done, "\(run.events)")
+        let ffmpeg = try await Self.ffmpeg(folder + "/v1/index.m3u8")
+        #expect(abs(played.count - ffmpeg.count) <= 1024 * 4, "\(played.count) bytes, ffmpeg \(ffmpeg.count)")
+    }
+
+    @Test func aMissingSegmentStopsThePlayerWithItsError() async throws {
+        let folder = try await offPool { try HLSFixtures.transportStream() }
+        let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8).replacingOccurrences(
+            of: "s1.ts", with: "absent.ts")
+        try playlist.write(toFile: folder + "/absent.m3u8", atomically: true, encoding: .utf8)
+        let (run, _) = try await PlaylistPlayerTests.play(try HLSFixtures.url("ts", "absent.m3u8"))
+        let error = try #require(run.error, "\(run.events)")
+        #expect(error.code == .httpStatus)
+        #expect(error.message.contains("absent.ts"), "\(error.message)")
+    }
+
+    @Test func anHLSStreamListedInAPlaylistPlaysAsItsEntry() async throws {
+        _ = try await offPool { try HLSFixtures.transportStream() }
+        let missing = try TestNginx.url("no-such-stream.m3u8")
+        let stream = try HLSFixtures.url("ts", "index.m3u8")
+        let folder = try PlaylistPlayerTests.servedFolder([
+            "radio.pls": "[playlist]\nNumberOfEntries=2\nFile1=\(missing)\nFile2=\(stream)\nTitle2=HLS\n"
+        ])
+        let (run, played) = try await PlaylistPlayerTests.play(folder + "radio.pls")
+        #expect(run.finalState == .done, "\(run.events)")
+        #expect(PlaylistPlayerTests.skipped(run).map(\.url) == [missing])
+        #expect(PlaylistPlayerTests.started(run).map(\.url) == [missing, stream])
+        let (_, direct) = try await PlaylistPlayerTests.play(stream)
+        #expect(played == direct)
+    }
+
+    @Test func anHLSStreamThatFailsBeforeItsAudioIsSkippedInAPlaylist() async throws {
+        let folder = try await offPool { try HLSFixtures.transportStream() }
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\ngone.ts\n#EXT-X-ENDLIST\n".write(
+            toFile: folder + "/dead.m3u8", atomically: true, encoding: .utf8)
+        let dead = try HLSFixtures.url("ts", "dead.m3u8")
+        let song = try AudioFixtures.served("mp3-vbr-v0.mp3")
+        let list = try PlaylistPlayerTests.servedFolder(["list.m3u": "\(dead)\n\(song)\n"])
+        let (run, _) = try await PlaylistPlayerTests.play(list + "list.m3u")
+        #expect(run.finalState == .done, "\(run.events)")
+        #expect(PlaylistPlayerTests.skipped(run).map(\.url) == [dead])
+    }
+}
