@@ -75,6 +75,7 @@ let package = Package(
             name: "SlipstreamAudio",
             dependencies: [
                 "SlipstreamCore", "SlipstreamHTTP", "CMPG123", "CFAAD", "CFLAC", "CVorbis", "COpus", "CSoxr", "CALSA", "CPulse",
+                "CCrypto",
             ]
         ),
         .executableTarget(

@@ -1,4 +1,5 @@
-// OpenSSL's libcrypto message digests (EVP), for verifying downloads.
+// OpenSSL's libcrypto through EVP: message digests, for verifying downloads; AES-128-CBC,
+// for decrypting HLS segments.
 #ifndef SLIPSTREAM_CCRYPTO_SHIM_H
 #define SLIPSTREAM_CCRYPTO_SHIM_H
 

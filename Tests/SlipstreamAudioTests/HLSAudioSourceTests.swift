@@ -222,6 +222,37 @@ struct HLSAudioSourceTests {
         #expect(delivery.bytes == audio[0] + audio[1])
     }
 
+    /// With the IV given in the playlist, and without it (the sequence number).
+    @Test(arguments: [nil, "000102030405060708090a0b0c0d0e0f"])
+    func aes128SegmentsAreDecrypted(iv: String?) async throws {
+        let folder = try await offPool { try HLSFixtures.encrypted(iv: iv) }
+        let name = iv == nil ? "noiv.m3u8" : "index.m3u8"
+        let playlist = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+        #expect(playlist.contains("METHOD=AES-128"))
+        #expect(playlist.contains("IV=") == (iv != nil))
+        let delivery = try await Self.read(try HLSFixtures.url(iv == nil ? "aes-sequence" : "aes-iv", name))
+        #expect(delivery.error == nil)
+        let expected = try Self.demuxed(try Self.numbered(folder, "plain", "ts"))
+        #expect(delivery.bytes.count == expected.count)
+        #expect(delivery.bytes == expected)
+    }
+
+    @Test func aWrongKeyEndsTheStreamSayingSo() async throws {
+        let folder = try await offPool { try HLSFixtures.encrypted(iv: nil) }
+        let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)
+        try playlist.replacingOccurrences(of: "k.key", with: "keyinfo").write(
+            toFile: folder + "/wrongkey.m3u8", atomically: true, encoding: .utf8)
+        let delivery = try await Self.read(try HLSFixtures.url("aes-sequence", "wrongkey.m3u8"))
+        #expect(delivery.error?.message.contains("an AES-128 key is 16 bytes") == true, "\(String(describing: delivery.error))")
+        // A key of the right size that is not the key.
+        try Data(repeating: 7, count: 16).write(to: URL(fileURLWithPath: folder + "/other.key"))
+        try playlist.replacingOccurrences(of: "k.key", with: "other.key").write(
+            toFile: folder + "/otherkey.m3u8", atomically: true, encoding: .utf8)
+        let other = try await Self.read(try HLSFixtures.url("aes-sequence", "otherkey.m3u8"))
+        #expect(other.error != nil)
+        #expect(other.bytes.isEmpty || other.error?.message.contains("does not decrypt") == true, "\(String(describing: other.error))")
+    }
+
     @Test func encryptedSegmentsAreRefusedByName() async throws {
         let folder = try await offPool { try HLSFixtures.transportStream() }
         let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)

@@ -73,6 +73,26 @@ enum HLSFixtures {
         }
     }
 
+    /// VOD in MPEG-TS segments encrypted with AES-128 (`index.m3u8`, `e0.ts` ..., key `k.key`
+    /// with a fixed key), with the IV `iv` (hexadecimal), else each segment's sequence number:
+    /// ffmpeg writes it in the playlist either way, and `noiv.m3u8` is the playlist without
+    /// it; its folder. `plain` names the same stream unencrypted, `plain0.ts` ...
+    static func encrypted(iv: String?) throws -> String {
+        let source = try source()
+        return try folder("aes-" + (iv == nil ? "sequence" : "iv")) { folder in
+            try Data((0..<16).map { UInt8($0 * 17) }).write(to: URL(fileURLWithPath: folder + "/k.key"))
+            try (["k.key", folder + "/k.key"] + (iv.map { [$0] } ?? [])).joined(separator: "\n").write(
+                toFile: folder + "/keyinfo", atomically: true, encoding: .utf8)
+            let common = ["-i", source, "-c:a", "aac", "-b:a", "128k", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"]
+            try ffmpeg(
+                common + ["-hls_key_info_file", folder + "/keyinfo", "-hls_segment_filename", folder + "/e%d.ts", folder + "/index.m3u8"])
+            try ffmpeg(common + ["-hls_segment_filename", folder + "/plain%d.ts", folder + "/plain.m3u8"])
+            let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)
+            try playlist.replacingOccurrences(of: #",IV=0x[0-9a-fA-F]+"#, with: "", options: .regularExpression).write(
+                toFile: folder + "/noiv.m3u8", atomically: true, encoding: .utf8)
+        }
+    }
+
     /// A master playlist (`master.m3u8`) of two audio-only variants, 64 and 160 kb/s, in
     /// folders `v0` and `v1`; its folder.
     static func master() throws -> String {

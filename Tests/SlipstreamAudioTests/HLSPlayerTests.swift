@@ -47,6 +47,15 @@ struct HLSPlayerTests {
         #expect(abs(played.count - ffmpeg.count) <= 1024 * 4, "\(played.count) bytes, ffmpeg \(ffmpeg.count)")
     }
 
+    @Test func anAES128StreamPlaysAsItsPlainTwin() async throws {
+        _ = try await offPool { try HLSFixtures.encrypted(iv: "000102030405060708090a0b0c0d0e0f") }
+        let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("aes-iv", "index.m3u8"))
+        #expect(run.finalState == .done, "\(run.events)")
+        let (_, plain) = try await PlaylistPlayerTests.play(try HLSFixtures.url("aes-iv", "plain.m3u8"))
+        #expect(!played.isEmpty)
+        #expect(played == plain)
+    }
+
     @Test func aMasterPlaylistPlaysItsChosenVariant() async throws {
         let folder = try await offPool { try HLSFixtures.master() }
         let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("master", "master.m3u8"))

@@ -11,9 +11,11 @@ import Synchronization
 ///
 /// The answer tells no size and no ranges: an HLS stream cannot seek yet. A connection asked
 /// for a later offset starts again from the beginning (a live one from its live end) at offset
-/// 0, as a server that answers no ranges would; its receiver drops what it has. Encrypted
-/// segments are refused (AES-128 and SAMPLE-AES, by name). A segment that fails is tried again
-/// a few times (`HLSConnection.segmentAttempts`), then the stream ends with an error naming it.
+/// 0, as a server that answers no ranges would; its receiver drops what it has. Segments
+/// encrypted with `METHOD=AES-128` are decrypted (`HLSDecryptor`; each key fetched once);
+/// other methods (SAMPLE-AES ...) are refused by name. A segment that fails is tried again a
+/// few times (`HLSConnection.segmentAttempts`), then a recorded stream ends with an error naming
+/// it (a live one goes on with the next segment).
 package final class HLSAudioSource: AudioSource {
     /// A playlist's bytes already read, and the URL that answered (against which it resolves).
     package struct Document: Sendable {

@@ -33,6 +33,9 @@ final class HLSConnection: AudioSourceConnection {
         var segmentOutcome: SegmentOutcome?
         /// The thread's own delivery was paused by the receiver.
         var isPaused = false
+        /// A resume came while no transfer was known: for the transfer being started (its
+        /// first bytes may come, and be paused, before `open` returns it).
+        var isResumePending = false
         var fetchTask: Task<Void, Never>?
         var fetched: Result<HTTPResponse, HTTPError>?
     }
@@ -52,6 +55,8 @@ final class HLSConnection: AudioSourceConnection {
     // while a segment plays), so only one touches it at a time.
     /// The stream offset of the next byte given to the receiver.
     nonisolated(unsafe) private var offset: Int64 = 0
+    /// The keys fetched so far, by URL (the thread's alone).
+    nonisolated(unsafe) private var keys: [String: [UInt8]] = [:]
 
     init(setup: HLSAudioSource.Setup, receiver: any AudioSourceReceiver, document: HLSAudioSource.Document?) {
         self.setup = setup
@@ -70,6 +75,7 @@ final class HLSConnection: AudioSourceConnection {
                 shared.isPaused = false
                 return nil
             }
+            if shared.segment == nil { shared.isResumePending = true }
             return shared.segment
         }
         if let segment { segment.resume() } else { wake.signal() }
@@ -157,29 +163,40 @@ final class HLSConnection: AudioSourceConnection {
     /// with the next segment, a recorded one ends with the error).
     private func play(_ segment: HLSMediaPlaylist.Segment, base: String, isLive: Bool) throws(Ending) {
         let url = try resolve(segment.uri, base: base)
+        var decryption: (key: [UInt8], iv: [UInt8])?
         if let key = segment.key {
-            let method: String
-            switch key.method {
-            case .aes128: method = "AES-128"
-            case .other(let name): method = name
+            guard case .aes128 = key.method else {
+                let method = if case .other(let name) = key.method { name } else { "" }
+                throw .failed(Self.error(.unsupportedFormat, "\(url): the HLS segment is encrypted (\(method)), which is not played"))
             }
-            throw .failed(Self.error(.unsupportedFormat, "\(url): the HLS segment is encrypted (\(method)), which is not played"))
+            decryption = (try self.key(key.uri, base: base), key.iv ?? HLSDecryptor.iv(sequence: segment.sequence))
         }
         var delivered = 0
         var attempt = 0
         while true {
             attempt += 1
+            shared.withLock { $0.isResumePending = false }
             let request = setup.request(url)
+            var decryptor: HLSDecryptor?
+            if let decryption {
+                do throws(HLSDecryptor.Failure) {
+                    decryptor = try HLSDecryptor(key: decryption.key, iv: decryption.iv)
+                } catch {
+                    throw .failed(Self.error(.unsupportedFormat, "\(url): \(error.message)"))
+                }
+            }
             let receiver = HLSSegmentReceiver(
-                connection: self, reader: HLSSegmentReader(kind: segment.map == nil ? nil : .fragmentedMP4),
+                connection: self, reader: HLSSegmentReader(kind: segment.map == nil ? nil : .fragmentedMP4), decryptor: decryptor,
                 range: segment.byteRange, alreadyDelivered: delivered)
             let transfer = HTTPAudioSource(template: request, engine: setup.engine).open(
                 AudioSourceRequest(offset: segment.byteRange?.offset ?? 0, length: segment.byteRange?.length), receiver: receiver)
-            let cancelled = shared.withLock { shared in
+            let (cancelled, resume) = shared.withLock { shared in
                 shared.segment = transfer
-                return shared.isCancelled
+                defer { shared.isResumePending = false }
+                return (shared.isCancelled, shared.isResumePending)
             }
             if cancelled { transfer.cancel() }
+            if resume { transfer.resume() }
             let outcome = try waitForSegment()
             delivered = receiver.delivered
             switch outcome {
@@ -265,6 +282,18 @@ final class HLSConnection: AudioSourceConnection {
     }
 
     // MARK: - Fetching
+
+    /// The AES-128 key at `uri` (resolved against `base`), fetched once per URL.
+    private func key(_ uri: String, base: String) throws(Ending) -> [UInt8] {
+        let url = try resolve(uri, base: base)
+        if let key = keys[url] { return key }
+        let key = try fetchWhole(url, range: nil, limit: 1024, what: "key").body
+        guard key.count == 16 else {
+            throw .failed(Self.error(.unsupportedFormat, "\(url): an AES-128 key is 16 bytes, this one has \(key.count)"))
+        }
+        keys[url] = key
+        return key
+    }
 
     /// A playlist's bytes and the URL that answered.
     private func fetchPlaylist(_ url: String) throws(Ending) -> ([UInt8], String) {

@@ -66,16 +66,21 @@ struct HLSSegmentReader {
         }
     }
 
+    /// Reads `input` as `take(_:into:)` does.
+    mutating func take(_ input: [UInt8], into output: inout [UInt8]) throws(Failure) {
+        var failure: Failure?
+        input.withUnsafeBytes { bytes in
+            do throws(Failure) { try take(bytes, into: &output) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
     /// The kind is known: the bytes held are read.
     private mutating func decided(_ found: Kind, into output: inout [UInt8]) throws(Failure) {
         kind = found
         let held = head
         head = []
-        var failure: Failure?
-        held.withUnsafeBytes { bytes in
-            do throws(Failure) { try read(bytes, kind: found, into: &output) } catch { failure = error }
-        }
-        if let failure { throw failure }
+        try take(held, into: &output)
     }
 
     private mutating func read(_ input: UnsafeRawBufferPointer, kind: Kind, into output: inout [UInt8]) throws(Failure) {

@@ -1,5 +1,6 @@
 /// Reads one HLS segment's transfer for an `HLSConnection`: keeps the bytes of its range (a
-/// server that sends the whole resource is read past), reads them (`HLSSegmentReader`) and
+/// server that sends the whole resource is read past), decrypts them when they are encrypted
+/// (`HLSDecryptor`), reads them (`HLSSegmentReader`) and
 /// gives the audio to the connection's receiver, passing its `.pause` and `.stop` back to the
 /// transfer. A paused delivery comes again from its first byte: what it gave was kept, and it
 /// is read only once. The audio bytes an earlier attempt at the segment gave are not given again.
@@ -10,6 +11,10 @@ final class HLSSegmentReceiver: AudioSourceReceiver {
     // Unchecked: the transfer calls a receiver one call at a time; the connection's thread
     // reads `delivered` and calls `finish()` only after the transfer told its end.
     nonisolated(unsafe) private var reader: HLSSegmentReader
+    /// Decrypts the segment first, when it is encrypted.
+    nonisolated(unsafe) private let decryptor: HLSDecryptor?
+    /// The plain bytes of the piece being read, when decrypting.
+    nonisolated(unsafe) private var plain: [UInt8] = []
     /// Audio read but not yet taken by the receiver.
     nonisolated(unsafe) private var pending: [UInt8] = []
     /// The count of bytes at the start of the next delivery already read (before a pause).
@@ -20,9 +25,13 @@ final class HLSSegmentReceiver: AudioSourceReceiver {
     nonisolated(unsafe) private(set) var delivered: Int
     nonisolated(unsafe) private var isOver = false
 
-    init(connection: HLSConnection, reader: HLSSegmentReader, range: HLSMediaPlaylist.ByteRange?, alreadyDelivered: Int) {
+    init(
+        connection: HLSConnection, reader: HLSSegmentReader, decryptor: HLSDecryptor?, range: HLSMediaPlaylist.ByteRange?,
+        alreadyDelivered: Int
+    ) {
         self.connection = connection
         self.reader = reader
+        self.decryptor = decryptor
         self.range = range
         toDrop = alreadyDelivered
         delivered = alreadyDelivered
@@ -31,6 +40,14 @@ final class HLSSegmentReceiver: AudioSourceReceiver {
 
     /// What is left once the transfer ended: the reader's last bytes.
     func finish() throws(HLSSegmentReader.Failure) -> [UInt8] {
+        if let decryptor {
+            do throws(HLSDecryptor.Failure) {
+                plain = try decryptor.finish()
+            } catch {
+                throw HLSSegmentReader.Failure(message: error.message)
+            }
+            try reader.take(plain, into: &pending)
+        }
         try reader.finish(into: &pending)
         drop()
         return pending
@@ -49,7 +66,14 @@ final class HLSSegmentReceiver: AudioSourceReceiver {
         let lower = max(start, first), upper = min(offset + Int64(bytes.count), end)
         if lower < upper {
             do throws(HLSSegmentReader.Failure) {
-                try reader.take(UnsafeRawBufferPointer(rebasing: bytes[Int(lower - offset)..<Int(upper - offset)]), into: &pending)
+                let piece = UnsafeRawBufferPointer(rebasing: bytes[Int(lower - offset)..<Int(upper - offset)])
+                if let decryptor {
+                    plain.removeAll(keepingCapacity: true)
+                    decryptor.decrypt(piece, into: &plain)
+                    try reader.take(plain, into: &pending)
+                } else {
+                    try reader.take(piece, into: &pending)
+                }
             } catch {
                 return over(.failed(AudioStreamerError(.unsupportedFormat, error.message, retryable: false), retry: false))
             }

@@ -1,0 +1,66 @@
+import CCrypto
+
+/// Decrypts one HLS segment encrypted with `METHOD=AES-128` (RFC 8216, 5.2): AES-128-CBC of
+/// the whole segment with PKCS7 padding, through libcrypto, in pieces of any size. The last
+/// block is held until `finish()`, which checks and strips the padding.
+final class HLSDecryptor {
+    /// Why a segment cannot be decrypted.
+    struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    private let context: OpaquePointer
+
+    /// A decryptor with the 16-byte `key` and `iv`.
+    init(key: [UInt8], iv: [UInt8]) throws(Failure) {
+        guard key.count == 16, iv.count == 16 else {
+            throw Failure(message: "an AES-128 key and IV are 16 bytes (the key has \(key.count))")
+        }
+        guard let context = EVP_CIPHER_CTX_new() else { throw Failure(message: "libcrypto could not make a cipher context") }
+        self.context = context
+        guard EVP_DecryptInit_ex(context, EVP_aes_128_cbc(), nil, key, iv) == 1 else {
+            EVP_CIPHER_CTX_free(context)
+            throw Failure(message: "libcrypto refused the AES-128 key")
+        }
+    }
+
+    deinit {
+        EVP_CIPHER_CTX_free(context)
+    }
+
+    /// The IV of a segment whose key gives none: its media sequence number, big-endian.
+    static func iv(sequence: Int64) -> [UInt8] {
+        Array(repeating: 0, count: 8) + (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * $0)) }
+    }
+
+    /// Decrypts `input`, appending the plain bytes it gives to `plain`.
+    func decrypt(_ input: UnsafeRawBufferPointer, into plain: inout [UInt8]) {
+        var offset = 0
+        // EVP lengths are Int32: large inputs go in pieces.
+        while offset < input.count {
+            let count = min(input.count - offset, 1 << 20)
+            let start = plain.count
+            plain.append(contentsOf: repeatElement(0, count: count + 16))
+            var written: Int32 = 0
+            let ok = plain.withUnsafeMutableBytes { out in
+                EVP_DecryptUpdate(
+                    context, out.baseAddress!.advanced(by: start).assumingMemoryBound(to: UInt8.self), &written,
+                    input.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self), Int32(count))
+            }
+            precondition(ok == 1, "EVP_DecryptUpdate failed on a CBC decryption")
+            plain.removeLast(count + 16 - Int(written))
+            offset += count
+        }
+    }
+
+    /// The last plain bytes, the padding checked and removed.
+    func finish() throws(Failure) -> [UInt8] {
+        var last = [UInt8](repeating: 0, count: 32)
+        var written: Int32 = 0
+        guard EVP_DecryptFinal_ex(context, &last, &written) == 1 else {
+            throw Failure(message: "the AES-128 segment does not decrypt (wrong key or IV, or cut short)")
+        }
+        return Array(last.prefix(Int(written)))
+    }
+}
