@@ -24,9 +24,10 @@
 #   PlaylistFuzzer      playlists: telling them from audio (in any split), the M3U, PLS and
 #                       XSPF parsers, the resolution of their entries and the walk through
 #                       them; the HLS playlist reader and its choice of variant
-#   TransportStreamFuzzer  MPEG transport streams (HLS segments): the demuxer, whole and in any
-#                       split; seeded with the first packets of streams ffmpeg muxes from the
-#                       AAC and MP3 fixtures
+#   TransportStreamFuzzer  MPEG transport streams (HLS segments): the demuxer and the HLS segment
+#                       reader (packed audio's ID3 tags, kinds told by the first bytes), whole
+#                       and in any split; seeded with the first packets of streams ffmpeg
+#                       muxes from the AAC and MP3 fixtures
 # Each target checks invariants (round trips, bounds, agreement between ways of parsing), not
 # only that nothing crashes; the non-audio ones write their own seeds from real values
 # (SLIPSTREAM_FUZZ_SEEDS). They are built by SwiftPM itself, so they follow the package's real

@@ -1,5 +1,6 @@
 // The libFuzzer target for MPEG transport streams (HLS segments): the demuxer (`MPEGTSDemuxer`)
-// over the input whole and cut into reads of sizes the input chooses. The seeds are the first
+// over the input whole and cut into reads of sizes the input chooses, and the HLS segment
+// reader the same way (SegmentReaderCheck.swift). The seeds are the first
 // packets of streams ffmpeg muxes from the audio fixtures (scripts/fuzz.sh).
 
 import FuzzSupport
@@ -16,6 +17,7 @@ func fuzzTransportStream(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     require(whole == split, "the output depends on how the stream was cut: \(whole.summary) against \(split.summary)")
     require(whole.audio.count + whole.skipped <= stream.count, "more bytes out than in")
     require(whole.error == nil || whole.codec == nil || whole.error!.contains("scrambled"), "an error after the audio was found")
+    checkSegmentReader(stream, seed: UInt64(input[0]))
     return 0
 }
 
