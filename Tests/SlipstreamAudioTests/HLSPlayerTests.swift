@@ -56,6 +56,26 @@ struct HLSPlayerTests {
         #expect(played == plain)
     }
 
+    @Test func aLiveStreamThatGainsItsEndListEndsThePlayer() async throws {
+        let folder = try await offPool { try HLSFixtures.transportStream() }
+        let live = { (numbers: [Int], ended: Bool) in
+            "#EXTM3U\n#EXT-X-TARGETDURATION:1\n" + numbers.map { "#EXTINF:2.0,\ns\($0).ts\n" }.joined() + (ended ? "#EXT-X-ENDLIST\n" : "")
+        }
+        try live([0, 1], false).write(toFile: folder + "/ending.m3u8", atomically: true, encoding: .utf8)
+        // Once the player fetched the second segment, the playlist gains the others and its end.
+        let segment = "/files/hls-\(getpid())-ts/s1.ts"
+        let before = try TestNginx.requests(to: segment).count
+        let writer = Task {
+            try await PlayerRun.wait(limit: 60) { ((try? TestNginx.requests(to: segment)) ?? []).count > before }
+            try live([0, 1, 2, 3], true).write(toFile: folder + "/ending.m3u8", atomically: true, encoding: .utf8)
+        }
+        let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("ts", "ending.m3u8"))
+        try await writer.value
+        #expect(run.finalState == .done, "\(run.events)")
+        let (_, whole) = try await PlaylistPlayerTests.play(try HLSFixtures.url("ts", "index.m3u8"))
+        #expect(played == whole)
+    }
+
     @Test func aMasterPlaylistPlaysItsChosenVariant() async throws {
         let folder = try await offPool { try HLSFixtures.master() }
         let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("master", "master.m3u8"))

@@ -30,14 +30,24 @@ package final class HLSAudioSource: AudioSource {
     }
 
     /// What every connection needs.
-    struct Setup: Sendable {
+    final class Setup: Sendable {
         /// The playlist's URL.
-        var url: String
+        let url: String
         /// The request every fetch starts from (proxy, headers, timeouts, access).
-        var template: HTTPRequest
-        var engine: HTTPEngine
+        let template: HTTPRequest
+        let engine: HTTPEngine
         /// Where the access's login may go (nil: wherever the template's access goes).
-        var loginOrigins: [URLOrigin]?
+        let loginOrigins: [URLOrigin]?
+        /// The stream's size once a connection played it to its end (`EXT-X-ENDLIST`).
+        let endedAt: Mutex<Int64?>
+
+        init(url: String, template: HTTPRequest, engine: HTTPEngine, loginOrigins: [URLOrigin]?) {
+            self.url = url
+            self.template = template
+            self.engine = engine
+            self.loginOrigins = loginOrigins
+            endedAt = Mutex(nil)
+        }
 
         /// The template for a fetch of `url`: the login only when `url` is on a login origin.
         func request(_ url: String) -> HTTPRequest {
@@ -64,6 +74,11 @@ package final class HLSAudioSource: AudioSource {
     package var location: AudioLocation { .url(setup.url) }
 
     package func open(_ request: AudioSourceRequest, receiver: any AudioSourceReceiver) -> any AudioSourceConnection {
+        if let size = setup.endedAt.withLock({ $0 }), request.offset >= size {
+            // A live stream that ended (`EXT-X-ENDLIST`) and is asked for more (a player
+            // reconnects to a live stream that ends): it has a size now, and nothing after it.
+            return HLSConnection.ended(size, receiver: receiver)
+        }
         let document = first.withLock { $0.take() }
         let connection = HLSConnection(setup: setup, receiver: receiver, document: document)
         connection.start()

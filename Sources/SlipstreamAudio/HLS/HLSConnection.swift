@@ -64,6 +64,22 @@ final class HLSConnection: AudioSourceConnection {
         self.document = document
     }
 
+    /// A connection to a stream that ended at `size`: its answer (that size, not live), then its end.
+    static func ended(_ size: Int64, receiver: any AudioSourceReceiver) -> any AudioSourceConnection {
+        // On a thread of its own, as a source's calls are (never inside `open`).
+        IOThread.start(name: "slipstream-hls") {
+            let answer = AudioSourceAnswer(offset: size, totalSize: size, rangesSupported: false, isLive: false)
+            if case .proceed = receiver.sourceOpened(answer) { receiver.sourceEnded(nil) }
+        }
+        return EndedConnection()
+    }
+
+    /// The connection to a stream that ended: nothing to resume or cancel.
+    private final class EndedConnection: AudioSourceConnection {
+        func resume() {}
+        func cancel() {}
+    }
+
     /// Starts the thread.
     func start() {
         IOThread.start(name: "slipstream-hls") { [self] in run() }
@@ -125,6 +141,8 @@ final class HLSConnection: AudioSourceConnection {
                         follower.reloadFailed(at: Self.now())
                     }
                 case .end:
+                    let size = offset
+                    setup.endedAt.withLock { $0 = size }
                     receiver.sourceEnded(nil)
                     return
                 }
