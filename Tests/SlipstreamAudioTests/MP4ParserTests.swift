@@ -145,6 +145,13 @@ import Testing
         // An MP4 of another codec is refused by name.
         let alac = Array(bytes[..<bytes.count]).replacingFirst(Array("mp4a".utf8), with: Array("alac".utf8))
         #expect(ParserRun(alac, chunkSizes: { 4096 }).error?.message == "MP4 with ALAC audio cannot be played (AAC can)")
+        // MP4ParserFuzzer's find: a time-to-sample entry of 2^32-1 samples of 2^32-1 ticks each
+        // (and a track length past Int64 once scaled) trapped; it is now only a long track.
+        var huge = try AudioFixtures.bytes("mp4-aac-faststart.m4a")
+        let stts = try #require(huge.firstRange(of: Array("stts".utf8))?.lowerBound)
+        for at in stts + 12..<stts + 20 { huge[at] = 0xFF }
+        let long = ParserRun(huge, chunkSizes: { 4096 })
+        #expect(long.error == nil || long.error?.code == .malformed)
     }
 
     /// AudioParserFuzzer's find: no audio and no index, the last box claiming 3 GB past the

@@ -79,7 +79,11 @@ extension MP4Parser {
             switch table {
             case .stts:
                 let delta = Int64(window.bigEndian(at: at + 4, count: 4))
-                track?.durationTicks += min(first * delta, Int64(1) << 50)
+                // Both are 32-bit: their product may pass Int64 (a hostile table); each run and
+                // the sum stay at most 2^50 ticks (more than any real track).
+                let ticks = first.multipliedReportingOverflow(by: delta)
+                let run = ticks.overflow ? Int64(1) << 50 : min(ticks.partialValue, Int64(1) << 50)
+                if let total = track?.durationTicks { track?.durationTicks = min(total + run, Int64(1) << 50) }
                 if track?.isText == true, track?.timeRuns.count ?? 0 < MP4ChapterTrack.maximumChapters {
                     track?.timeRuns.append(MP4ChapterTrack.TimeRun(count: first, delta: delta))
                 }
@@ -165,7 +169,12 @@ extension MP4Parser {
         let rate = Int64(config.outputSampleRate)
         let totalFrames = Int64(table.sampleCount) * Int64(config.framesPerPacket)
         let mediaScale = Int64(track.timescale > 0 ? track.timescale : config.outputSampleRate)
-        let toFrames = { (ticks: Int64, scale: Int64) in scale > 0 ? ticks * rate / scale : 0 }
+        // Ticks of a hostile file may pass Int64 once scaled: they are then past any real track.
+        let toFrames = { (ticks: Int64, scale: Int64) -> Int64 in
+            guard scale > 0 else { return 0 }
+            let scaled = ticks.multipliedReportingOverflow(by: rate)
+            return scaled.overflow ? .max / 4 : scaled.partialValue / scale
+        }
         let mediaEnd = track.durationTicks > 0 ? min(toFrames(track.durationTicks, mediaScale), totalFrames) : totalFrames
         var delay: Int64 = 0
         var end = mediaEnd
