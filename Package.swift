@@ -22,6 +22,8 @@ let package = Package(
         ),
         // libc's renameat2 and O_TMPFILE (glibc hides them without _GNU_SOURCE).
         .systemLibrary(name: "CFileSystem"),
+        // Carry-less multiply (x86-64's PCLMULQDQ) for the CRCs of FLAC frames and Ogg pages.
+        .systemLibrary(name: "CCarrylessCRC"),
         .systemLibrary(
             name: "CMPG123",
             pkgConfig: "libmpg123",
@@ -75,7 +77,7 @@ let package = Package(
             name: "SlipstreamAudio",
             dependencies: [
                 "SlipstreamCore", "SlipstreamHTTP", "CMPG123", "CFAAD", "CFLAC", "CVorbis", "COpus", "CSoxr", "CALSA", "CPulse",
-                "CCrypto",
+                "CCrypto", "CCarrylessCRC",
             ]
         ),
         .executableTarget(

@@ -11,7 +11,7 @@ import Testing
         #expect(crc == ~0x765E_7680)
     }
 
-    /// Every length from 0 to 80 (both sides of the checksum field and of each eight-byte step).
+    /// Every length from 0 to 80 (both sides of the checksum field).
     @Test func everyLengthMatchesABitwiseCRC() {
         var random = SplitMix64(seed: 15)
         for count in 0...80 {

@@ -11,7 +11,8 @@ import Glibc
 /// after it start a valid header (its CRC-8 right, its rate, channels and sample size those of
 /// STREAMINFO) and the bytes up to there pass the frame's CRC-16; the last frame of the stream
 /// ends where its CRC-16 last passed. The scan goes on where it stopped as bytes arrive, so a
-/// frame costs one pass whatever the split. Frames carry their own position (frame or sample
+/// frame costs one pass whatever the split (the CRC-16 brought up to date only behind a
+/// possible header, in long runs). Frames carry their own position (frame or sample
 /// number), so packet times are exact after a seek too. Anything else between frames is junk,
 /// skipped to the next possible sync.
 struct FLACParser: Sendable {
@@ -204,28 +205,32 @@ struct FLACParser: Sendable {
         // Never past the largest frame the header allows, however many bytes the window holds:
         // what is found must not depend on how the bytes were split.
         let end = min(window.count, limit + 1)
-        while i < end {
-            // A next header can only start at a 0xFF: the CRC-16 of the bytes up to the next
-            // one is taken a block at a time, and checked there.
-            let sync = window.firstIndex(of: 0xFF, in: i..<end)
+        // The frame ends where a header that fits follows and the bytes up to it pass the
+        // CRC-16. A header can only start at a 0xFF: each is looked at, and only behind one
+        // that starts a header is the CRC-16 brought up to date (from `i`, in one long run).
+        var candidate = i
+        while candidate < end {
+            let sync = window.firstIndex(of: 0xFF, in: candidate..<end)
+            guard sync < end else { break }
+            candidate = sync + 1
+            let next = FLACFrameHeader.read(window, at: sync)
+            switch next {
+            case .header(let found) where found.fits(info): break
+            case .need where !isFinal: break
+            default: continue
+            }
             crc = FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: window[i..<sync]), from: crc)
             i = sync
-            guard i < end else { break }
-            if crc == 0 {
-                switch FLACFrameHeader.read(window, at: i) {
-                case .header(let next) where next.fits(info):
-                    return take(size: i, at: offset, header, info, &state)
-                case .need where !isFinal:
-                    (scan.scanned, scan.crc) = (i, crc)
-                    self.scan = scan
-                    return .need(i + FLACFrameHeader.maximumSize)
-                default:
-                    break
-                }
+            guard crc == 0 else { continue }
+            guard case .header = next else {
+                (scan.scanned, scan.crc) = (i, crc)
+                self.scan = scan
+                return .need(i + FLACFrameHeader.maximumSize)
             }
-            crc = FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: window[i..<i + 1]), from: crc)
-            i += 1
+            return take(size: i, at: offset, header, info, &state)
         }
+        crc = FLACChecksum.crc16(UnsafeRawBufferPointer(rebasing: window[i..<end]), from: crc)
+        i = end
         guard isFinal || i > limit else {
             (scan.scanned, scan.crc) = (i, crc)
             self.scan = scan
