@@ -56,7 +56,7 @@ struct AudioParserFuzzCase {
 
     /// Parses the stream in chunks of the sizes `chunkSizes` gives, then finishes; with
     /// `skippingUnread`, bytes the parser would drop are jumped over instead of fed; with
-    /// `skippingAudio`, uncompressed audio is counted from its size instead of fed.
+    /// `skippingAudio`, audio counted from sizes (uncompressed, MP4 samples) is not fed.
     mutating func parse(chunkSizes: (inout SplitMix64) -> Int, skippingUnread: Bool = false, skippingAudio: Bool = false) -> Outcome {
         let stream = self.stream
         var parser = AudioStreamParser(hints: AudioStreamHints(totalByteCount: Int64(stream.count)))
@@ -70,7 +70,7 @@ struct AudioParserFuzzCase {
                     try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
                     checkHeld(parser)
                     if skippingUnread, parser.skipRemaining > 0 { parser.skipUnread() }
-                    if skippingAudio { parser.skipUncompressedAudio() }
+                    if skippingAudio { parser.skipAudioCountedBySize() }
                     // Only an MP4 sends the parser elsewhere than the next byte (back to its audio
                     // after its index, a bounded number of times).
                     if parser.nextByteOffset < Int64(end) {

@@ -68,8 +68,9 @@ struct AudioInfoReader {
                 try parsed.get()
                 spare = bytes
                 if canSeek { current.skipUnread() }
-                // Uncompressed audio is counted from its size: its bytes tell nothing more.
-                if canSeek, exact { current.skipUncompressedAudio() }
+                // Uncompressed audio and MP4 samples are counted from their sizes: their bytes
+                // tell nothing more.
+                if canSeek, exact { current.skipAudioCountedBySize() }
                 // An MP4 whose index follows its audio sends the parser back to the audio.
                 if current.nextByteOffset < offset + Int64(bytes.count) { hasWholeStream = false }
                 offset = current.nextByteOffset

@@ -9,13 +9,14 @@ extension AudioStreamParser {
         skipRemaining = 0
     }
 
-    /// Lets a reader that can seek its source jump over the rest of uncompressed audio (WAV,
-    /// AIFF, CAF), whose packets follow from sizes alone: they are counted as if parsed, to the
-    /// audio chunk's end or the source's (`AudioStreamHints.totalByteCount`), and the next bytes
-    /// the parser expects come from `nextByteOffset`, after them. Totals counted this way are
-    /// the ones a parse of every byte gives; no packet is told to the sink. Does nothing
-    /// outside such audio (or when neither end is known).
-    public mutating func skipUncompressedAudio() {
+    /// Lets a reader that can seek its source jump over the rest of audio whose packets follow
+    /// from sizes alone: uncompressed audio (WAV, AIFF, CAF), and MP4's samples, which its index
+    /// delimits. They are counted as if parsed, to the audio's end or the source's
+    /// (`AudioStreamHints.totalByteCount`), and the next bytes the parser expects come from
+    /// `nextByteOffset`, after them. Totals counted this way are the ones a parse of every byte
+    /// gives; no packet is told to the sink. Does nothing outside such audio (or when neither
+    /// end is known).
+    public mutating func skipAudioCountedBySize() {
         guard skipRemaining == 0 else { return }
         let end = state.hints.totalByteCount
         var count: PCMDataChunk.Count?
@@ -29,10 +30,14 @@ extension AudioStreamParser {
         case .caf(var parser):
             count = parser.countRestOfAudio(from: position, sourceEnd: end)
             stage = .caf(parser)
+        case .mp4(var parser):
+            count = parser.countRestOfAudio(from: position, sourceEnd: end)
+            stage = .mp4(parser)
         default:
             return
         }
-        guard let count else { return }
+        // Nothing counted (the next bytes are not audio counted by size): held bytes stay.
+        guard let count, count.used > 0 else { return }
         // Held bytes are the start of the next packet, counted now.
         pending.removeAll(keepingCapacity: true)
         pendingStart = 0

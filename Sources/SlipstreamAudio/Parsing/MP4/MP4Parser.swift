@@ -344,3 +344,36 @@ extension MP4Parser {
         return .packet(size: size, frames: audio.config.framesPerPacket)
     }
 }
+
+/// Counting samples from the index alone.
+extension MP4Parser {
+    /// The samples the sample table places from stream `offset` on, counted without their bytes
+    /// (the index delimits MP4's packets: their bytes tell nothing more): while they follow in
+    /// file order, each ends within the source (`sourceEnd`) and no chapter title is to be read
+    /// before it. The cursor is left after them, and `used` reaches the last one's end, so a
+    /// parse goes on from there as it would have. `nil` outside the samples of a sample table.
+    mutating func countRestOfAudio(from offset: Int64, sourceEnd: Int64?) -> PCMDataChunk.Count? {
+        guard case .samples = phase, let audio, var cursor, let sourceEnd else { return nil }
+        let stop = min(sourceEnd, chapterReads.first?.offset ?? .max)
+        var count = PCMDataChunk.Count(packets: 0, bytes: 0, frames: 0, used: 0)
+        var end = offset
+        while cursor.offset >= end {
+            let size = audio.table.size(of: cursor.index)
+            guard size <= Self.maximumSampleSize, cursor.offset + Int64(size) <= stop else { break }
+            count.packets += 1
+            count.bytes += Int64(size)
+            count.frames += Int64(audio.config.framesPerPacket)
+            end = cursor.offset + Int64(size)
+            guard let next = audio.table.advance(cursor) else {
+                self.cursor = nil
+                phase = .done
+                count.used = end - offset
+                return count
+            }
+            cursor = next
+        }
+        self.cursor = cursor
+        count.used = end - offset
+        return count
+    }
+}
