@@ -32,6 +32,14 @@ extension AudioStreamParser {
                 }
                 dropHeld(try used.get())
                 if takeJump() { return }
+                // What is still held came from this input: it is read from there again, and
+                // feeding goes back to straight from the input (no copy of every byte after
+                // a step that crossed two inputs).
+                if heldCount > 0, heldCount <= take, let end = input.baseAddress {
+                    input = UnsafeRawBufferPointer(start: end - heldCount, count: input.count + heldCount)
+                    pending.removeAll(keepingCapacity: true)
+                    pendingStart = 0
+                }
             } else {
                 if input.isEmpty { return }
                 guard input.count >= needed || isFinal else {
