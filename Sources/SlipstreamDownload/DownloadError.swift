@@ -101,7 +101,7 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
             switch error.code {
             case .malformedURL, .unsupportedScheme: .invalidURL
             case .rangeNotHonoured: .rangeNotHonoured
-            case .httpStatus, .invalidResponse, .tooManyRedirects: .http
+            case .httpStatus, .invalidResponse, .tooManyRedirects, .loginDenied, .remoteFileNotFound: .http
             case .cancelled: .cancelled
             default: .network
             }
