@@ -122,15 +122,15 @@ extension CurlTransfer {
         guard let state = file else { return nil }
         let url = request.url
         if let refusal = state.hostKeyRefusal {
-            let where_ = state.knownHosts ?? "the known hosts file"
+            let hostsFile = state.knownHosts ?? "the known hosts file"
             return .failure(
                 refusal == CURLKHMATCH_MISMATCH
                     ? HTTPError(
                         .hostKeyMismatch, url: url,
-                        message: "the SSH server's host key is not the one \(where_) has for this host (a changed key, or another server)",
+                        message: "the SSH server's host key is not the one \(hostsFile) has for this host (a changed key, or another server)",
                         curlCode: Int(code.rawValue))
                     : HTTPError(
-                        .unknownHostKey, url: url, message: "the SSH server's host is not in \(where_)",
+                        .unknownHostKey, url: url, message: "the SSH server's host is not in \(hostsFile)",
                         curlCode: Int(code.rawValue)))
         }
         switch code {
