@@ -127,7 +127,9 @@ extension CurlTransfer {
                 refusal == CURLKHMATCH_MISMATCH
                     ? HTTPError(
                         .hostKeyMismatch, url: url,
-                        message: "the SSH server's host key is not the one \(hostsFile) has for this host (a changed key, or another server)",
+                        message:
+                            "the SSH server's host key is not the one \(hostsFile) has for this host "
+                            + "(a changed key, or another server)",
                         curlCode: Int(code.rawValue))
                     : HTTPError(
                         .unknownHostKey, url: url, message: "the SSH server's host is not in \(hostsFile)",
