@@ -47,6 +47,9 @@ extension CurlTransfer {
             fileProtocol: fileProtocol, start: start, bytesLeft: request.range?.end.map { $0 - start + 1 })
         // MDTM, or the SFTP stat's mtime: a resume compares it to find a changed file.
         setOption(CURLOPT_FILETIME, 1)
+        // Through an HTTP proxy, the protocol itself in a CONNECT tunnel (else the proxy would
+        // fetch the file and answer in HTTP); SOCKS proxies carry it as they are.
+        if request.proxy != nil { setOption(CURLOPT_HTTPPROXYTUNNEL, 1) }
         switch fileProtocol {
         case .ftp, .ftps:
             if fileProtocol == .ftp, request.access.requiresFTPTLS {

@@ -102,6 +102,23 @@ import TestSupport
         }
     }
 
+    /// Through tinyproxy (an HTTP proxy) and danted (SOCKS5): the control and data connections
+    /// of every segment go through the proxy.
+    @Test(arguments: ["http", "socks5"]) func throughAProxy(kind: String) async throws {
+        let servers = try TestFTPServers.shared()
+        let access = try TestAccessServers.shared()
+        let port = try #require(
+            kind == "http" ? access.httpProxyPort : access.socksPort, "tinyproxy and danted (scripts/setup.sh installs them)")
+        let file = try uniqueFile(servers, "ftp-proxy-\(kind)")
+        let (result, folder) = try await download(
+            servers.ftpURL(file.name), configuration { $0.proxy = "\(kind)://127.0.0.1:\(port)" })
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(result.segmented)
+        #expect(TestFiles.equal(result.path, file.path))
+        let log = try String(contentsOfFile: kind == "http" ? access.tinyproxyLogPath : access.dantedLogPath, encoding: .utf8)
+        #expect(log.contains(String(servers.ftpPort)), "the proxy's log does not show the FTP server's port")
+    }
+
     @Test func aWrongPasswordIsAClearError() async throws {
         let servers = try TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-login", size: 1000)
