@@ -70,7 +70,7 @@ public final class Downloader: Sendable {
         observer: (@Sendable (DownloadEvent) -> Void)? = nil
     ) throws(DownloadError) -> Download {
         guard HTTPURL.isAccepted(url) else {
-            throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL", url: url)
+            throw DownloadError(.invalidURL, "\(url): \(HTTPURL.refusal)", url: url)
         }
         let events = observer.map { EventChannel(forwardingTo: $0) } ?? EventChannel<DownloadEvent>()
         let job = DownloadJob(

@@ -5,4 +5,7 @@ enum HTTPURL {
         let start = url.prefix(8).lowercased()
         return ["http://", "https://", "ftp://", "ftps://", "sftp://"].contains { start.hasPrefix($0) }
     }
+
+    /// What is said of a URL that is not accepted.
+    static let refusal = "not an http, https, ftp, ftps or sftp URL"
 }

@@ -46,10 +46,10 @@ final class CurlTransfer {
         let r = request
         setLong(CURLOPT_NOSIGNAL, 1)
         setString(CURLOPT_URL, r.url)
-        setString(CURLOPT_PROTOCOLS_STR, "http,https,ftp,ftps,sftp")
+        setString(CURLOPT_PROTOCOLS_STR, r.allowsFileProtocols ? "http,https,ftp,ftps,sftp" : "http,https")
         setString(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         if r.method == .head { setLong(CURLOPT_NOBODY, 1) }
-        let fileProtocol = FileProtocol(url: r.url)
+        let fileProtocol = r.allowsFileProtocols ? FileProtocol(url: r.url) : nil
         if let range = r.range { setString(CURLOPT_RANGE, fileProtocol == nil ? range.description : Self.fileRange(range)) }
         setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000))
         switch r.ipVersion {

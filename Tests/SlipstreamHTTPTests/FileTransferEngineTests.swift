@@ -10,6 +10,7 @@ import TestSupport
         let servers = try TestFTPServers.shared()
         try servers.makeFile("engine-range.bin", size: 100_000)
         var request = HTTPRequest(url: servers.ftpURL("engine-range.bin"))
+        request.allowsFileProtocols = true
         request.access.credentials = Credentials(user: "test", password: "secret")
         request.range = .init(start: 1000, end: 1999)
         let response = try await HTTPEngine.shared.fetch(request)
@@ -24,6 +25,7 @@ import TestSupport
         let servers = try TestFTPServers.shared()
         try servers.makeFile("engine-range-sftp.bin", size: 100_000)
         var request = HTTPRequest(url: servers.sftpURL("engine-range-sftp.bin"))
+        request.allowsFileProtocols = true
         request.access.ssh.privateKeyFile = servers.sshKey
         request.access.ssh.knownHostsFile = servers.knownHosts
         request.range = .init(start: 99_000, end: 99_499)
