@@ -102,7 +102,8 @@ extension CurlTransfer {
         let facts = FileTransferAnswer.Facts(
             start: state.start, remaining: remaining >= 0 ? Int64(remaining) : nil,
             modified: modified >= 0 ? Int64(modified) : nil,
-            restarts: state.fileProtocol == .sftp || state.start > 0 || state.restartAccepted, beyondEnd: beyondEnd)
+            restarts: state.fileProtocol == .sftp || state.start > 0 || state.restartAccepted, beyondEnd: beyondEnd,
+            modifiedSince: request.headers["If-Modified-Since"].flatMap(HTTPDate.secondsSince1970).map { Int64($0) })
         return FileTransferAnswer.head(facts, url: request.url)
     }
 

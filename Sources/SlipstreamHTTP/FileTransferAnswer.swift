@@ -5,7 +5,8 @@
 /// libcurl tells, before the first byte, how many bytes it is about to send from the start
 /// (the file's size from `SIZE` or the SFTP stat, less the start; unknown when the server gave
 /// no size) and the file's modification time (`MDTM`, the stat's mtime), which becomes
-/// `Last-Modified`: what a resume compares to find a changed file.
+/// `Last-Modified`: what a resume compares to find a changed file, and what a conditional
+/// request's `If-Modified-Since` is compared with (a file not modified since is a `304`).
 enum FileTransferAnswer {
     /// What libcurl found out about the transfer.
     struct Facts: Equatable {
@@ -20,6 +21,9 @@ enum FileTransferAnswer {
         var restarts: Bool
         /// The start lies past the end of the file (libcurl's `BAD_DOWNLOAD_RESUME`).
         var beyondEnd = false
+        /// The request's `If-Modified-Since`, seconds since 1970: the file is wanted only if
+        /// modified after it.
+        var modifiedSince: Int64?
     }
 
     /// The head a download reads for `facts`, for the transfer of `url`.
@@ -31,6 +35,8 @@ enum FileTransferAnswer {
         let status: Int
         if facts.beyondEnd {
             status = 416
+        } else if let since = facts.modifiedSince, let modified = facts.modified, modified <= since {
+            status = 304
         } else if let remaining = facts.remaining, remaining >= 0 {
             let total = facts.start + remaining
             headers.add(name: "Content-Length", value: String(remaining))

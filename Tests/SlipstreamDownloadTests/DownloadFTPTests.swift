@@ -119,6 +119,27 @@ import TestSupport
         #expect(log.contains(String(servers.ftpPort)), "the proxy's log does not show the FTP server's port")
     }
 
+    /// `timestamping`: the finished file gets MDTM's time; a second run is told the file is not
+    /// modified (MDTM against `If-Modified-Since`) and leaves it alone; a newer remote file is fetched.
+    @Test func timestampingByModificationTime() async throws {
+        let servers = try TestFTPServers.shared()
+        let file = try uniqueFile(servers, "ftp-timestamping", size: 1 << 20)
+        var times = [timeval(tv_sec: 1_700_000_000, tv_usec: 0), timeval(tv_sec: 1_700_000_000, tv_usec: 0)]
+        #expect(utimes(file.path, &times) == 0)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let conditional = configuration { $0.timestamping = true }
+        let first = try await Downloader(configuration: conditional).start(servers.ftpURL(file.name), to: .folder(folder)).value
+        #expect(!first.notModified && TestFiles.equal(first.path, file.path))
+        let stamp = try FileManager.default.attributesOfItem(atPath: first.path)[.modificationDate] as? Date
+        #expect(stamp == Date(timeIntervalSince1970: 1_700_000_000))
+        let second = try await Downloader(configuration: conditional).start(servers.ftpURL(file.name), to: .folder(folder)).value
+        #expect(second.notModified)
+        try Data(TestFiles.randomBytes(1 << 20, seed: 80)).write(to: URL(fileURLWithPath: file.path))
+        let third = try await Downloader(configuration: conditional).start(servers.ftpURL(file.name), to: .folder(folder)).value
+        #expect(!third.notModified && TestFiles.equal(third.path, file.path))
+    }
+
     @Test func aWrongPasswordIsAClearError() async throws {
         let servers = try TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-login", size: 1000)

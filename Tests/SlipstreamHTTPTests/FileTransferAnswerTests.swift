@@ -45,6 +45,16 @@ import Testing
         #expect(head(Facts(start: 500, remaining: 0, restarts: true)).status == 416)
     }
 
+    /// A conditional request (`If-Modified-Since`) of a file not modified since: a 304.
+    @Test func notModifiedSinceIsA304() {
+        var facts = Facts(start: 0, remaining: 1000, modified: 1_000_000, restarts: true, modifiedSince: 1_000_000)
+        #expect(head(facts).status == 304)
+        facts.modifiedSince = 999_999
+        #expect(head(facts).status == 206)
+        facts.modified = nil
+        #expect(head(facts).status == 206)
+    }
+
     @Test func restartRepliesAreFoundByTheirCode() {
         func accepted(_ line: String) -> Bool {
             Array(line.utf8).withUnsafeBytes { FileTransferAnswer.isRestartAccepted(replyLine: $0) }
