@@ -38,8 +38,9 @@ public final class Downloader: Sendable {
     }
 
     /// Starts downloading `url` to `destination`. Throws at once only for a URL that is not
-    /// http, https, ftp, ftps or sftp; everything else, a destination that cannot work included, is reported
-    /// through the download's events and `value`. Does no disk work on the calling thread.
+    /// http, https, ftp, ftps or sftp; everything else, a destination that cannot work
+    /// included, is reported through the download's events and `value`. Does no disk work on
+    /// the calling thread.
     public func start(_ url: String, to destination: DownloadDestination) throws(DownloadError) -> Download {
         try start(url, to: destination, permits: nil)
     }
