@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SlipstreamHTTP
 import Testing
 import TestSupport
@@ -175,15 +176,20 @@ import TestSupport
         #expect(TestFiles.equal(result.path, file.path))
     }
 
-    /// Starts a download at 2 MiB/s and cancels it once `bytes` are done.
-    static func interrupt(_ url: String, to path: String, after bytes: Int64, _ configuration: DownloadConfiguration) async throws {
+    /// Starts a download at 2 MiB/s and cancels it once `bytes` are written: from the writer's
+    /// thread, which runs whatever the Swift concurrency pool is busy with (a loop over the
+    /// events there may come too late on a loaded machine, after the download has finished).
+    static func interrupt(_ url: String, to path: String, after bytes: Int, _ configuration: DownloadConfiguration) async throws {
+        let running = Mutex<Download?>(nil)
+        let written = Atomic(0)
         var slow = configuration
         slow.bytesPerSecondLimit = 2 << 20
-        let download = try Downloader(configuration: slow).start(url, to: .file(path))
-        for await event in download.events {
-            if case .progress(let progress) = event, progress.completedBytes >= bytes { break }
+        slow.beforeWrite = { _, count in
+            if written.add(count, ordering: .relaxed).newValue >= bytes { running.withLock { $0.take() }?.cancel() }
         }
-        download.cancel()
+        let download = try Downloader(configuration: slow).start(url, to: .file(path))
+        running.withLock { $0 = download }
+        if written.load(ordering: .relaxed) >= bytes { download.cancel() }
         _ = try? await download.value
     }
 
@@ -207,7 +213,7 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: path + ".part.slipstream"))
         let (result, notices) = try await Self.finish(servers.ftpURL(file.name), to: path, configuration())
         #expect(notices.isEmpty, "\(notices)")
-        #expect(result.resumedBytes >= 1 << 20)
+        #expect(result.resumedBytes > 0 && result.bytesReceived < 8 << 20, "\(result)")
         #expect(TestFiles.equal(path, file.path))
     }
 

@@ -152,7 +152,7 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: path + ".part.slipstream"))
         let (result, notices) = try await DownloadFTPTests.finish(servers.sftpURL(file.name), to: path, configuration(servers))
         #expect(notices.isEmpty, "\(notices)")
-        #expect(result.resumedBytes >= 1 << 20)
+        #expect(result.resumedBytes > 0 && result.bytesReceived < 8 << 20, "\(result)")
         #expect(TestFiles.equal(path, file.path))
     }
 
