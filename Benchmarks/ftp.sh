@@ -9,9 +9,8 @@
 #
 # The servers are the tests' (scripts/ftp-servers.sh): pyftpdlib and OpenSSH's sshd.
 # (f) FTP: a SIZE MiB file (default 256) from pyftpdlib limiting each data connection to
-#     8 MiB/s (its ThrottledDTPHandler, which counts whole seconds: a connection may send up
-#     to twice the limit in its first second), 8 connections: slipstream -n 8 against aria2c
-#     -x8 -s8 -k1M and axel -n 8; the ideal is about SIZE / (8 x 8 MiB/s).
+#     8 MiB/s (scripts/ftp-server.py --rate: a steady limit), 8 connections: slipstream -n 8
+#     against aria2c -x8 -s8 -k1M and axel -n 8; the ideal is SIZE / (8 x 8 MiB/s).
 # (s) SFTP: the same file from sshd through Benchmarks/relay.py, a loopback relay that holds
 #     each connection to 8 MiB/s (sshd has no limit of its own, and tc needs root), 8
 #     connections, by key: slipstream -n 8 against lftp's `pget -n 8` (through ssh). aria2c's

@@ -14,6 +14,7 @@ Runs until killed.
 """
 import argparse
 import logging
+import time
 
 from pyftpdlib.authorizers import DummyAuthorizer
 from pyftpdlib.handlers import FTPHandler, ThrottledDTPHandler, TLS_DTPHandler, TLS_FTPHandler
@@ -25,6 +26,31 @@ def without_rest(handler):
     """A handler class like `handler` that does not know REST (it answers 500)."""
     commands = {name: spec for name, spec in handler.proto_cmds.items() if name != "REST"}
     return type("NoRest" + handler.__name__, (handler,), {"proto_cmds": commands})
+
+
+class SteadyDataHandler(ThrottledDTPHandler):
+    """A data connection held to `write_limit` bytes per second at every moment: pyftpdlib's
+    own counts whole seconds, so that a connection sends up to twice its limit in its first
+    second and a short transfer hardly feels the limit."""
+
+    def __init__(self, sock, cmd_channel):
+        super().__init__(sock, cmd_channel)
+        self._steady_start = None
+        self._steady_sent = 0
+
+    def _throttle_bandwidth(self, len_chunk, max_speed):
+        now = time.monotonic()
+        if self._steady_start is None:
+            self._steady_start = now
+        self._steady_sent += len_chunk
+        delay = self._steady_start + self._steady_sent / max_speed - now
+        if delay > 0.002:
+            def unsleep():
+                self.add_channel(events=self.ioloop.READ if self.receive else self.ioloop.WRITE)
+
+            self.del_channel()
+            self._cancel_throttler()
+            self._throttler = self.ioloop.call_later(delay, unsleep, _errback=self.handle_error)
 
 
 class TLSDataHandler(TLS_DTPHandler):
@@ -72,7 +98,7 @@ def main():
         attributes = {"authorizer": authorizer, "banner": "slipstream test FTP (%s)" % name}
         if arguments.rate and not issubclass(base, TLS_FTPHandler):
             # Each data connection its own limit (a class per server: the limit is a class attribute).
-            attributes["dtp_handler"] = type("Throttled", (ThrottledDTPHandler,), {"read_limit": 0, "write_limit": arguments.rate})
+            attributes["dtp_handler"] = type("Steady", (SteadyDataHandler,), {"read_limit": 0, "write_limit": arguments.rate})
         if issubclass(base, TLS_FTPHandler):
             attributes.update(
                 certfile=arguments.cert, keyfile=arguments.key, ssl_context=None, dtp_handler=TLSDataHandler)
