@@ -31,6 +31,8 @@ titles = {
     "m": "(mirrors.sh m) 256 MiB from two mirrors: 20 MiB/s and 2 MiB/s per connection, 8 connections",
     "r": "(ratelimit.sh r) 64 MiB at a limit of 8 MiB/s",
     "q": "(queue.sh) 1000 files of 64 KiB, 16 at a time",
+    "ftp": "(ftp.sh f) FTP (pyftpdlib), 8 connections at 8 MiB/s each",
+    "sftp": "(ftp.sh s) SFTP (sshd through a relay), 8 connections at 8 MiB/s each",
     "s": "(resume.sh b) 256 MiB, 8 connections, one in ten stalled, one in five at 1 MiB/s (rest 20 MiB/s)",
 }
 

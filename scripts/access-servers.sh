@@ -29,6 +29,35 @@
 access_here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$access_here/nginx.sh"
 
+# access_make_ca DIR: the test CA in DIR (ca.pem, ca.key, and the ca.cnf that
+# access_certificate signs with, run in DIR).
+access_make_ca() {
+    (
+        cd "$1"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.pem \
+            -days 3650 -subj "/CN=Slipstream Test CA" 2> /dev/null
+        : > index.txt
+        echo 01 > serial
+        cat > ca.cnf <<CNF
+[ca]
+default_ca = test
+[test]
+dir = .
+database = index.txt
+new_certs_dir = new
+serial = serial
+certificate = ca.pem
+private_key = ca.key
+default_md = sha256
+default_days = 3650
+policy = anything
+unique_subject = no
+[anything]
+commonName = supplied
+CNF
+    )
+}
+
 # access_certificate NAME SAN [openssl ca date options...]: NAME.key and NAME.pem, signed by
 # the test CA, for the subjectAltName SAN.
 access_certificate() {
@@ -55,29 +84,9 @@ access_start() {
     local run="$1"
     mkdir -p "$run/www/files" "$run/tls/new" "$run/tls/capath"
     chmod 755 "$run" "$run/www" "$run/www/files"
+    access_make_ca "$run/tls"
     (
         cd "$run/tls"
-        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.pem \
-            -days 3650 -subj "/CN=Slipstream Test CA" 2> /dev/null
-        : > index.txt
-        echo 01 > serial
-        cat > ca.cnf <<CNF
-[ca]
-default_ca = test
-[test]
-dir = .
-database = index.txt
-new_certs_dir = new
-serial = serial
-certificate = ca.pem
-private_key = ca.key
-default_md = sha256
-default_days = 3650
-policy = anything
-unique_subject = no
-[anything]
-commonName = supplied
-CNF
         access_certificate good "DNS:localhost,IP:127.0.0.1,IP:::1"
         access_certificate wrongname "DNS:wrong.example"
         access_certificate expired "DNS:localhost,IP:127.0.0.1" -startdate 20200101000000Z -enddate 20200201000000Z

@@ -12,6 +12,8 @@ packages=(
     lighttpd               # the Digest login the login tests sign in to (nginx has no Digest)
     tinyproxy              # the HTTP proxy the proxy tests go through (scripts/access-servers.sh)
     dante-server           # danted, the SOCKS5 proxy they go through
+    python3-pyftpdlib python3-openssl # the FTP and FTPS servers of the FTP tests (scripts/ftp-server.py)
+    openssh-server         # sshd, the SFTP server of the SFTP tests (scripts/ftp-servers.sh)
     attr                   # getfattr: the tests read the ETag a download keeps in an extended attribute
     curl                   # a peer in the benchmarks
     lame sox ffmpeg mpg123 # audio test fixtures and the reference decoders they are checked against
@@ -30,7 +32,7 @@ packages=(
 )
 # Benchmarks only: the download and radio peers.
 if [[ "${1:-}" == "--benchmarks" ]]; then
-    packages+=(aria2 axel time python3 mpv)
+    packages+=(aria2 axel lftp time python3 mpv)
 fi
 
 missing=()

@@ -5,6 +5,7 @@
 #   scripts/test-service.sh pulse   a headless PulseAudio server with a null sink
 #   scripts/test-service.sh icecast Icecast on a free loopback port (scripts/icecast.sh)
 #   scripts/test-service.sh access  the TLS, login and cookie servers (scripts/access-servers.sh)
+#   scripts/test-service.sh ftp     the FTP, FTPS and SFTP servers (scripts/ftp-servers.sh)
 # Each makes a folder of its own under /tmp, prints the variables scripts/test.sh would set
 # (NAME=VALUE lines) and then `ready`, and keeps the service until its standard input closes:
 # the test process holds the other end, so the service stops, and its folder goes, when that
@@ -77,6 +78,21 @@ access)
         echo "SLIPSTREAM_TEST_ACCESS_$name=${!variable}"
     done
     ;;
+ftp)
+    source "$here/ftp-servers.sh"
+    run="$(mktemp -d /tmp/slipstream-swift-test.XXXXXX)"
+    trap 'ftp_stop; rm -rf "$run"' EXIT
+    trap 'exit 1' INT TERM HUP
+    /usr/bin/python3 -c 'import pyftpdlib, OpenSSL' 2> /dev/null || {
+        echo "pyftpdlib is not installed (python3-pyftpdlib, python3-openssl)" >&2
+        exit 1
+    }
+    ftp_start "$run" >&2
+    for name in FTP_PORT FTP_NOREST_PORT FTP_EXPLICIT_PORT FTP_IMPLICIT_PORT FTP_CA FTP_ROOT FTP_LOG SFTP_PORT SFTP_USER \
+        SFTP_KEY SFTP_PASSPHRASE_KEY SFTP_PASSPHRASE SFTP_OTHER_KEY SFTP_KNOWN_HOSTS SFTP_LOG; do
+        echo "SLIPSTREAM_TEST_$name=${!name}"
+    done
+    ;;
 icecast)
     source "$here/icecast.sh"
     run="$(mktemp -d /tmp/slipstream-swift-test.XXXXXX)"
@@ -135,7 +151,7 @@ audio)
     exit 0
     ;;
 *)
-    echo "usage: test-service.sh nginx|pulse|icecast|access|source COMMAND...|audio DIR" >&2
+    echo "usage: test-service.sh nginx|pulse|icecast|access|ftp|source COMMAND...|audio DIR" >&2
     exit 2
     ;;
 esac

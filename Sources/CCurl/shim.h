@@ -63,6 +63,17 @@ static inline CURLcode slipstream_curl_easy_getinfo_pointer(CURL *handle, CURLIN
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLcode slipstream_curl_easy_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode slipstream_curl_easy_setopt_sshkey_callback(CURL *handle, curl_sshkeycallback value) {
+    return curl_easy_setopt(handle, CURLOPT_SSH_KEYFUNCTION, value);
+}
+
+/// CURLOPT_USE_SSL's value that makes FTP fail unless both its connections use TLS.
+static const long slipstream_curlusessl_all = CURLUSESSL_ALL;
+
 static inline CURLMcode slipstream_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

@@ -107,6 +107,7 @@ public struct DownloadConfiguration: Sendable {
     func request(_ url: String, range: HTTPRequest.ByteRange?, loginOrigins: [URLOrigin]) -> HTTPRequest {
         var request = HTTPRequest(url: url)
         request.range = range
+        request.allowsFileProtocols = true
         request.headers = headers
         request.proxy = proxy
         request.userAgent = userAgent

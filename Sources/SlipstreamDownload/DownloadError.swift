@@ -26,7 +26,7 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
 
-        /// The URL is malformed or not http/https.
+        /// The URL is malformed or not http, https, ftp, ftps or sftp.
         public static let invalidURL = Code(.invalidURL)
         /// The network failed (resolve, connect, TLS, timeout, connection lost, ...).
         public static let network = Code(.network)
@@ -101,7 +101,7 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
             switch error.code {
             case .malformedURL, .unsupportedScheme: .invalidURL
             case .rangeNotHonoured: .rangeNotHonoured
-            case .httpStatus, .invalidResponse, .tooManyRedirects: .http
+            case .httpStatus, .invalidResponse, .tooManyRedirects, .loginDenied, .remoteFileNotFound: .http
             case .cancelled: .cancelled
             default: .network
             }

@@ -138,7 +138,7 @@ public struct DownloadList: Sendable, Equatable {
             .filter { !$0.isEmpty }
         for url in urls {
             guard HTTPURL.isAccepted(url), !url.utf8.contains(UInt8(ascii: " ")) else {
-                throw ParseError(line: number, message: "'\(url)' is not an http:// or https:// URL")
+                throw ParseError(line: number, message: "'\(url)' is \(HTTPURL.refusal)")
             }
             try rejectControlCharacters(url, line: number)
         }

@@ -38,8 +38,9 @@ public final class Downloader: Sendable {
     }
 
     /// Starts downloading `url` to `destination`. Throws at once only for a URL that is not
-    /// http/https; everything else, a destination that cannot work included, is reported
-    /// through the download's events and `value`. Does no disk work on the calling thread.
+    /// http, https, ftp, ftps or sftp; everything else, a destination that cannot work
+    /// included, is reported through the download's events and `value`. Does no disk work on
+    /// the calling thread.
     public func start(_ url: String, to destination: DownloadDestination) throws(DownloadError) -> Download {
         try start(url, to: destination, permits: nil)
     }
@@ -70,7 +71,7 @@ public final class Downloader: Sendable {
         observer: (@Sendable (DownloadEvent) -> Void)? = nil
     ) throws(DownloadError) -> Download {
         guard HTTPURL.isAccepted(url) else {
-            throw DownloadError(.invalidURL, "\(url): not an http:// or https:// URL", url: url)
+            throw DownloadError(.invalidURL, "\(url): \(HTTPURL.refusal)", url: url)
         }
         let events = observer.map { EventChannel(forwardingTo: $0) } ?? EventChannel<DownloadEvent>()
         let job = DownloadJob(

@@ -23,6 +23,10 @@ enum CurlResultCode {
         case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING:
             .invalidResponse
         case CURLE_WRITE_ERROR: .writeFailed
+        case CURLE_LOGIN_DENIED: .loginDenied
+        case CURLE_REMOTE_FILE_NOT_FOUND: .remoteFileNotFound
+        // An FTP server that refuses `REST`: no ranges there.
+        case CURLE_FTP_COULDNT_USE_REST: .rangeNotHonoured
         case CURLE_ABORTED_BY_CALLBACK: .cancelled
         default: .other
         }

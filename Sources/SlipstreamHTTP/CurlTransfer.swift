@@ -15,11 +15,13 @@ final class CurlTransfer {
     /// Header fields of the response being received; reset at each status line
     /// (redirects, `100 Continue`, proxy CONNECT answers).
     private var headers = HTTPHeaders()
-    private var headDelivered = false
+    var headDelivered = false
     /// Set when the sink ended the transfer itself: `.finish` (nil) or `.abort` (the error).
     private(set) var sinkEnded: Result<Void, HTTPError>?
     /// How long the transfer's bytes may gather before they are read (`HTTPTransfer.gatherReads`).
     var gatheringInterval: Duration?
+    /// What an FTP, FTPS or SFTP transfer keeps (nil for HTTP).
+    var file: FileTransferState?
 
     init?(id: UInt64, request: HTTPRequest, sink: any HTTPSink) {
         guard let easy = curl_easy_init() else { return nil }
@@ -36,6 +38,7 @@ final class CurlTransfer {
         curl_easy_cleanup(easy)
         curl_slist_free_all(headerList)
         curl_slist_free_all(aliasList)
+        curl_slist_free_all(file?.preQuote)
         errorBuffer.deallocate()
     }
 
@@ -43,10 +46,11 @@ final class CurlTransfer {
         let r = request
         setLong(CURLOPT_NOSIGNAL, 1)
         setString(CURLOPT_URL, r.url)
-        setString(CURLOPT_PROTOCOLS_STR, "http,https")
+        setString(CURLOPT_PROTOCOLS_STR, r.allowsFileProtocols ? "http,https,ftp,ftps,sftp" : "http,https")
         setString(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         if r.method == .head { setLong(CURLOPT_NOBODY, 1) }
-        if let range = r.range { setString(CURLOPT_RANGE, range.description) }
+        let fileProtocol = r.allowsFileProtocols ? FileProtocol(url: r.url) : nil
+        if let range = r.range { setString(CURLOPT_RANGE, fileProtocol == nil ? range.description : Self.fileRange(range)) }
         setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000))
         switch r.ipVersion {
         case .any: break
@@ -87,6 +91,7 @@ final class CurlTransfer {
         _ = slipstream_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
         _ = slipstream_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
         _ = slipstream_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me)
+        if let fileProtocol { configureFileProtocol(fileProtocol) }
     }
 
     /// TLS trust, login, `.netrc` and cookies.
@@ -133,6 +138,7 @@ final class CurlTransfer {
     // MARK: Callbacks (I/O thread)
 
     func onHeaderLine(_ line: UnsafeRawBufferPointer) {
+        if file != nil { return onFileReply(line) }
         // Parsed as bytes: only the name and the value become strings.
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
@@ -153,9 +159,13 @@ final class CurlTransfer {
     /// Returns what libcurl expects from a write callback.
     func onBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if !headDelivered, !deliverHead() { return 0 }
-        switch sink.receive(body: bytes) {
+        let slice = withinRange(bytes)
+        switch sink.receive(body: slice) {
         case .proceed:
-            return bytes.count
+            guard tookWithinRange(slice.count) else { return bytes.count }
+            // The end of the range asked for (a file protocol's transfer runs to the file's end).
+            sinkEnded = .success(())
+            return 0
         case .pause:
             return slipstream_curl_writefunc_pause
         case .finish:
@@ -167,15 +177,21 @@ final class CurlTransfer {
         }
     }
 
-    /// Hands the head to the sink; false when the sink ended the transfer.
-    private func deliverHead() -> Bool {
+    /// Hands the head to the sink (`head`, else the one received); false when the sink ended
+    /// the transfer.
+    func deliverHead(_ head: HTTPResponseHead? = nil) -> Bool {
         headDelivered = true
+        if let head { return deliver(head) }
+        if file != nil { return deliver(fileHead()) }
         var status = 0
         _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         var urlPointer: UnsafeMutablePointer<CChar>?
         _ = slipstream_curl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &urlPointer)
         let effectiveURL = urlPointer.map { String(cString: $0) } ?? request.url
-        let head = HTTPResponseHead(status: status, headers: headers, effectiveURL: effectiveURL)
+        return deliver(HTTPResponseHead(status: status, headers: headers, effectiveURL: effectiveURL))
+    }
+
+    private func deliver(_ head: HTTPResponseHead) -> Bool {
         switch sink.receive(head: head) {
         case .proceed, .pause:
             return true
@@ -202,18 +218,28 @@ final class CurlTransfer {
             if !headDelivered, !deliverHead() { return sinkEnded ?? .success(()) }
             return .success(())
         }
-        let detail = String(cString: errorBuffer)
-        var message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if let outcome = fileOutcome(of: code) { return outcome }
+        var message = curlMessage(code)
         var status = 0
-        _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        // An FTP reply code is no HTTP status.
+        if file == nil { _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
         var verifyResult = 0
         _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &verifyResult)
-        let problem = TLSProblem.classify(curlCode: Int(code.rawValue), verifyResult: verifyResult)
+        let problem =
+            file?.fileProtocol == .sftp ? nil : TLSProblem.classify(curlCode: Int(code.rawValue), verifyResult: verifyResult)
         if let problem { message = "\(problem.explanation) (\(message))" }
         return .failure(
             HTTPError(
                 CurlResultCode.errorCode(for: code), url: request.url, message: message,
                 status: status == 0 ? nil : status, curlCode: Int(code.rawValue), tlsProblem: problem))
+    }
+}
+
+extension CurlTransfer {
+    /// libcurl's words for its failure `code`: the error buffer's, else the code's.
+    func curlMessage(_ code: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
     }
 }
 

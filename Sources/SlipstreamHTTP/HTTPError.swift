@@ -15,6 +15,10 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             case invalidResponse = "invalid response"
             case writeFailed = "write failed"
             case cancelled
+            case loginDenied = "login denied"
+            case remoteFileNotFound = "remote file not found"
+            case unknownHostKey = "unknown host key"
+            case hostKeyMismatch = "host key mismatch"
             case other = "transfer failed"
         }
 
@@ -23,7 +27,7 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 
         /// The URL could not be parsed.
         public static let malformedURL = Code(.malformedURL)
-        /// The URL's scheme is not `http` or `https`.
+        /// The URL's scheme is not `http`, `https`, `ftp`, `ftps` or `sftp`.
         public static let unsupportedScheme = Code(.unsupportedScheme)
         /// The host name (or the proxy's) did not resolve.
         public static let resolve = Code(.resolve)
@@ -49,6 +53,14 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let writeFailed = Code(.writeFailed)
         /// The transfer was cancelled.
         public static let cancelled = Code(.cancelled)
+        /// An FTP or SSH server refused the login (user, password or key).
+        public static let loginDenied = Code(.loginDenied)
+        /// An FTP or SFTP server has no such file.
+        public static let remoteFileNotFound = Code(.remoteFileNotFound)
+        /// The SSH server's host is not in the known hosts file (and new hosts are not accepted).
+        public static let unknownHostKey = Code(.unknownHostKey)
+        /// The SSH server's host key is not the one the known hosts file has for its host.
+        public static let hostKeyMismatch = Code(.hostKeyMismatch)
         /// Any other libcurl failure.
         public static let other = Code(.other)
 

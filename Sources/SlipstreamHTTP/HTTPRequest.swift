@@ -25,8 +25,13 @@ public struct HTTPRequest: Sendable {
         public var description: String { "\(start)-\(end.map(String.init) ?? "")" }
     }
 
-    /// The absolute `http://` or `https://` URL.
+    /// The absolute `http://` or `https://` URL (or `ftp://`, `ftps://`, `sftp://` with
+    /// `allowsFileProtocols`).
     public var url: String
+    /// Whether `ftp://`, `ftps://` and `sftp://` URLs are fetched too (downloads set it), their
+    /// answers put in HTTP's terms (`FileTransferAnswer`). Default false: any other scheme
+    /// than `http` and `https` fails with `.unsupportedScheme`.
+    public var allowsFileProtocols = false
     /// GET (default) or HEAD.
     public var method: Method = .get
     /// Extra header fields, sent after the ones Slipstream sets; a field given here with

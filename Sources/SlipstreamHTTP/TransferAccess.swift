@@ -1,4 +1,4 @@
-/// How a transfer gets in: whom it trusts over TLS, its login, and its cookies. Every
+/// How a transfer gets in: whom it trusts over TLS and SSH, its login, and its cookies. Every
 /// configuration that makes requests (a download's, the player's, `AudioInfo`'s) has one and
 /// hands it to each of its requests.
 public struct TransferAccess: Sendable {
@@ -15,6 +15,13 @@ public struct TransferAccess: Sendable {
     /// segmented download see the same cookies, including those a server set on one of them).
     /// Default none: no cookies are kept or sent.
     public var cookies: CookieSession?
+    /// SFTP: the key to log in with and the known hosts the server must be among. Default: the
+    /// user's keys, `~/.ssh/known_hosts`, unknown hosts refused.
+    public var ssh = SSHAccess()
+    /// FTP: whether an `ftp://` transfer must switch to TLS (`AUTH TLS`, explicit FTPS) for its
+    /// login and its data, failing with `.tls` where the server cannot. Default false: plain FTP.
+    /// (`ftps://` URLs always use TLS from the first byte: implicit FTPS.) The trust is `security`'s.
+    public var requiresFTPTLS = false
 
     /// The defaults: verified TLS, no login, no cookies.
     public init() {}

@@ -17,6 +17,12 @@ extension DownloadError {
             return message + ": free some space and run it again" + (resumableFile.map { " to resume from \($0)" } ?? "")
         case .checksum:
             return message
+        case .network where http?.code == .unknownHostKey:
+            return message + "; check the server's key (ssh-keyscan) and add it to that file, or give --ssh-accept-new-host"
+        case .network where http?.code == .hostKeyMismatch:
+            return message + "; if the server's key really changed, remove its old line (ssh-keygen -R HOST -f FILE)"
+        case .http where http?.code == .loginDenied:
+            return message + "; check --user, --netrc or --ssh-key"
         case .network where TLSProblem.advice(for: http) != nil:
             return message + "; " + TLSProblem.advice(for: http)!
         default:

@@ -8,7 +8,7 @@ enum ExitStatus: Int32 {
     case success = 0
     /// A failure with no more specific status.
     case failure = 1
-    /// Bad arguments, or a URL that is malformed or not http/https.
+    /// Bad arguments, or a URL that is malformed or not http, https, ftp, ftps or sftp.
     case usage = 2
     /// The network failed: resolve, connect, TLS, timeout, connection lost.
     case network = 3

@@ -20,6 +20,7 @@ enum GetCommand {
         }
         do throws(CommandError) {
             options.configuration.access = try options.access.makeAccess()
+            try options.remote.apply(to: &options.configuration.access)
         } catch {
             Terminal.error(error.message)
             return error.status

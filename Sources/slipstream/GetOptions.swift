@@ -24,13 +24,16 @@ struct GetOptions {
     var onError: HookCommand?
     /// TLS trust, login and cookies (made into `configuration.access` when the command runs).
     var access = AccessOptions()
+    /// SSH keys and known hosts, TLS for FTP (put into `configuration.access` with `access`).
+    var remote = RemoteFileOptions()
 
     static let usage = """
         Usage: slipstream get [options] URL...
                slipstream get [options] URL MIRROR... --same-file
                slipstream get [options] -i FILE
 
-        Downloads each URL to a file over several connections where the server allows ranges.
+        Downloads each URL (http, https, ftp, ftps, sftp) to a file over several connections
+        where the server allows ranges.
 
         Options:
           -o, --output FILE          write to FILE (default: the server's file name, else the
@@ -68,6 +71,7 @@ struct GetOptions {
           -4, --ipv4                 connect over IPv4 only
           -6, --ipv6                 connect over IPv6 only
         \(AccessOptions.usage)
+        \(RemoteFileOptions.usage)
           -i, --input-file FILE      download the URLs listed in FILE (- for standard input):
                                      one per line (TAB-separated mirrors of one file), each
                                      followed by indented options out=NAME, dir=DIR,
@@ -229,6 +233,7 @@ struct GetOptions {
             help = true
         default:
             if try access.apply(name, inline: inline, reader: &reader) { return }
+            if try remote.apply(name, inline: inline, reader: &reader) { return }
             throw UsageError("unknown option \(name) for get (see slipstream get --help)")
         }
     }

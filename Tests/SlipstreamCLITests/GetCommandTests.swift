@@ -70,7 +70,7 @@ import TestSupport
             (["get", "--retries", "-1", "http://x/"], "--retries must be a whole number from 0 to 100"),
             (["fetch"], "unknown command 'fetch'"),
             ([], "no command given"),
-            (["get", "ftp://127.0.0.1/x"], "not an http:// or https:// URL"),
+            (["get", "gopher://127.0.0.1/x"], "not an http, https, ftp, ftps or sftp URL"),
             (["get", "http://[::1"], "http://[::1: URL using bad/illegal format"),
         ] as [([String], String)])
     func usageErrorsExitWithStatus2(arguments: [String], message: String) async throws {

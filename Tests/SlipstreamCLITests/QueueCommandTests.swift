@@ -35,14 +35,14 @@ import TestSupport
         let folder = try TestFiles.makeTemporaryFolder()
         let missing = try TestNginx.url("q-missing.bin")
         let output = try await CommandRunner.run(
-            ["get", "-j", "1", try TestNginx.url("q-good.bin"), missing, "ftp://x/y"], in: folder)
+            ["get", "-j", "1", try TestNginx.url("q-good.bin"), missing, "gopher://x/y"], in: folder)
         #expect(output.status == 2)  // the bad URL is refused first, before any download runs
         #expect(output.stderr.contains("saved q-good.bin: 9.77 KiB\n"))
         #expect(
             output.stderr.contains(
                 """
                 slipstream: 2 of 3 downloads failed:
-                  ftp://x/y: not an http:// or https:// URL
+                  gopher://x/y: not an http, https, ftp, ftps or sftp URL
                   \(missing): the server answered HTTP 404 Not Found
                 """))
         let onlyMissing = try await CommandRunner.run(["get", "-q", missing, missing + "?again"], in: folder)

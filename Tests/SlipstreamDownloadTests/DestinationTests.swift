@@ -70,7 +70,7 @@ import TestSupport
             }
         }
         #expect(server.requests.isEmpty)
-        #expect(throws: DownloadError.self) { _ = try downloader.start("ftp://host/x", to: .folder(folder)) }
+        #expect(throws: DownloadError.self) { _ = try downloader.start("gopher://host/x", to: .folder(folder)) }
         #expect(throws: DownloadError.self) { _ = try downloader.start("not a url", to: .folder(folder)) }
         #expect(FileManager.default.contents(atPath: folder + "/exists.bin") == Data([1]))
     }

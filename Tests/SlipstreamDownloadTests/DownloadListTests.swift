@@ -39,8 +39,8 @@ import Testing
             ("http://a.test/\n  out=a/b", "line 2: out= is a file name"),
             ("http://a.test/\n  out=", "line 2: out= needs a value"),
             ("http://a.test/\n  state=running", "line 2: state= can only be 'paused'"),
-            ("# x\nftp://a.test/f", "line 2: 'ftp://a.test/f' is not an http:// or https:// URL"),
-            ("http://a.test/\tnot a url", "line 1: 'not a url' is not an http:// or https:// URL"),
+            ("# x\ngopher://a.test/f", "line 2: 'gopher://a.test/f' is not an http, https, ftp, ftps or sftp URL"),
+            ("http://a.test/\tnot a url", "line 1: 'not a url' is not an http, https, ftp, ftps or sftp URL"),
         ] as [(String, String)])
     func badLinesAreNamed(text: String, message: String) {
         #expect {
@@ -85,7 +85,7 @@ import Testing
             (cutShort, "the session has no end line; the file is cut short or damaged"),
             (lostAnEntry, "line 3: the session's end line does not match its 1 downloads; the file is damaged"),
             (trailing, "line 5: text after the end of the session"),
-            (garbled, "line 3: '\u{0}\u{7F}garbage' is not an http:// or https:// URL"),
+            (garbled, "line 3: '\u{0}\u{7F}garbage' is not an http, https, ftp, ftps or sftp URL"),
         ] {
             #expect {
                 try DownloadList.parse(damaged)

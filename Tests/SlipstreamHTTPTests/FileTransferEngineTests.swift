@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import SlipstreamHTTP
+
+/// The engine's FTP and SFTP transfers against pyftpdlib and sshd: ranges end where asked
+/// (libcurl is asked for the rest of the file, to learn its size), heads read as ranges.
+@Suite struct FileTransferEngineTests {
+    @Test func aBoundedFTPRangeEndsWhereAsked() async throws {
+        let servers = try TestFTPServers.shared()
+        try servers.makeFile("engine-range.bin", size: 100_000)
+        var request = HTTPRequest(url: servers.ftpURL("engine-range.bin"))
+        request.allowsFileProtocols = true
+        request.access.credentials = Credentials(user: "test", password: "secret")
+        request.range = .init(start: 1000, end: 1999)
+        let response = try await HTTPEngine.shared.fetch(request)
+        #expect(response.head.status == 206)
+        #expect(response.head.contentRange == ContentRange(range: 1000...99_999, total: 100_000))
+        #expect(response.head.lastModified != nil)
+        let file = try #require(FileManager.default.contents(atPath: servers.root + "/engine-range.bin"))
+        #expect(response.body == Array(file[1000..<2000]))
+    }
+
+    @Test func aBoundedSFTPRangeEndsWhereAsked() async throws {
+        let servers = try TestFTPServers.shared()
+        try servers.makeFile("engine-range-sftp.bin", size: 100_000)
+        var request = HTTPRequest(url: servers.sftpURL("engine-range-sftp.bin"))
+        request.allowsFileProtocols = true
+        request.access.ssh.privateKeyFile = servers.sshKey
+        request.access.ssh.knownHostsFile = servers.knownHosts
+        request.range = .init(start: 99_000, end: 99_499)
+        let response = try await HTTPEngine.shared.fetch(request)
+        #expect(response.head.status == 206)
+        #expect(response.head.contentRange?.total == 100_000)
+        let file = try #require(FileManager.default.contents(atPath: servers.root + "/engine-range-sftp.bin"))
+        #expect(response.body == Array(file[99_000..<99_500]))
+    }
+}
