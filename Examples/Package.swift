@@ -16,6 +16,13 @@ let package = Package(
             dependencies: [.product(name: "SlipstreamDownload", package: "Slipstream")]
         ),
         .executableTarget(
+            name: "FetchIfChanged",
+            dependencies: [
+                .product(name: "SlipstreamDownload", package: "Slipstream"),
+                .product(name: "SlipstreamHTTP", package: "Slipstream"),
+            ]
+        ),
+        .executableTarget(
             name: "PlayStream",
             dependencies: [.product(name: "SlipstreamAudio", package: "Slipstream")]
         ),
