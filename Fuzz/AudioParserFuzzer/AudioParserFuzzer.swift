@@ -64,10 +64,7 @@ struct AudioParserFuzzCase {
         var jumps = 0
         let result = stream.withUnsafeBytes { raw in
             Result { () throws(AudioParserError) in
-                var start = 0
-                while start < raw.count {
-                    let end = min(start + max(chunkSizes(&random), 1), raw.count)
-                    try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
+                try parser.parse(wholeStream: raw, chunkSize: { chunkSizes(&random) }, into: &sink) { parser, end in
                     checkHeld(parser)
                     if skippingUnread, parser.skipRemaining > 0 { parser.skipUnread() }
                     if skippingAudio { parser.skipAudioCountedBySize() }
@@ -77,9 +74,8 @@ struct AudioParserFuzzCase {
                         jumps += 1
                         require(jumps <= MP4Parser.maximumBackwardJumps + 1, "the parser jumped back \(jumps) times")
                     }
-                    start = Int(min(max(parser.nextByteOffset, 0), Int64(raw.count)))
+                    return true
                 }
-                try parser.finish(into: &sink)
             }
         }
         Self.check(parser.properties, streamLength: stream.count)

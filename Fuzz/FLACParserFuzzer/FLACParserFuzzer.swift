@@ -50,16 +50,12 @@ struct FLACFuzzRun {
         var sink = FLACFuzzSink()
         let result = stream.withUnsafeBytes { raw in
             Result { () throws(AudioParserError) in
-                var start = 0
-                while start < raw.count {
-                    let end = min(start + max(chunkSizes(&random), 1), raw.count)
-                    try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
+                try parser.parse(wholeStream: raw, chunkSize: { chunkSizes(&random) }, into: &sink) { parser, _ in
                     // Held: one frame at most (the largest possible: 65535 frames of 8 channels of
                     // 33 bits, verbatim), never a metadata block.
                     require(parser.heldCount <= 2_300_000, "the parser holds \(parser.heldCount) bytes")
-                    start = end
+                    return true
                 }
-                try parser.finish(into: &sink)
             }
         }
         events = sink.events

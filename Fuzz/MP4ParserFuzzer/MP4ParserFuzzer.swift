@@ -74,19 +74,15 @@ func parseMP4(_ stream: [UInt8], jumping: Bool, chunkSizes: (inout SplitMix64) -
     var backward = 0
     let result = stream.withUnsafeBytes { raw in
         Result { () throws(AudioParserError) in
-            var start = 0
-            while start < raw.count {
-                let end = min(start + max(chunkSizes(&random), 1), raw.count)
-                try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
+            try parser.parse(wholeStream: raw, chunkSize: { chunkSizes(&random) }, into: &sink) { parser, end in
                 require(parser.heldCount <= 1 << 20, "the parser holds \(parser.heldCount) bytes")
                 if jumping, parser.prefersJump { parser.skipUnread() }
                 if parser.nextByteOffset < Int64(end) {
                     backward += 1
                     require(backward <= MP4Parser.maximumBackwardJumps + 1, "the parser jumped back \(backward) times")
                 }
-                start = Int(min(max(parser.nextByteOffset, 0), Int64(raw.count)))
+                return true
             }
-            try parser.finish(into: &sink)
         }
     }
     return MP4Outcome(packets: sink.packets, error: result.failure, seekTable: parser.seekTable)

@@ -46,14 +46,10 @@ struct OggRun {
         var held = 0
         let result = stream.withUnsafeBytes { raw in
             Result { () throws(AudioParserError) in
-                var start = 0
-                while start < raw.count {
-                    let end = min(start + max(chunkSizes(&random), 1), raw.count)
-                    try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
+                try parser.parse(wholeStream: raw, chunkSize: { chunkSizes(&random) }, into: &sink) { parser, _ in
                     held = max(held, parser.heldCount)
-                    start = end
+                    return true
                 }
-                try parser.finish(into: &sink)
             }
         }
         events = sink.events

@@ -20,19 +20,20 @@ struct CountedAudioSkipTests {
         var parser = AudioStreamParser(hints: AudioStreamHints(totalByteCount: Int64(bytes.count)))
         var fed = 0
         var start = 0
-        let result = Result { () throws(AudioParserError) in
-            while start < bytes.count {
-                let end = min(start + (start == 0 ? head ?? bytes.count : 4096), bytes.count)
-                _ = try parser.parse(Array(bytes[start..<end]))
-                fed += end - start
-                if head != nil {
-                    parser.skipUnread()
-                    parser.skipAudioCountedBySize()
+        var sink = DiscardingSink()
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(AudioParserError) in
+                try parser.parse(wholeStream: raw, chunkSize: { start == 0 ? head ?? raw.count : 4096 }, into: &sink) { parser, end in
+                    fed += end - start
+                    if head != nil {
+                        parser.skipUnread()
+                        parser.skipAudioCountedBySize()
+                    }
+                    start = Int(min(parser.nextByteOffset, Int64(raw.count)))
+                    return true
                 }
-                start = Int(min(parser.nextByteOffset, Int64(bytes.count)))
+                return parser.properties
             }
-            _ = try parser.finish()
-            return parser.properties
         }
         return (result, fed)
     }

@@ -30,18 +30,15 @@ struct ParserRun: Equatable {
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(AudioParserError) in
                 var start = 0
-                while start < raw.count {
-                    let end = min(start + max(chunkSizes(), 1), raw.count)
-                    try parser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &sink)
+                try parser.parse(wholeStream: raw, chunkSize: chunkSizes, into: &sink) { parser, end in
                     held = max(held, parser.heldCount)
                     bytesFed += end - start
                     // Bytes come from where the parser wants them (an MP4 jumps back to its audio).
                     if jumps, parser.prefersJump { parser.skipUnread() }
                     if parser.nextByteOffset != Int64(end) { jumpCount += 1 }
                     start = Int(min(max(parser.nextByteOffset, 0), Int64(raw.count)))
-                    if jumpCount > 1000 { break }
+                    return jumpCount <= 1000
                 }
-                try parser.finish(into: &sink)
             }
         }
         if case .failure(let error) = result { self.error = error }
