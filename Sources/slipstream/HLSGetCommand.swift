@@ -1,0 +1,315 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import SlipstreamAudio
+import SlipstreamDownload
+import Synchronization
+
+/// `slipstream get --hls URL`: every segment of an HLS stream that has ended, fetched in
+/// parallel by a `DownloadQueue`, then joined in order into one file (`HLSJoiner`).
+///
+/// The output's offsets are unknown until every segment's size is, so each resource (segment
+/// file, init section, key) is a download of its own into the folder `FILE.hls.part`, with its
+/// own `.part` file and resume records: an interrupted run resumes each unfinished one and
+/// fetches no finished one again. The folder keeps the media playlist's URL and bytes (`plan`):
+/// a run that finds another playlist there empties the folder first, so that two versions of a
+/// stream never mix. The join runs on a thread of its own, into `FILE.hls.part/joined`, which is
+/// then renamed to FILE.
+enum HLSGetCommand {
+    /// The progress of a run, shared by its tasks.
+    private final class Tally: Sendable {
+        struct Counts {
+            var finished = 0
+            var bytes: Int64 = 0
+            var failure: (message: String, status: ExitStatus)?
+        }
+        let counts = Mutex(Counts())
+    }
+
+    static func run(_ options: GetOptions) async -> ExitStatus {
+        let started = ContinuousClock.now
+        let url = options.url!
+        let output = options.output ?? (options.folder.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + defaultName(for: url)
+        if !options.configuration.overwrite, exists(output) {
+            Terminal.error("\(output) exists; use --force to replace it")
+            return .disk
+        }
+        let folder = output + ".hls.part"
+        if mkdir(folder, 0o755) != 0, errno != EEXIST {
+            Terminal.error("cannot make the folder \(folder): \(String(cString: strerror(errno)))")
+            return .disk
+        }
+        let queueBox = Mutex<DownloadQueue?>(nil)
+        let trap = SignalTrap { if let queue = queueBox.withLock({ $0 }) { Task { await queue.stopAll() } } }
+
+        // The playlists, then the plan.
+        let plan: HLSDownloadPlan
+        do {
+            plan = try await readPlan(url, folder: folder, configuration: options.configuration)
+        } catch {
+            Terminal.error(error.message)
+            return error.status
+        }
+        if trap.caughtSignal != nil { return interrupted(trap, folder: folder, done: 0, of: plan.resources.count) }
+        if !keepsParts(of: plan, in: folder), !options.quiet {
+            Terminal.message("slipstream: the playlist differs from the one \(folder) was fetched for: starting over")
+        }
+        let path: @Sendable (Int) -> String = { "\(folder)/\($0)" }
+        let missing = plan.resources.indices.filter { !exists(path($0)) }
+        if !options.quiet {
+            Terminal.message(
+                "\(plan.playlistURL): \(plan.segmentCount) segments, \(Formatting.duration(plan.duration)); "
+                    + "\(plan.resources.count - missing.count) of \(plan.resources.count) files already here")
+        }
+
+        // The resources, over the queue's connections.
+        var configuration = DownloadQueue.Configuration()
+        configuration.maxConcurrentDownloads = options.configuration.connections
+        configuration.connectionsPerHost = options.hostConnections
+        configuration.download = options.configuration
+        configuration.download.overwrite = false
+        let queue = DownloadQueue(configuration: configuration)
+        queueBox.withLock { $0 = queue }
+        let tally = Tally()
+        let events = queue.events { event in
+            switch event {
+            case .finished, .failed: true
+            case .retrying: !options.quiet
+            default: false
+            }
+        }
+        var resourceOf: [DownloadQueue.ID: Int] = [:]
+        for index in missing {
+            do {
+                resourceOf[try queue.add(.init(url: plan.resources[index].url, destination: .file(path(index))))] = index
+            } catch {
+                Terminal.error("\(plan.describe(resource: index)): \(error.advice)")
+                return ExitStatus(error)
+            }
+        }
+        let names = resourceOf
+        let reader = Task {
+            for await event in events {
+                switch event {
+                case .finished(_, let result):
+                    tally.counts.withLock {
+                        $0.finished += 1
+                        $0.bytes += result.bytes
+                    }
+                case .failed(let id, let error) where error.code != .cancelled:
+                    let first = tally.counts.withLock { counts in
+                        defer { counts.failure = counts.failure ?? (plan.describe(resource: names[id]!) + ": " + error.advice, ExitStatus(error)) }
+                        return counts.failure == nil
+                    }
+                    if first { Task { await queue.stopAll() } }
+                case .retrying(let id, let error, let attempt, let delay):
+                    Terminal.message(
+                        "slipstream: \(plan.describe(resource: names[id]!)): \(error.message); retry \(attempt) in "
+                            + "\(Formatting.fixed(delay, places: 1)) s")
+                default:
+                    break
+                }
+            }
+        }
+        if trap.caughtSignal != nil { await queue.stopAll() }
+        let showBar = !options.quiet && Terminal.isTerminal(STDERR_FILENO)
+        let bar = Task {
+            guard showBar else { return }
+            while !Task.isCancelled {
+                let (finished, bytes) = tally.counts.withLock { ($0.finished, $0.bytes) }
+                let speed = queue.downloads.reduce(0) { $0 + ($1.progress?.bytesPerSecond ?? 0) }
+                Terminal.statusLine(
+                    "\(plan.resources.count - missing.count + finished)/\(plan.resources.count) files  "
+                        + "\(Formatting.bytes(bytes))  \(Formatting.speed(speed))")
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        try? await queue.waitUntilIdle()
+        bar.cancel()
+        await bar.value
+        reader.cancel()
+        await reader.value
+        if showBar { Terminal.clearStatusLine() }
+        let counts = tally.counts.withLock { $0 }
+        if let failure = counts.failure {
+            Terminal.error(failure.message)
+            return failure.status
+        }
+        let done = plan.resources.count - missing.count + counts.finished
+        if trap.caughtSignal != nil || done < plan.resources.count {
+            return interrupted(trap, folder: folder, done: done, of: plan.resources.count)
+        }
+
+        // The join, on a thread of its own.
+        let joined = folder + "/joined"
+        let result: Result<Int64, HLSDownloadFailure> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(HLSDownloadFailure) in try HLSJoiner.join(plan, path: path, to: joined) })
+            }
+        }
+        let size: Int64
+        switch result {
+        case .success(let bytes): size = bytes
+        case .failure(let failure):
+            Terminal.error(failure.message)
+            return .disk
+        }
+        guard place(joined, at: output, replacing: options.configuration.overwrite) else {
+            Terminal.error("cannot name the joined file \(output): \(String(cString: strerror(errno)))")
+            return .disk
+        }
+        removeFolder(folder)
+        if !options.quiet {
+            let elapsed = started.duration(to: .now).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+            Terminal.message(
+                "\(output): \(Formatting.bytes(size)), \(plan.segmentCount) segments joined in "
+                    + "\(Formatting.fixed(seconds, places: 1)) s")
+        }
+        return .success
+    }
+
+    /// The message of an interrupted run.
+    private static func interrupted(_ trap: SignalTrap, folder: String, done: Int, of count: Int) -> ExitStatus {
+        let signal = trap.caughtSignal ?? SIGINT
+        Terminal.error(
+            "\(signal == SIGINT ? "interrupted" : "terminated"); \(done) of \(count) files kept in \(folder): "
+                + "run the same command again to resume")
+        return signal == SIGINT ? .interrupted : .terminated
+    }
+
+    /// A failure before any segment: its message and exit status.
+    private struct Failure: Error {
+        var message: String
+        var status: ExitStatus
+    }
+
+    /// Fetches the playlist at `url` (and the media playlist a master one chooses) and makes
+    /// the plan. Each playlist is downloaded as `get` downloads any file, into `folder`.
+    private static func readPlan(_ url: String, folder: String, configuration: DownloadConfiguration) async throws(Failure)
+        -> HLSDownloadPlan
+    {
+        var url = url
+        var variant = false
+        var fetches = 0
+        while true {
+            fetches += 1
+            guard fetches <= 2 else { throw Failure(message: "\(url): too many playlists", status: .http) }
+            let (bytes, base) = try await fetchPlaylist(url, to: folder + "/playlist.m3u8", configuration: configuration)
+            do throws(HLSDownloadFailure) {
+                switch try HLSDownloadPlanner.read(bytes, url: url, base: base, variant: variant) {
+                case .fetchVariant(let next):
+                    (url, variant) = (next, true)
+                case .plan(let plan):
+                    return plan
+                }
+            } catch {
+                throw Failure(message: error.message, status: .notAudio)
+            }
+        }
+    }
+
+    /// The playlist's bytes and the URL that answered.
+    private static func fetchPlaylist(_ url: String, to path: String, configuration: DownloadConfiguration) async throws(Failure)
+        -> ([UInt8], String)
+    {
+        var configuration = configuration
+        configuration.overwrite = true
+        configuration.resume = false
+        configuration.checksum = nil
+        configuration.maxFileSize = 8 << 20  // HLSPlaylistParser's limit
+        let download: Download
+        do {
+            download = try Downloader(configuration: configuration).start(url, to: .file(path))
+        } catch {
+            throw Failure(message: error.advice, status: ExitStatus(error))
+        }
+        let effectiveURL = Task {
+            for await event in download.events {
+                if case .started(let info) = event { return info.effectiveURL }
+            }
+            return url
+        }
+        do {
+            _ = try await download.value
+        } catch {
+            effectiveURL.cancel()
+            throw Failure(message: error.advice, status: ExitStatus(error))
+        }
+        let base = await effectiveURL.value
+        guard let bytes = readFile(path) else {
+            throw Failure(message: "cannot read \(path): \(String(cString: strerror(errno)))", status: .disk)
+        }
+        unlink(path)
+        return (bytes, base.isEmpty ? url : base)
+    }
+
+    /// Whether the files in `folder` were fetched for `plan`'s playlist; if not (or it has no
+    /// record), it is emptied and the record written. True when there was nothing to empty.
+    private static func keepsParts(of plan: HLSDownloadPlan, in folder: String) -> Bool {
+        var record = Array((plan.playlistURL + "\n").utf8)
+        for resource in plan.resources { record += Array((resource.url + "\n").utf8) }
+        let recordPath = folder + "/plan"
+        let old = readFile(recordPath)
+        if old == record { return true }
+        removeFolder(folder, keepingFolder: true)
+        let fd = open(recordPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd >= 0 {
+            _ = record.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            fsync(fd)
+            close(fd)
+        }
+        return old == nil
+    }
+
+    /// The name of the output without `-o`: the playlist's name with the extension of its
+    /// segments' format guessed from it (`.ts`).
+    private static func defaultName(for url: String) -> String {
+        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        let last = path.split(separator: "/").last.map(String.init) ?? "stream"
+        let stem = last.lastIndex(of: ".").map { String(last[..<$0]) } ?? last
+        return (stem.isEmpty ? "stream" : stem) + ".ts"
+    }
+
+    /// Gives `file` the name `path`: without `replacing`, only if nothing has it.
+    private static func place(_ file: String, at path: String, replacing: Bool) -> Bool {
+        if replacing { return rename(file, path) == 0 }
+        guard link(file, path) == 0 else { return false }
+        unlink(file)
+        return true
+    }
+
+    private static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// The bytes of a small file, or nil.
+    private static func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return bytes }
+            bytes += chunk.prefix(count)
+        }
+    }
+
+    /// Removes the files in `folder` (it holds no folders), and the folder unless `keepingFolder`.
+    private static func removeFolder(_ folder: String, keepingFolder: Bool = false) {
+        if let directory = opendir(folder) {
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                if name != ".", name != ".." { unlink(folder + "/" + name) }
+            }
+            closedir(directory)
+        }
+        if !keepingFolder { rmdir(folder) }
+    }
+}
