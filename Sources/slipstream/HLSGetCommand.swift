@@ -99,7 +99,10 @@ enum HLSGetCommand {
                     }
                 case .failed(let id, let error) where error.code != .cancelled:
                     let first = tally.counts.withLock { counts in
-                        defer { counts.failure = counts.failure ?? (plan.describe(resource: names[id]!) + ": " + error.advice, ExitStatus(error)) }
+                        defer {
+                            counts.failure =
+                                counts.failure ?? (plan.describe(resource: names[id]!) + ": " + error.advice, ExitStatus(error))
+                        }
                         return counts.failure == nil
                     }
                     if first { Task { await queue.stopAll() } }

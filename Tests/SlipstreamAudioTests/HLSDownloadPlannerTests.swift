@@ -50,9 +50,10 @@ import Testing
             "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:2,\nf0.m4s\n#EXTINF:2,\nf1.m4s\n"
                 + "#EXT-X-DISCONTINUITY\n#EXT-X-MAP:URI=\"init2.mp4\",BYTERANGE=\"700@20\"\n#EXTINF:2,\nf2.m4s\n#EXT-X-ENDLIST\n")
         #expect(plan.pieces.map(\.isSegment) == [false, true, true, false, true])
-        #expect(plan.pieces.map { plan.resources[$0.resource].url.split(separator: "/").last! } == [
-            "init.mp4", "f0.m4s", "f1.m4s", "init2.mp4", "f2.m4s",
-        ])
+        #expect(
+            plan.pieces.map { plan.resources[$0.resource].url.split(separator: "/").last! } == [
+                "init.mp4", "f0.m4s", "f1.m4s", "init2.mp4", "f2.m4s",
+            ])
         #expect(plan.pieces[3].offset == 20 && plan.pieces[3].length == 700)
         #expect(plan.resources[0].kind == .initSection)
     }
@@ -90,7 +91,9 @@ import Testing
                 "SAMPLE-AES, which is not supported") == true)
         #expect(Self.failure(head + "#EXT-X-ENDLIST\n")?.contains("lists no segment") == true)
         #expect(Self.failure("not a playlist")?.hasPrefix(Self.base + ": ") == true)
-        #expect(Self.failure(head + "#EXTINF:2,\nftp://h.test/a.ts\n#EXT-X-ENDLIST\n")?.contains("ftp://h.test/a.ts in the HLS playlist") == true)
+        #expect(
+            Self.failure(head + "#EXTINF:2,\nftp://h.test/a.ts\n#EXT-X-ENDLIST\n")?.contains("ftp://h.test/a.ts in the HLS playlist")
+                == true)
     }
 
     @Test func aPlaylistThatHasEndedIsNotLiveWhateverItsType() throws {

@@ -48,7 +48,8 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(output.status == 0, "\(output.stderr)")
         let fragments = try FileManager.default.contentsOfDirectory(atPath: stream).filter { $0.hasSuffix(".m4s") }.count
-        let expected = try HLSFixtures.bytes(stream + "/init.mp4") + (0..<fragments).flatMap { try HLSFixtures.bytes(stream + "/f\($0).m4s") }
+        let expected =
+            try HLSFixtures.bytes(stream + "/init.mp4") + (0..<fragments).flatMap { try HLSFixtures.bytes(stream + "/f\($0).m4s") }
         let joinedAsExpected = TestFiles.contents(of: file, equal: expected)
         #expect(joinedAsExpected)
         #expect(try await Self.sameAudio(file, as: url))

@@ -62,7 +62,8 @@ package enum HLSDownloadPlanner {
             if let key = segment.key {
                 guard key.method == .aes128 else {
                     let name = if case .other(let name) = key.method { name } else { "" }
-                    throw HLSDownloadFailure("\(url): segment \(segment.sequence) is encrypted with \(name), which is not supported (only AES-128)")
+                    throw HLSDownloadFailure(
+                        "\(url): segment \(segment.sequence) is encrypted with \(name), which is not supported (only AES-128)")
                 }
                 decryption = .init(key: try resource(key.uri, .key), iv: key.iv ?? HLSDecryptor.iv(sequence: segment.sequence))
             }
