@@ -33,7 +33,8 @@ for seconds in 2 6; do
 done
 
 port="$(nginx_free_port)"
-python3 Benchmarks/throttle.py "$files" "$port" "$rate" &
+# (Its tracebacks of connections the clients reset are dropped.)
+python3 Benchmarks/throttle.py "$files" "$port" "$rate" 2>/dev/null &
 throttle=$!
 trap 'kill "$throttle"; nginx_stop; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do

@@ -101,14 +101,14 @@ enum HLSGetCommand {
                     let first = tally.counts.withLock { counts in
                         defer {
                             counts.failure =
-                                counts.failure ?? (plan.describe(resource: names[id]!) + ": " + error.advice, ExitStatus(error))
+                                counts.failure ?? (describe(error, of: names[id]!, in: plan), ExitStatus(error))
                         }
                         return counts.failure == nil
                     }
                     if first { Task { await queue.stopAll() } }
                 case .retrying(let id, let error, let attempt, let delay):
                     Terminal.message(
-                        "slipstream: \(plan.describe(resource: names[id]!)): \(error.message); retry \(attempt) in "
+                        "slipstream: \(describe(error, of: names[id]!, in: plan)); retry \(attempt) in "
                             + "\(Formatting.fixed(delay, places: 1)) s")
                 default:
                     break
@@ -171,6 +171,13 @@ enum HLSGetCommand {
                     + "\(Formatting.fixed(seconds, places: 1)) s")
         }
         return .success
+    }
+
+    /// "segment 12 (URL): what went wrong", the URL said once.
+    private static func describe(_ error: DownloadError, of resource: Int, in plan: HLSDownloadPlan) -> String {
+        let prefix = plan.resources[resource].url + ": "
+        let message = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+        return plan.describe(resource: resource) + ": " + message
     }
 
     /// The message of an interrupted run.

@@ -160,6 +160,24 @@ import TestSupport
         #expect(output.stderr.contains("is a live HLS playlist"), "\(output.stderr)")
     }
 
+    /// A part folder left by another playlist (its record differs) is emptied, not mixed in:
+    /// a file there under a segment's name is fetched again.
+    @Test func partsOfAnotherPlaylistAreNotMixedIn() async throws {
+        let stream = try await offPool { try HLSFixtures.transportStream() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/out.ts.hls.part", withIntermediateDirectories: false)
+        try "http://127.0.0.1/other.m3u8\n".write(toFile: folder + "/out.ts.hls.part/plan", atomically: true, encoding: .utf8)
+        try Data(repeating: 0x47, count: 1000).write(to: URL(fileURLWithPath: folder + "/out.ts.hls.part/0"))
+        let output = try await CommandRunner.run(
+            ["get", "--hls", try HLSFixtures.url("ts", "index.m3u8"), "-o", "out.ts"], in: folder)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("starting over"), "\(output.stderr)")
+        let segments = try (0..<4).flatMap { try HLSFixtures.bytes(stream + "/s\($0).ts") }
+        let joinedAsExpected = TestFiles.contents(of: folder + "/out.ts", equal: segments)
+        #expect(joinedAsExpected)
+    }
+
     /// Stopped (Ctrl-C, or kill -9) once two segments are done, the same command fetches only
     /// the others: each finished segment is requested once in all. The segments come through
     /// /rate/ (20 KB/s a connection, one segment at a time) so that the stop finds some left.
