@@ -12,10 +12,10 @@ import Synchronization
 /// The output's offsets are unknown until every segment's size is, so each resource (segment
 /// file, init section, key) is a download of its own into the folder `FILE.hls.part`, with its
 /// own `.part` file and resume records: an interrupted run resumes each unfinished one and
-/// fetches no finished one again. The folder keeps the media playlist's URL and bytes (`plan`):
-/// a run that finds another playlist there empties the folder first, so that two versions of a
-/// stream never mix. The join runs on a thread of its own, into `FILE.hls.part/joined`, which is
-/// then renamed to FILE.
+/// fetches no finished one again. The folder keeps the media playlist's URL and its resources'
+/// (`plan`): a run that finds another playlist there (or runs with `--no-continue`) empties the
+/// folder first, so that two versions of a stream never mix. The join runs on a thread of its
+/// own, into `FILE.hls.part/joined`, which is then renamed to FILE.
 enum HLSGetCommand {
     /// The progress of a run, shared by its tasks.
     private final class Tally: Sendable {
@@ -52,7 +52,7 @@ enum HLSGetCommand {
             return error.status
         }
         if trap.caughtSignal != nil { return interrupted(trap, folder: folder, done: 0, of: plan.resources.count) }
-        if !keepsParts(of: plan, in: folder), !options.quiet {
+        if prepare(folder, for: plan, resuming: options.configuration.resume), !options.quiet {
             Terminal.message("slipstream: the playlist differs from the one \(folder) was fetched for: starting over")
         }
         let path: @Sendable (Int) -> String = { "\(folder)/\($0)" }
@@ -156,7 +156,7 @@ enum HLSGetCommand {
         case .success(let bytes): size = bytes
         case .failure(let failure):
             Terminal.error(failure.message)
-            return .disk
+            return failure.isFileProblem ? .disk : .notAudio
         }
         guard place(joined, at: output, replacing: options.configuration.overwrite) else {
             Terminal.error("cannot name the joined file \(output): \(String(cString: strerror(errno)))")
@@ -202,10 +202,8 @@ enum HLSGetCommand {
     {
         var url = url
         var variant = false
-        var fetches = 0
+        // At most two: the planner refuses a master playlist as a variant's.
         while true {
-            fetches += 1
-            guard fetches <= 2 else { throw Failure(message: "\(url): too many playlists", status: .http) }
             let (bytes, base) = try await fetchPlaylist(url, to: folder + "/playlist.m3u8", configuration: configuration)
             do throws(HLSDownloadFailure) {
                 switch try HLSDownloadPlanner.read(bytes, url: url, base: base, variant: variant) {
@@ -255,14 +253,15 @@ enum HLSGetCommand {
         return (bytes, base.isEmpty ? url : base)
     }
 
-    /// Whether the files in `folder` were fetched for `plan`'s playlist; if not (or it has no
-    /// record), it is emptied and the record written. True when there was nothing to empty.
-    private static func keepsParts(of plan: HLSDownloadPlan, in folder: String) -> Bool {
+    /// Empties `folder` when its files were fetched for another playlist than `plan`'s (or when
+    /// not `resuming`: `--no-continue`), and records `plan`'s there. True when it held the files
+    /// of another playlist.
+    private static func prepare(_ folder: String, for plan: HLSDownloadPlan, resuming: Bool) -> Bool {
         var record = Array((plan.playlistURL + "\n").utf8)
         for resource in plan.resources { record += Array((resource.url + "\n").utf8) }
         let recordPath = folder + "/plan"
         let old = readFile(recordPath)
-        if old == record { return true }
+        if old == record, resuming { return false }
         removeFolder(folder, keepingFolder: true)
         let fd = open(recordPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd >= 0 {
@@ -270,7 +269,7 @@ enum HLSGetCommand {
             fsync(fd)
             close(fd)
         }
-        return old == nil
+        return old != nil && old != record
     }
 
     /// The name of the output without `-o`: the playlist's name with the extension of its

@@ -77,7 +77,12 @@ package struct HLSDownloadPlan: Hashable, Sendable {
 package struct HLSDownloadFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong, for a person.
     package var message: String
+    /// A local file could not be made, read or written (else the stream is at fault).
+    package var isFileProblem: Bool
     package var description: String { message }
 
-    package init(_ message: String) { self.message = message }
+    package init(_ message: String, isFileProblem: Bool = false) {
+        self.message = message
+        self.isFileProblem = isFileProblem
+    }
 }

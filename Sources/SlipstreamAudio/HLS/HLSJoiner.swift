@@ -132,6 +132,6 @@ package enum HLSJoiner {
     }
 
     private static func failure(_ message: String) -> HLSDownloadFailure {
-        HLSDownloadFailure("\(message): \(String(cString: strerror(errno)))")
+        HLSDownloadFailure("\(message): \(String(cString: strerror(errno)))", isFileProblem: true)
     }
 }
