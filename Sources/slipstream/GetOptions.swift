@@ -58,9 +58,9 @@ struct GetOptions {
               --stall-timeout S      drop a connection silent for S seconds (default 20)
               --hls                  the URL is an HLS playlist (.m3u8): fetch every segment
                                      of its stream (a master playlist's variant chosen as
-                                     play does), several at once, and join them in order
-                                     into FILE (default: the playlist's name with .ts);
-                                     AES-128 decrypted; a live playlist is refused. FILE.hls.part
+                                     play does), -n at once, and join them in order into
+                                     FILE (default: the playlist's name with .ts), AES-128
+                                     decrypted; a live playlist is refused; FILE.hls.part
                                      keeps the segments of an interrupted run, to resume
               --same-file            the URLs are mirrors of one file: fetch it from all of
                                      them at once (the first defines the file; a mirror that
