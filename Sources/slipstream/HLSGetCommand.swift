@@ -28,17 +28,26 @@ enum HLSGetCommand {
     }
 
     static func run(_ options: GetOptions) async -> ExitStatus {
-        let started = ContinuousClock.now
         let url = options.url!
         let output = options.output ?? (options.folder.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "") + defaultName(for: url)
+        let (status, message) = await download(options, to: output)
+        if let message { Terminal.error(message) }
+        let hooks = options.hooks
+        hooks.downloadEnded(path: output, url: url, status: status, message: message)
+        hooks.waitForAll()
+        return status
+    }
+
+    /// The download and the join: the exit status, with the error's message unless it is success.
+    private static func download(_ options: GetOptions, to output: String) async -> (ExitStatus, String?) {
+        let started = ContinuousClock.now
+        let url = options.url!
         if !options.configuration.overwrite, exists(output) {
-            Terminal.error("\(output) exists; use --force to replace it")
-            return .disk
+            return (.disk, "\(output) exists; use --force to replace it")
         }
         let folder = output + ".hls.part"
         if mkdir(folder, 0o755) != 0, errno != EEXIST {
-            Terminal.error("cannot make the folder \(folder): \(String(cString: strerror(errno)))")
-            return .disk
+            return (.disk, "cannot make the folder \(folder): \(String(cString: strerror(errno)))")
         }
         let queueBox = Mutex<DownloadQueue?>(nil)
         let trap = SignalTrap { if let queue = queueBox.withLock({ $0 }) { Task { await queue.stopAll() } } }
@@ -48,8 +57,7 @@ enum HLSGetCommand {
         do {
             plan = try await readPlan(url, folder: folder, configuration: options.configuration)
         } catch {
-            Terminal.error(error.message)
-            return error.status
+            return (error.status, error.message)
         }
         if trap.caughtSignal != nil { return interrupted(trap, folder: folder, done: 0, of: plan.resources.count) }
         if prepare(folder, for: plan, resuming: options.configuration.resume), !options.quiet {
@@ -84,8 +92,7 @@ enum HLSGetCommand {
             do {
                 resourceOf[try queue.add(.init(url: plan.resources[index].url, destination: .file(path(index))))] = index
             } catch {
-                Terminal.error("\(plan.describe(resource: index)): \(error.advice)")
-                return ExitStatus(error)
+                return (ExitStatus(error), "\(plan.describe(resource: index)): \(error.advice)")
             }
         }
         let names = resourceOf
@@ -136,8 +143,7 @@ enum HLSGetCommand {
         if showBar { Terminal.clearStatusLine() }
         let counts = tally.counts.withLock { $0 }
         if let failure = counts.failure {
-            Terminal.error(failure.message)
-            return failure.status
+            return (failure.status, failure.message)
         }
         let done = plan.resources.count - missing.count + counts.finished
         if trap.caughtSignal != nil || done < plan.resources.count {
@@ -155,12 +161,10 @@ enum HLSGetCommand {
         switch result {
         case .success(let bytes): size = bytes
         case .failure(let failure):
-            Terminal.error(failure.message)
-            return failure.isFileProblem ? .disk : .notAudio
+            return (failure.isFileProblem ? .disk : .notAudio, failure.message)
         }
         guard place(joined, at: output, replacing: options.configuration.overwrite) else {
-            Terminal.error("cannot name the joined file \(output): \(String(cString: strerror(errno)))")
-            return .disk
+            return (.disk, "cannot name the joined file \(output): \(String(cString: strerror(errno)))")
         }
         removeFolder(folder)
         if !options.quiet {
@@ -170,7 +174,7 @@ enum HLSGetCommand {
                 "\(output): \(Formatting.bytes(size)), \(plan.segmentCount) segments joined in "
                     + "\(Formatting.fixed(seconds, places: 1)) s")
         }
-        return .success
+        return (.success, nil)
     }
 
     /// "segment 12 (URL): what went wrong", the URL said once.
@@ -180,13 +184,13 @@ enum HLSGetCommand {
         return plan.describe(resource: resource) + ": " + message
     }
 
-    /// The message of an interrupted run.
-    private static func interrupted(_ trap: SignalTrap, folder: String, done: Int, of count: Int) -> ExitStatus {
+    /// The status and message of an interrupted run.
+    private static func interrupted(_ trap: SignalTrap, folder: String, done: Int, of count: Int) -> (ExitStatus, String?) {
         let signal = trap.caughtSignal ?? SIGINT
-        Terminal.error(
+        let message =
             "\(signal == SIGINT ? "interrupted" : "terminated"); \(done) of \(count) files kept in \(folder): "
-                + "run the same command again to resume")
-        return signal == SIGINT ? .interrupted : .terminated
+            + "run the same command again to resume"
+        return (signal == SIGINT ? .interrupted : .terminated, message)
     }
 
     /// A failure before any segment: its message and exit status.

@@ -41,6 +41,15 @@ import TestSupport
         #expect(try Self.onlyOutput(in: folder, "out.ts"))
     }
 
+    @Test func hooksRunWithTheJoinedFile() async throws {
+        _ = try await offPool { try HLSFixtures.transportStream() }
+        let (output, folder, _) = try await Self.get(
+            try HLSFixtures.url("ts", "index.m3u8"), ext: "ts", ["--on-complete", "touch completed"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/completed"))
+    }
+
     @Test func fragmentedMP4IsTheInitSectionThenTheFragments() async throws {
         let stream = try await offPool { try HLSFixtures.fragmentedMP4() }
         let url = try HLSFixtures.url("fmp4", "index.m3u8")
