@@ -96,15 +96,23 @@ enum HLSGetCommand {
             }
         }
         let names = resourceOf
+        // Ends once every download has ended (or when cancelled: after a stop, those stopped
+        // never end).
         let reader = Task {
+            guard !names.isEmpty else { return }
+            var ended = 0
             for await event in events {
                 switch event {
                 case .finished(_, let result):
+                    ended += 1
                     tally.counts.withLock {
                         $0.finished += 1
                         $0.bytes += result.bytes
                     }
-                case .failed(let id, let error) where error.code != .cancelled:
+                    if ended == names.count { return }
+                case .failed(let id, let error):
+                    ended += 1
+                    // The first failure stops the others (their files stay for the next run).
                     let first = tally.counts.withLock { counts in
                         defer {
                             counts.failure =
@@ -113,6 +121,7 @@ enum HLSGetCommand {
                         return counts.failure == nil
                     }
                     if first { Task { await queue.stopAll() } }
+                    if ended == names.count { return }
                 case .retrying(let id, let error, let attempt, let delay):
                     Terminal.message(
                         "slipstream: \(describe(error, of: names[id]!, in: plan)); retry \(attempt) in "
@@ -138,14 +147,15 @@ enum HLSGetCommand {
         try? await queue.waitUntilIdle()
         bar.cancel()
         await bar.value
-        reader.cancel()
+        // Idle, every event is told: unless something was stopped, each download has ended and
+        // the reader ends once it has read them all.
+        if trap.caughtSignal != nil || tally.counts.withLock({ $0.failure != nil }) { reader.cancel() }
         await reader.value
         if showBar { Terminal.clearStatusLine() }
-        let counts = tally.counts.withLock { $0 }
-        if let failure = counts.failure {
+        if let failure = tally.counts.withLock({ $0.failure }) {
             return (failure.status, failure.message)
         }
-        let done = plan.resources.count - missing.count + counts.finished
+        let done = plan.resources.indices.filter { exists(path($0)) }.count
         if trap.caughtSignal != nil || done < plan.resources.count {
             return interrupted(trap, folder: folder, done: done, of: plan.resources.count)
         }
