@@ -1,3 +1,4 @@
+import FuzzSupport
 @testable import SlipstreamAudio
 
 /// The plan of `get --hls` made from the input: every piece names one of its resources (a key
