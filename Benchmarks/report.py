@@ -33,6 +33,8 @@ titles = {
     "q": "(queue.sh) 1000 files of 64 KiB, 16 at a time",
     "ftp": "(ftp.sh f) FTP (pyftpdlib), 8 connections at 8 MiB/s each",
     "sftp": "(ftp.sh s) SFTP (sshd through a relay), 8 connections at 8 MiB/s each",
+    "h2": "(hls.sh h2) 60-minute HLS VOD, 2 s MPEG-TS segments, 1 MiB/s per connection",
+    "h6": "(hls.sh h6) 60-minute HLS VOD, 6 s MPEG-TS segments, 1 MiB/s per connection",
     "s": "(resume.sh b) 256 MiB, 8 connections, one in ten stalled, one in five at 1 MiB/s (rest 20 MiB/s)",
 }
 

@@ -23,7 +23,8 @@
 #                       oggenc and opusenc
 #   PlaylistFuzzer      playlists: telling them from audio (in any split), the M3U, PLS and
 #                       XSPF parsers, the resolution of their entries and the walk through
-#                       them; the HLS playlist reader and its choice of variant
+#                       them; the HLS playlist reader, its choice of variant and the plan of
+#                       get --hls
 #   TransportStreamFuzzer  MPEG transport streams (HLS segments): the demuxer and the HLS segment
 #                       reader (packed audio's ID3 tags, kinds told by the first bytes), whole
 #                       and in any split; seeded with the first packets of streams ffmpeg

@@ -1,7 +1,8 @@
 // The libFuzzer target for playlists: the recognizer, the intake that tells a response's first
 // bytes apart as they arrive, the M3U, PLS and XSPF parsers, the resolution of entries and the
-// walk through them, and the HLS playlist reader with its choice of variant. Each input is one
-// response body. Every broken invariant is a `require`.
+// walk through them, the HLS playlist reader with its choice of variant and the plan of a
+// download (`checkHLSDownloadPlan`). Each input is one response body. Every broken invariant is
+// a `require`.
 
 import FuzzSupport
 @testable import SlipstreamAudio
@@ -18,6 +19,7 @@ func fuzzPlaylist(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         checkPlaylist(bytes, format: each, followed: each == format)
     }
     checkHLS(bytes, maximumBitRate: Int64(random.next() % 400_000))
+    checkHLSDownloadPlan(bytes)
     return 0
 }
 

@@ -31,6 +31,7 @@ enum GetCommand {
     /// Runs the download (or the queue) `options` ask for.
     private static func download(_ options: GetOptions) async -> ExitStatus {
         if options.isMany { return await QueueCommand.run(options) }
+        if options.hls { return await HLSGetCommand.run(options) }
         let started = ContinuousClock.now
         // Trapped before the download starts, so that no signal can kill it half-begun.
         let running = Mutex<Download?>(nil)

@@ -5,6 +5,8 @@ struct GetOptions {
     /// The URLs given as arguments (with `--same-file`: one file's URL, then its mirrors).
     var urls: [String] = []
     var sameFile = false
+    /// `--hls`: the URL is an HLS playlist whose segments are downloaded and joined.
+    var hls = false
     var output: String?
     /// `-i FILE`: a list of downloads (`-` for standard input).
     var inputFile: String?
@@ -54,6 +56,12 @@ struct GetOptions {
                                      size and URL are the same
               --retries N            tries after a failure, per failure streak (default 5)
               --stall-timeout S      drop a connection silent for S seconds (default 20)
+              --hls                  the URL is an HLS playlist (.m3u8): fetch every segment
+                                     of its stream (a master playlist's variant chosen as
+                                     play does), -n at once, and join them in order into
+                                     FILE (default: the playlist's name with .ts), AES-128
+                                     decrypted; a live playlist is refused; FILE.hls.part
+                                     keeps the segments of an interrupted run, to resume
               --same-file            the URLs are mirrors of one file: fetch it from all of
                                      them at once (the first defines the file; a mirror that
                                      serves another file or keeps failing is dropped)
@@ -126,6 +134,9 @@ struct GetOptions {
             }
             options.configuration.mirrors = Array(options.urls.dropFirst())
         }
+        if options.hls, options.urls.count != 1 || options.isMany || options.configuration.checksum != nil {
+            throw UsageError("--hls downloads one playlist's stream: give one URL, without -i, --same-file or --checksum")
+        }
         if options.output != nil, options.isMany {
             throw UsageError("-o names the file of one URL; with several, use -d DIR (and out= in an -i file)")
         }
@@ -180,6 +191,9 @@ struct GetOptions {
         case "--same-file":
             try CommandLineArguments.flag(name, inline: inline)
             sameFile = true
+        case "--hls":
+            try CommandLineArguments.flag(name, inline: inline)
+            hls = true
         case "-n", "--connections":
             configuration.connections = try CommandLineArguments.integer(
                 try reader.value(for: name, inline: inline), for: name, in: 1...64)

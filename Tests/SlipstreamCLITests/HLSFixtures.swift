@@ -1,0 +1,1 @@
+../SlipstreamAudioTests/HLSFixtures.swift
