@@ -1,9 +1,8 @@
 import Foundation
-import TestSupport
 
 /// HLS streams made by ffmpeg at test time (once per test process) in folders nginx serves,
 /// from one 7-second stereo source: a tone sweep with noise, so that every frame differs.
-enum HLSFixtures {
+public enum HLSFixtures {
     private static let lock = NSLock()
 
     /// The folder (under nginx's) holding stream `name`, made by `make(folder)` the first time.
@@ -21,12 +20,12 @@ enum HLSFixtures {
     }
 
     /// The URL of `file` in stream `name`'s folder.
-    static func url(_ name: String, _ file: String) throws -> String {
+    public static func url(_ name: String, _ file: String) throws -> String {
         try TestNginx.url("hls-\(getpid())-\(name)/\(file)")
     }
 
     /// The source: 7 s of 44.1 kHz stereo WAV.
-    static func source() throws -> String {
+    public static func source() throws -> String {
         try folder("source") { folder in
             try ExternalProgram.run([
                 "sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", folder + "/source.wav", "synth", "7", "sine", "200-2000",
@@ -40,7 +39,7 @@ enum HLSFixtures {
     }
 
     /// VOD in MPEG-TS segments of AAC (`index.m3u8`, `s0.ts` ...); its folder.
-    static func transportStream() throws -> String {
+    public static func transportStream() throws -> String {
         let source = try source()
         return try folder("ts") { folder in
             try ffmpeg([
@@ -51,7 +50,7 @@ enum HLSFixtures {
     }
 
     /// VOD in MPEG-TS segments of MP3, all in one file (`EXT-X-BYTERANGE`); its folder.
-    static func byteRanges() throws -> String {
+    public static func byteRanges() throws -> String {
         let source = try source()
         return try folder("ranges") { folder in
             try ffmpeg([
@@ -62,7 +61,7 @@ enum HLSFixtures {
     }
 
     /// VOD in fMP4 segments (`init.mp4`, `f0.m4s` ...); its folder.
-    static func fragmentedMP4() throws -> String {
+    public static func fragmentedMP4() throws -> String {
         let source = try source()
         return try folder("fmp4") { folder in
             try ffmpeg([
@@ -77,7 +76,7 @@ enum HLSFixtures {
     /// with a fixed key), with the IV `iv` (hexadecimal), else each segment's sequence number:
     /// ffmpeg writes it in the playlist either way, and `noiv.m3u8` is the playlist without
     /// it; its folder. `plain` names the same stream unencrypted, `plain0.ts` ...
-    static func encrypted(iv: String?) throws -> String {
+    public static func encrypted(iv: String?) throws -> String {
         let source = try source()
         return try folder("aes-" + (iv == nil ? "sequence" : "iv")) { folder in
             try Data((0..<16).map { UInt8($0 * 17) }).write(to: URL(fileURLWithPath: folder + "/k.key"))
@@ -95,7 +94,7 @@ enum HLSFixtures {
 
     /// A master playlist (`master.m3u8`) of two audio-only variants, 64 and 160 kb/s, in
     /// folders `v0` and `v1`; its folder.
-    static func master() throws -> String {
+    public static func master() throws -> String {
         let source = try source()
         return try folder("master") { folder in
             try ffmpeg([
@@ -109,7 +108,7 @@ enum HLSFixtures {
     /// Packed audio, which ffmpeg does not write: its ADTS cut at frame boundaries into
     /// segments of about two seconds, each led by an ID3 tag holding the timestamp `PRIV` frame
     /// (`packed.m3u8`, `p0.aac` ...); its folder. The whole ADTS stream is `whole.aac`.
-    static func packedAudio() throws -> String {
+    public static func packedAudio() throws -> String {
         let source = try source()
         return try folder("packed") { folder in
             try ffmpeg(["-i", source, "-c:a", "aac", "-b:a", "128k", "-f", "adts", folder + "/whole.aac"])
@@ -148,7 +147,7 @@ enum HLSFixtures {
     }
 
     /// The bytes of `path`.
-    static func bytes(_ path: String) throws -> [UInt8] {
+    public static func bytes(_ path: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }

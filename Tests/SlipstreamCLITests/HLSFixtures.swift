@@ -1,1 +1,0 @@
-../SlipstreamAudioTests/HLSFixtures.swift
