@@ -81,6 +81,11 @@ public struct DownloadConfiguration: Sendable {
     /// is behind: the transfers pause until the writer has room again. Default 256 KiB (slices
     /// that continue each other share its 128 KiB slots and make one write).
     public var writeBufferPerConnection = 256 << 10
+    /// Memory for the ranges ahead of the write position of a stream destination
+    /// (`DownloadDestination.stream`), in bytes, at least 1 MiB: the reorder buffer, allocated
+    /// once. Connections that run further ahead pause until the writing catches up. Default
+    /// 16 MiB.
+    public var streamBufferSize = 16 << 20
     /// The most bytes per second this download receives, over all its connections together;
     /// nil (default) for no limit of its own. Held with a `RateLimiter` of its own.
     public var bytesPerSecondLimit: Int64?

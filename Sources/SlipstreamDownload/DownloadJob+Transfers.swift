@@ -109,7 +109,7 @@ extension DownloadJob {
                 return .abort(state.machine.stopped)
             }
             do throws(DownloadError) {
-                guard try state.files.writer?.take(UnsafeRawBufferPointer(rebasing: body[..<count]), at: offset) ?? false else {
+                guard try state.files.take(UnsafeRawBufferPointer(rebasing: body[..<count]), at: offset) else {
                     // The disk is behind: the slice comes again once the writer has room.
                     for (limiter, client) in zip(limiters, state.limiterClients[connection] ?? []) {
                         limiter.hold(body.count, client: client)
@@ -154,25 +154,31 @@ extension DownloadJob {
     /// connection, a cancel), goes on on a Dispatch thread: this may be the network thread, and
     /// finishing removes files and starts a queue's next download.
     func finishWriter(keepRecord: Bool) {
-        let writer = state.withLock { $0.files.writer }
+        let (writer, ordered) = state.withLock { ($0.files.writer, $0.files.ordered) }
         let finished: @Sendable (PartFile?) -> Void = { [self] file in
             state.withLock { if let file { $0.files.file = file } }
             feed { $0.writerFinished(at: $1) }
         }
-        if let writer {
+        if let ordered {
+            ordered.finish { finished(nil) }
+        } else if let writer {
             writer.finish(keepRecord: keepRecord, then: finished)
         } else {
             DispatchQueue.global().async { finished(nil) }
         }
     }
 
-    /// Checks and renames the complete file (on the writer's thread).
+    /// Checks and renames the complete file (on the writer's thread); a stream is complete
+    /// once written out.
     func complete(to path: String) {
         let (files, file) = state.withLock { ($0.files, $0.files.file) }
         let result: Result<Void, DownloadError>
         do throws(DownloadError) {
-            guard let file else { throw DownloadError(.disk, "\(path): the file was not opened", path: path) }
-            try files.complete(file, to: path)
+            if let file {
+                try files.complete(file, to: path)
+            } else if files.ordered == nil {
+                throw DownloadError(.disk, "\(path): the file was not opened", path: path)
+            }
             result = .success(())
         } catch {
             result = .failure(error)

@@ -77,6 +77,12 @@ extension DownloadStateMachine {
             fatal = gaveUp
             return []
         }
+        if settings.inOrderPieceSize != nil, map == nil, let written = stream?.written, written > 0 {
+            var gaveUp = failure
+            gaveUp.message += "; the \(written) bytes already written out cannot be taken back, and the server has no ranges to carry on"
+            fatal = gaveUp
+            return []
+        }
         // No ranges (or no answer yet): the first request again, from the start.
         let restart = map == nil ? resetToProbing() : []
         let delay = settings.retryPolicy.delay(

@@ -13,7 +13,7 @@ extension DownloadStateMachine {
                 needsPermits = true
                 break
             }
-            guard let assignment = map!.assign() ?? endGameSplit() else { break }
+            guard let assignment = map!.assign(inOrderUpTo: settings.inOrderPieceSize) ?? endGameSplit() else { break }
             let mirror = chooseMirror()
             let number = addConnection(
                 Connection(

@@ -40,6 +40,11 @@ struct DownloadStateMachine: Sendable {
         var verifies = false
         /// The largest file taken, in bytes (`DownloadConfiguration.maxFileSize`).
         var maxFileSize: Int64?
+        /// Set when the bytes are written in order (a stream destination): ranges are handed
+        /// out lowest first, at most this many bytes each, so that the connections work just
+        /// ahead of the write position; nothing is kept for a resume, and a stream (no ranges)
+        /// that failed after its first bytes cannot start over. Nil: to a file.
+        var inOrderPieceSize: Int64?
 
         init(url: String) { self.url = url }
     }
@@ -265,7 +270,7 @@ struct DownloadStateMachine: Sendable {
 
     /// Whether running the download again resumes it from what is on disk now (a small file
     /// held in memory keeps no records, nor does a stream: they start over).
-    var resumable: Bool { opening.map(\.keepsRecords) ?? (resume != nil) }
+    var resumable: Bool { settings.inOrderPieceSize == nil && (opening.map(\.keepsRecords) ?? (resume != nil)) }
 
     /// A snapshot of the progress at `time`.
     mutating func progress(at time: Double) -> DownloadProgress {
@@ -320,7 +325,7 @@ struct DownloadStateMachine: Sendable {
         if opening.segmented, let size = opening.size {
             var map = PieceMap(size: size, minimumSplitSize: settings.minimumSplitSize, done: opening.written)
             let start = connections[firstConnection]?.requestStart ?? 0
-            connections[firstConnection]?.assignment = map.assign(from: start)?.id
+            connections[firstConnection]?.assignment = map.assign(from: start, upTo: settings.inOrderPieceSize)?.id
             self.map = map
             resumedBytes = opening.written.byteCount
             phase = .segmented
