@@ -1,0 +1,61 @@
+@testable import SlipstreamDownload
+import SlipstreamHTTP
+import Testing
+
+/// The state machine of a download written in order (a stream destination), driven by the
+/// model server: ranges handed out lowest first in pieces, no records, no restart of a stream
+/// already written out.
+@Suite struct InOrderMachineTests {
+    static func driver(ranges: Bool = true) -> MachineDriver {
+        MachineDriver(server: .init(size: MachineDriver.size, ranges: ranges)) { settings in
+            settings.inOrderPieceSize = 5000
+        }
+    }
+
+    @Test func piecesGoOutLowestFirstAndNoLargerThanThePieceSize() {
+        var driver = Self.driver()
+        driver.answer(1)
+        let requests = driver.transfers.values.map(\.request).sorted { $0.start < $1.start }
+        #expect(requests.map(\.start) == [0, 5000, 10_000, 15_000])
+        #expect(requests.dropFirst().allSatisfy { $0.end == $0.start + 5000 })
+        // The first connection's open request stops at the end of its piece; the next piece
+        // goes to whoever comes free.
+        driver.deliver(1, count: 5000)
+        #expect(driver.transfers[1] == nil)
+        #expect(driver.transfers.values.map(\.request.start).max() == 20_000)
+        driver.runToEnd()
+        driver.checkEnd()
+        #expect(!driver.machine.resumable)
+    }
+
+    @Test func aSmallFileIsNotHeldWhole() {
+        var driver = Self.driver()
+        driver.answer(1)
+        #expect(MachineDriver.size < DownloadStateMachine.Settings.defaultHeldFileSize)
+        #expect(driver.machine.opening?.held == false)
+        #expect(driver.machine.phase == .segmented)
+    }
+
+    @Test func aStreamWithoutRangesThatFailsAfterItsFirstBytesCannotStartOver() {
+        var driver = Self.driver(ranges: false)
+        driver.answer(1)
+        driver.deliver(1, count: 30_000)
+        driver.end(1, error: MachineDriver.error(.connectionLost))
+        #expect(driver.retriesDue == 0)
+        driver.finishWriter()
+        driver.checkEnd()
+        guard case .failure(let error)? = driver.outcomes.first else { Issue.record("it succeeded"); return }
+        #expect(error.message.contains("the 30000 bytes already written out cannot be taken back"))
+        #expect(error.resumableFile == nil)
+    }
+
+    @Test func aStreamWithoutRangesThatFailsBeforeItsFirstByteIsRetried() {
+        var driver = Self.driver(ranges: false)
+        driver.answer(1)
+        driver.end(1, error: MachineDriver.error(.connectionLost))
+        #expect(driver.retriesDue == 1)
+        driver.runToEnd()
+        driver.checkEnd()
+        #expect((try? driver.outcomes.first?.get()) != nil)
+    }
+}
