@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Standard output benchmark: `slipstream get -o -` into a pipe against the same download to a
+# file and against `curl -o -`, on a link limited per connection (nginx's /rate/ location).
+#
+#   Benchmarks/stdout.sh [--runs N]
+#   SLIPSTREAM_BUILD_PATH=DIR  the build folder to use (default .build)
+#
+# (o) 256 MiB at 20 MiB/s per connection, 8 connections: slipstream to a file (-o FILE),
+#     slipstream -o - | cat > FILE (the bytes in order through a pipe, through its 16 MiB
+#     reorder buffer), curl -o - | cat > FILE (one connection: 12.8 s at best). Target:
+#     -o - at least 90% of the speed to a file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+source Benchmarks/lib.sh
+bench_arguments 3 "o" "$@"
+bench_start stdout-bench
+
+echo "making the test file..." >&2
+sha=$(bench_random_file 256m.bin 256)
+
+echo "(o) 256 MiB at 20 MiB/s per connection, to a file and through a pipe" >&2
+url="$base/rate/256m.bin?rate=20m"
+# The pipelines as scripts of their own (a client is a command split on spaces).
+printf '%s\n' "set -o pipefail; \"$bin\" get -q -n 8 -o - '$url' | cat > $out/file" > "$work/slipstream-pipe.sh"
+printf '%s\n' "set -o pipefail; curl -s -o - '$url' | cat > $out/file" > "$work/curl-pipe.sh"
+clients=(
+    "slipstream -o FILE|$bin get -q --force -n 8 -o $out/file $url"
+    "slipstream -o - (pipe)|bash $work/slipstream-pipe.sh"
+    "curl -o - (pipe)|bash $work/curl-pipe.sh"
+)
+measure o "$sha"
+
+python3 Benchmarks/report.py "$results" --runs "$runs"
