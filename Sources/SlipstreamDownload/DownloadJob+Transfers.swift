@@ -99,7 +99,8 @@ extension DownloadJob {
 
     func receive(body: UnsafeRawBufferPointer, on connection: Int) -> HTTPSinkDecision {
         var progress: DownloadProgress?
-        var failed: [Action] = []
+        // What to do after: a failure's actions, connections moved off a slow mirror.
+        var after: [Action] = []
         let decision: HTTPSinkDecision = state.withLock { state in
             guard admit(body.count, connection: connection, state: &state) else {
                 state.machine.pause(connection, for: .rateLimit)
@@ -118,15 +119,16 @@ extension DownloadJob {
                     return .pause
                 }
             } catch {
-                failed = state.machine.fail(error)
+                after = state.machine.fail(error)
                 return .abort(HTTPError(.writeFailed, url: url, message: error.message))
             }
             let taken = state.machine.took(count, of: body.count, on: connection, at: now)
             progress = taken.progress
+            after = taken.actions
             return taken.verdict.decision
         }
         if let progress { events.yield(.progress(progress)) }
-        perform(failed)
+        perform(after)
         return decision
     }
 

@@ -157,6 +157,10 @@ struct DownloadStateMachine: Sendable {
         var lastData: Double
         /// Bytes since the watchdog's last tick, and the speed it measured (bytes per second).
         var recentBytes: Int64 = 0
+        /// When its first slice came, and the bytes of those after it: a mirror's first measure
+        /// (`lookAtNewMirrors`), between the first slice and the last.
+        var firstData: Double?
+        var bytesAfterFirst: Int64 = 0
         var speed: Double?
         var slowTicks = 0
         var dropped: DropReason?
@@ -166,8 +170,10 @@ struct DownloadStateMachine: Sendable {
     /// One source of the file: the URL started with (index 0), or a mirror.
     struct Mirror: Sendable {
         var url: String
-        /// Bytes per second per connection, measured by the watchdog.
+        /// Bytes per second per connection, measured first by `lookAtNewMirrors`, then by the
+        /// watchdog; and when it was last measured.
         var speed: Double?
+        var measuredAt = 0.0
         /// Failures without a byte received in between.
         var failures = 0
         var dropped = false
@@ -232,6 +238,9 @@ struct DownloadStateMachine: Sendable {
     var permitRequestPending = false
     /// The retry delays' jitter.
     var random: SplitMix64
+    /// When bytes that arrive next look for mirrors to measure (`lookAtNewMirrors`); infinity
+    /// while every mirror is measured.
+    var nextMirrorLook = 0.0
 
     /// A download of `settings.url` (and its mirrors); `seed` drives the retry delays' jitter.
     init(settings: Settings, seed: UInt64) {

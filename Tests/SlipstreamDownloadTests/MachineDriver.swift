@@ -185,6 +185,7 @@ struct MachineDriver {
             placedCount += Int64(taken)
             let result = machine.took(taken, of: slice, on: number, at: now)
             if let progress = result.progress { apply([.emit(.progress(progress))]) }
+            apply(result.actions)
             transfers[number]!.consumed += Int64(taken)
             switch result.verdict {
             case .proceed:
