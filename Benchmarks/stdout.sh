@@ -8,7 +8,7 @@
 #   SLIPSTREAM_BUILD_PATH=DIR  the build folder to use (default .build)
 #
 # (o) 256 MiB at 20 MiB/s per connection, 8 connections: slipstream to a file (-o FILE),
-#     slipstream -o - | cat > FILE (the bytes in order through a pipe, through its 16 MiB
+#     slipstream -o - | cat > FILE (the bytes in order through a pipe, through its 32 MiB
 #     reorder buffer), curl -o - | cat > FILE (one connection: 12.8 s at best). Target:
 #     -o - at least 90% of the speed to a file.
 set -euo pipefail

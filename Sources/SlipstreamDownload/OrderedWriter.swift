@@ -29,9 +29,6 @@ final class OrderedWriter: Sendable {
         var sleeping = false
     }
 
-    /// The ring's size used when none is configured: 16 MiB.
-    static let defaultCapacity = 16 << 20
-
     let descriptor: Int32
     private let ring: Ring
     private let state: Mutex<State>

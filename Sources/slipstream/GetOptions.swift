@@ -40,7 +40,7 @@ struct GetOptions {
                                      URL's last path segment, in the current folder)
           -o -                       write the bytes in order to standard output, still over
                                      several connections: ranges ahead of the writing are
-                                     held in a 16 MiB reorder buffer, and connections that
+                                     held in a 32 MiB reorder buffer, and connections that
                                      run further ahead wait for it (no resume: a stopped
                                      download starts over; progress goes to stderr)
               --force                replace FILE if it exists

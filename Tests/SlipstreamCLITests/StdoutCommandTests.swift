@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 
 /// `get -o -` through a real pipe, as a shell runs it: the bytes exact on standard output from
-/// several connections (a file much bigger than the 16 MiB reorder buffer), from a server
+/// several connections (a file twice the 32 MiB reorder buffer; the library's test has one 24
+/// times its), from a server
 /// without ranges, and a reader that closes early (exit 141, no message, no crash).
 @Suite struct StdoutCommandTests {
     /// Runs `script` with bash (pipefail on) in a folder of its own, `$S` being the slipstream
