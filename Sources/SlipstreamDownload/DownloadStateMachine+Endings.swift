@@ -10,7 +10,8 @@ extension DownloadStateMachine {
         // machine) is measured over its life, if that was long enough to mean something: the
         // stragglers left behind need the fast ones' speeds to be judged against.
         let age = now - connection.started
-        let lifetime = age >= Self.tickInterval / 2 ? Double(connection.recentBytes) / age : nil
+        // (A stream's short ranges, done in a tenth of a second, are measured between slices.)
+        let lifetime = age >= Self.tickInterval / 2 ? Double(connection.recentBytes) / age : connection.sliceSpeed(over: 0.05)
         if let speed = connection.speed ?? lifetime { recentSpeeds.append((now, speed, connection.mirror)) }
         let probing = phase == .probing || phase == .streaming && stream?.written == 0 && error != nil
         if map != nil {

@@ -89,8 +89,8 @@ extension DownloadStateMachine {
             var sum = 0.0
             var count = 0
             for connection in connections.values where connection.mirror == index && connection.dropped == nil {
-                guard let first = connection.firstData, connection.lastData - first >= Self.firstMeasureAge else { continue }
-                sum += Double(connection.bytesAfterFirst) / (connection.lastData - first)
+                guard let speed = connection.sliceSpeed(over: Self.firstMeasureAge) else { continue }
+                sum += speed
                 count += 1
             }
             guard count > 0 else { continue }

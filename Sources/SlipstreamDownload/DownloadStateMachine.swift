@@ -165,6 +165,13 @@ struct DownloadStateMachine: Sendable {
         var slowTicks = 0
         var dropped: DropReason?
         var pausedFor: PauseReason?
+
+        /// Its speed between its first slice and its last (bytes per second), once those are
+        /// `span` seconds apart: a measure of a connection too young for the watchdog's.
+        func sliceSpeed(over span: Double) -> Double? {
+            guard let first = firstData, lastData - first >= span else { return nil }
+            return Double(bytesAfterFirst) / (lastData - first)
+        }
     }
 
     /// One source of the file: the URL started with (index 0), or a mirror.

@@ -59,3 +59,26 @@ import Testing
         #expect((try? driver.outcomes.first?.get()) != nil)
     }
 }
+
+extension InOrderMachineTests {
+    /// The range at the write position holds up every byte after it: when its connection
+    /// crawls, the next idle connection takes the back half of its remainder, not a new range.
+    @Test func anIdleConnectionRacesACrawlingRangeAtTheWritePosition() {
+        var driver = MachineDriver(server: .init(size: 4_000_000)) { settings in
+            settings.inOrderPieceSize = 500_000
+        }
+        driver.answer(1)
+        for number in driver.transfers.keys.sorted() { driver.answer(number) }
+        driver.now += DownloadStateMachine.tickInterval
+        driver.deliver(1, count: 10_000)
+        for number in [2, 3, 4] { driver.deliver(number, count: 400_000) }
+        driver.tick()
+        // Connection 2 ends its range: the next request races connection 1's.
+        driver.deliver(2, count: 100_000)
+        let racing = driver.transfers.values.map(\.request).filter { $0.connection > 4 }
+        #expect(racing.map(\.start) == [255_000], "half of the 490000 bytes connection 1 has left")
+        #expect(racing.map(\.end) == [500_000])
+        driver.runToEnd(chunk: 64 << 10)
+        driver.checkEnd()
+    }
+}
