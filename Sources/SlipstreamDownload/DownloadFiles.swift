@@ -240,6 +240,12 @@ struct DownloadFiles: Sendable {
         return try writer?.take(bytes, at: offset) ?? false
     }
 
+    /// Why the writer refused a slice (`take` said false): a stream held up by a range at its
+    /// write position waits for that range, anything else for the disk or the stream's reader.
+    var refusal: DownloadStateMachine.PauseReason {
+        ordered?.window.isHeldUpByAGap == true ? .order : .disk
+    }
+
     /// The writer's slot size: the size of libcurl's slices.
     private var slotSize: Int { configuration.request(url, range: nil, loginOrigins: []).receiveBufferSize }
 

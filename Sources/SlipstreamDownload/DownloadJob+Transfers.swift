@@ -115,7 +115,7 @@ extension DownloadJob {
                     for (limiter, client) in zip(limiters, state.limiterClients[connection] ?? []) {
                         limiter.hold(body.count, client: client)
                     }
-                    state.machine.pause(connection, for: .disk)
+                    state.machine.pause(connection, for: state.files.refusal)
                     return .pause
                 }
             } catch {

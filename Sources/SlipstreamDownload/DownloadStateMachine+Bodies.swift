@@ -92,10 +92,10 @@ extension DownloadStateMachine {
         return [.resume(connection: number)]
     }
 
-    /// The writer has room again: every connection waiting for the disk delivers again.
+    /// The writer has room again: every connection waiting for it delivers again.
     mutating func diskHasRoom(at now: Double) -> [Action] {
         var actions: [Action] = []
-        for number in connections.keys.sorted() where connections[number]!.pausedFor == .disk {
+        for number in connections.keys.sorted() where [.disk, .order].contains(connections[number]!.pausedFor) {
             connections[number]!.pausedFor = nil
             connections[number]!.lastData = now
             actions.append(.resume(connection: number))

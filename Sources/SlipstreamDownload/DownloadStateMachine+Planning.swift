@@ -70,6 +70,7 @@ extension DownloadStateMachine {
             let head = connections.values.compactMap({ connection in
                 connection.assignment.flatMap { map!.assignment($0) }.map { (connection, $0) }
             }).min(by: { $0.1.next < $1.1.next }),
+            head.0.pausedFor == nil, (map!.free.ranges.first?.lowerBound ?? .max) > head.1.next,
             let speed = head.0.speed ?? head.0.sliceSpeed(over: Self.firstMeasureAge)
         else { return nil }
         let others = connections.values.compactMap(\.speed) + recentSpeeds.map(\.speed)

@@ -65,8 +65,11 @@ struct DownloadStateMachine: Sendable {
     enum PauseReason: Sendable {
         /// A rate limiter holds it back until it grants the slice.
         case rateLimit
-        /// Every slot of the disk writer is taken: it waits for the disk.
+        /// Every slot of the disk writer is taken: it waits for the disk (or a stream's reader).
         case disk
+        /// Its bytes lie beyond a stream's reorder window while earlier ones are missing: it
+        /// waits for the range at the write position, not for the disk.
+        case order
     }
 
     /// A download to resume, as found on disk: its record and what of it is written.

@@ -31,6 +31,10 @@ struct ReorderWindow: Sendable, Equatable {
     /// Bytes in the ring now: arrived and not yet written out. Never more than `capacity`.
     var held: Int64 { ready + ahead.byteCount - position }
 
+    /// Whether what holds bytes back is a gap at `ready` (a range at the write position still
+    /// coming) rather than the writing: under half the window is ready and not yet written.
+    var isHeldUpByAGap: Bool { (ready - position) * 2 < capacity }
+
     /// Where `offset` lives in the ring.
     func ringIndex(_ offset: Int64) -> Int { Int(offset % capacity) }
 

@@ -82,3 +82,35 @@ extension InOrderMachineTests {
         driver.checkEnd()
     }
 }
+
+extension InOrderMachineTests {
+    /// The others wait for the range at the write position (paused beyond the window, not for
+    /// the disk): the crawling connection that holds it is judged against the speeds of those
+    /// that ended lately, dropped, and its range goes first to the next connection.
+    @Test func aCrawlingRangeAtTheWritePositionIsDroppedWhileTheOthersWaitForIt() {
+        var driver = MachineDriver(server: .init(size: 8_000_000)) { settings in
+            settings.inOrderPieceSize = 500_000
+        }
+        driver.answer(1)
+        for number in driver.transfers.keys.sorted() { driver.answer(number) }
+        driver.now += DownloadStateMachine.tickInterval
+        driver.deliver(1, count: 5_000)
+        for number in [2, 3, 4] { driver.deliver(number, count: 500_000) }
+        // Their next ranges lie beyond the window until connection 1's range is written.
+        for number in driver.transfers.keys.sorted() where number != 1 {
+            driver.answer(number)
+            driver.pause(number, for: .order)
+        }
+        for _ in 0..<3 {
+            driver.tick()
+            driver.deliver(1, count: 5_000)
+        }
+        #expect(driver.transfers[1]?.cancelled == true)
+        let writePosition = driver.placed.ranges.first?.upperBound
+        driver.end(1)
+        let next = driver.transfers.values.map(\.request).filter { $0.connection > 7 }
+        #expect(next.map(\.start) == [writePosition])
+        driver.runToEnd(chunk: 64 << 10)
+        driver.checkEnd()
+    }
+}

@@ -54,6 +54,16 @@ import Testing
         #expect(again)
     }
 
+    @Test func aFullWindowTellsAGapFromASlowWriter() {
+        var gap = ReorderWindow(capacity: 1000)
+        _ = gap.arrive(at: 100, count: 800)
+        #expect(gap.isHeldUpByAGap)
+        var slowWriter = ReorderWindow(capacity: 1000)
+        _ = slowWriter.arrive(at: 0, count: 900)
+        _ = slowWriter.nextWrite()
+        #expect(!slowWriter.isHeldUpByAGap)
+    }
+
     /// A slow reader: connections deliver in a random order as fast as they are let, the writer
     /// writes a little now and then. The ring never holds more than its size, every refused
     /// connection is told room in time, and the bytes come out in order, each once.
