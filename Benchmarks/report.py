@@ -30,6 +30,7 @@ titles = {
     "c": "(c) 256 MiB, 8 connections, one in five at 1 MiB/s (rest 20 MiB/s)",
     "m": "(mirrors.sh m) 256 MiB from two mirrors: 20 MiB/s and 2 MiB/s per connection, 8 connections",
     "r": "(ratelimit.sh r) 64 MiB at a limit of 8 MiB/s",
+    "o": "(stdout.sh o) 256 MiB, 20 MiB/s per connection, 8 connections, to a file and through a pipe",
     "q": "(queue.sh) 1000 files of 64 KiB, 16 at a time",
     "ftp": "(ftp.sh f) FTP (pyftpdlib), 8 connections at 8 MiB/s each",
     "sftp": "(ftp.sh s) SFTP (sshd through a relay), 8 connections at 8 MiB/s each",
@@ -37,6 +38,10 @@ titles = {
     "h6": "(hls.sh h6) 60-minute HLS VOD, 6 s MPEG-TS segments, 1 MiB/s per connection",
     "s": "(resume.sh b) 256 MiB, 8 connections, one in ten stalled, one in five at 1 MiB/s (rest 20 MiB/s)",
 }
+
+# Cases whose slipstream rows are also compared with one slipstream row: the target is a
+# ratio to it (mirrors: within 5% of the fast mirror alone; -o -: 90% of the speed to a file).
+REFERENCES = {"m": "slipstream fast alone", "o": "slipstream -o FILE"}
 
 print(f"Medians of {args.runs} runs; ratios are slipstream / peer (wall, CPU).\n")
 for case in dict.fromkeys(c for c, _ in order):
@@ -50,6 +55,9 @@ for case in dict.fromkeys(c for c, _ in order):
     elif case == "m":
         ideal = SIZE_B / (8 * RATE)
         print(f"ideal with the fast mirror alone: 256 MiB / (8 x 20 MiB/s) = {ideal:.2f} s\n")
+    elif case == "o":
+        ideal = SIZE_B / (8 * RATE)
+        print(f"ideal time size / (8 x rate) = {ideal:.2f} s; target: -o - at least 90% of the speed to a file\n")
     elif case == "r":
         ideal = 64 * MIB / (8 * MIB)
         print(f"time at the limit = {ideal:.2f} s; target: within 5%\n")
@@ -77,4 +85,10 @@ for case in dict.fromkeys(c for c, _ in order):
             c = medians[client][1] / medians[peer][1] if medians[peer][1] > 0 else float("nan")
             parts.append(f"vs {peer}: wall {w:.2f}x, CPU {c:.2f}x")
         print(f"- {client}: " + "; ".join(parts))
+    reference = REFERENCES.get(case)
+    if reference in medians:
+        for client in clients:
+            if client.startswith("slipstream") and client != reference:
+                ratio = medians[client][0] / medians[reference][0]
+                print(f"- {client} vs {reference}: wall {ratio:.3f}x ({100 / ratio:.0f}% of its speed)")
     print()

@@ -2,13 +2,27 @@
 import Glibc
 #endif
 
-/// Where a download goes: a given file, or a folder where the name comes from the server
-/// (`Content-Disposition`) or the URL.
+/// Where a download goes: a given file, a folder where the name comes from the server
+/// (`Content-Disposition`) or the URL, or a stream of the bytes in order.
 public enum DownloadDestination: Sendable, Equatable {
     /// Exactly this path.
     case file(String)
     /// This folder, under a name chosen from the response.
     case folder(String)
+    /// The bytes in order, written to this open file descriptor (a pipe, standard output; left
+    /// open). Still segmented: ranges ahead of the write position are held in a ring of
+    /// `DownloadConfiguration.streamBufferSize` bytes, and connections that run further ahead
+    /// pause until the writing catches up. Nothing is kept for a resume: a download that
+    /// stops has to start over. A reader that closes early ends it with `.outputClosed`.
+    case stream(fileDescriptor: Int32)
+
+    /// The bytes in order on standard output (`stream(fileDescriptor: 1)`).
+    public static var standardOutput: DownloadDestination { .stream(fileDescriptor: STDOUT_FILENO) }
+
+    /// The path a stream's result and events name: `-` for standard output.
+    static func streamPath(_ descriptor: Int32) -> String {
+        descriptor == STDOUT_FILENO ? "-" : "/dev/fd/\(descriptor)"
+    }
 
     /// Refuses, before any request, what can never work: a file path that is a folder, a
     /// missing or unwritable folder, or (without `overwrite`) an existing file.
@@ -22,6 +36,8 @@ public enum DownloadDestination: Sendable, Equatable {
             try Self.checkFree(path, overwrite: overwrite)
         case .folder(let folder):
             try Self.checkFolder(folder, for: nil)
+        case .stream:
+            break
         }
     }
 
@@ -31,6 +47,7 @@ public enum DownloadDestination: Sendable, Equatable {
         switch self {
         case .file(let path): path
         case .folder(let folder): FileSystem.join(folder, OutputName.choose(contentDisposition: nil, url: url))
+        case .stream(let descriptor): Self.streamPath(descriptor)
         }
     }
 
@@ -39,6 +56,8 @@ public enum DownloadDestination: Sendable, Equatable {
         switch self {
         case .file(let path):
             return path
+        case .stream(let descriptor):
+            return Self.streamPath(descriptor)
         case .folder(let folder):
             let name = OutputName.choose(contentDisposition: contentDisposition, url: effectiveURL)
             let path = FileSystem.join(folder, name)

@@ -21,6 +21,7 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
             case invalidChecksum = "invalid checksum"
             case input
             case cancelled
+            case outputClosed = "output closed"
         }
 
         private let kind: Kind
@@ -57,6 +58,9 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
         public static let input = Code(.input)
         /// The download was cancelled.
         public static let cancelled = Code(.cancelled)
+        /// The reader of a stream destination (`DownloadDestination.stream`) closed it before
+        /// the end (a broken pipe, such as `| head`).
+        public static let outputClosed = Code(.outputClosed)
 
         /// A stable name, e.g. `no space`.
         public var description: String { kind.rawValue }

@@ -22,6 +22,8 @@ struct DownloadFiles: Sendable {
     /// the download ends without one, and it is removed).
     var precreated: PartFile?
     var writer: DiskWriter?
+    /// The writer of a stream destination (instead of `writer`: no file, no records).
+    var ordered: OrderedWriter?
     /// The file, once the writer has finished with it (or, held in memory, from the start).
     var file: PartFile?
     /// Signalled once the file of a stream that restarted is closed: the next one waits for
@@ -49,6 +51,10 @@ struct DownloadFiles: Sendable {
     /// Looks for a download to resume, else makes the fresh download's file; returns the
     /// resume point, and notices about anything unusable found (the download then starts over).
     mutating func prepare() throws(DownloadError) -> (point: DownloadStateMachine.ResumePoint?, notices: [String]) {
+        if case .stream(let descriptor) = destination {
+            try Self.checkStream(descriptor, configuration)
+            return (nil, [])
+        }
         let partPath = expectedPath + ".part"
         if configuration.timestamping { existing = FileStamp.read(expectedPath) }
         // A fresh file is made before the request only where its name is free (or may be replaced).
@@ -73,6 +79,18 @@ struct DownloadFiles: Sendable {
         // Where the `.part` file was just made, the folder is usable; otherwise say what is wrong.
         if precreated == nil, found.point == nil { try destination.check(overwrite: configuration.replacesExisting) }
         return found
+    }
+
+    /// Refuses what a stream destination cannot do: a checksum (checked on a whole file before
+    /// it is named), a conditional fetch (of a file already there).
+    private static func checkStream(_ descriptor: Int32, _ configuration: DownloadConfiguration) throws(DownloadError) {
+        let path = DownloadDestination.streamPath(descriptor)
+        if configuration.checksum != nil {
+            throw DownloadError(.output, "a checksum is checked on a file, not on a stream (\(path))", path: path)
+        }
+        if configuration.timestamping {
+            throw DownloadError(.output, "timestamping compares a file already there; a stream (\(path)) has none", path: path)
+        }
     }
 
     /// The `.part` and resume record of an earlier run, when they can be used.
@@ -129,6 +147,10 @@ struct DownloadFiles: Sendable {
         _ opening: DownloadStateMachine.FileOpening, head: HTTPResponseHead,
         hooks: DiskWriter.Hooks
     ) throws(DownloadError) -> String {
+        if case .stream(let descriptor) = destination {
+            ordered = OrderedWriter(descriptor: descriptor, capacity: configuration.streamRingSize, hooks: hooks)
+            return DownloadDestination.streamPath(descriptor)
+        }
         let path =
             if opening.resuming || precreated != nil && head.contentDispositionFileName == nil && head.effectiveURL == url {
                 // The expected name (found free when the `.part` was made, if it was).
@@ -211,6 +233,19 @@ struct DownloadFiles: Sendable {
             writeAtStart: !opening.resuming && size > Self.smallFileSize)
     }
 
+    /// Takes `bytes` for `offset` for writing: false when the writer has no room for them now
+    /// (it tells `onRoom` when it has). Throws once writing failed.
+    func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> Bool {
+        if let ordered { return try ordered.take(bytes, at: offset) }
+        return try writer?.take(bytes, at: offset) ?? false
+    }
+
+    /// Why the writer refused a slice (`take` said false): a stream held up by a range at its
+    /// write position waits for that range, anything else for the disk or the stream's reader.
+    var refusal: DownloadStateMachine.PauseReason {
+        ordered?.window.isHeldUpByAGap == true ? .order : .disk
+    }
+
     /// The writer's slot size: the size of libcurl's slices.
     private var slotSize: Int { configuration.request(url, range: nil, loginOrigins: []).receiveBufferSize }
 
@@ -224,6 +259,11 @@ struct DownloadFiles: Sendable {
     /// A stream that failed restarts from zero: its file is closed after the writer's last
     /// queued write.
     mutating func closeForRestart() {
+        if let ordered {
+            // Nothing of it was written out (a stream that did cannot start over).
+            ordered.finish {}
+            self.ordered = nil
+        }
         guard let writer else { return }
         let closed = DispatchSemaphore(value: 0)
         writer.finish(keepRecord: false) { file in

@@ -99,7 +99,8 @@ extension DownloadJob {
 
     func receive(body: UnsafeRawBufferPointer, on connection: Int) -> HTTPSinkDecision {
         var progress: DownloadProgress?
-        var failed: [Action] = []
+        // What to do after: a failure's actions, connections moved off a slow mirror.
+        var after: [Action] = []
         let decision: HTTPSinkDecision = state.withLock { state in
             guard admit(body.count, connection: connection, state: &state) else {
                 state.machine.pause(connection, for: .rateLimit)
@@ -109,24 +110,25 @@ extension DownloadJob {
                 return .abort(state.machine.stopped)
             }
             do throws(DownloadError) {
-                guard try state.files.writer?.take(UnsafeRawBufferPointer(rebasing: body[..<count]), at: offset) ?? false else {
+                guard try state.files.take(UnsafeRawBufferPointer(rebasing: body[..<count]), at: offset) else {
                     // The disk is behind: the slice comes again once the writer has room.
                     for (limiter, client) in zip(limiters, state.limiterClients[connection] ?? []) {
                         limiter.hold(body.count, client: client)
                     }
-                    state.machine.pause(connection, for: .disk)
+                    state.machine.pause(connection, for: state.files.refusal)
                     return .pause
                 }
             } catch {
-                failed = state.machine.fail(error)
+                after = state.machine.fail(error)
                 return .abort(HTTPError(.writeFailed, url: url, message: error.message))
             }
             let taken = state.machine.took(count, of: body.count, on: connection, at: now)
             progress = taken.progress
+            after = taken.actions
             return taken.verdict.decision
         }
         if let progress { events.yield(.progress(progress)) }
-        perform(failed)
+        perform(after)
         return decision
     }
 
@@ -154,25 +156,31 @@ extension DownloadJob {
     /// connection, a cancel), goes on on a Dispatch thread: this may be the network thread, and
     /// finishing removes files and starts a queue's next download.
     func finishWriter(keepRecord: Bool) {
-        let writer = state.withLock { $0.files.writer }
+        let (writer, ordered) = state.withLock { ($0.files.writer, $0.files.ordered) }
         let finished: @Sendable (PartFile?) -> Void = { [self] file in
             state.withLock { if let file { $0.files.file = file } }
             feed { $0.writerFinished(at: $1) }
         }
-        if let writer {
+        if let ordered {
+            ordered.finish { finished(nil) }
+        } else if let writer {
             writer.finish(keepRecord: keepRecord, then: finished)
         } else {
             DispatchQueue.global().async { finished(nil) }
         }
     }
 
-    /// Checks and renames the complete file (on the writer's thread).
+    /// Checks and renames the complete file (on the writer's thread); a stream is complete
+    /// once written out.
     func complete(to path: String) {
         let (files, file) = state.withLock { ($0.files, $0.files.file) }
         let result: Result<Void, DownloadError>
         do throws(DownloadError) {
-            guard let file else { throw DownloadError(.disk, "\(path): the file was not opened", path: path) }
-            try files.complete(file, to: path)
+            if let file {
+                try files.complete(file, to: path)
+            } else if files.ordered == nil {
+                throw DownloadError(.disk, "\(path): the file was not opened", path: path)
+            }
             result = .success(())
         } catch {
             result = .failure(error)

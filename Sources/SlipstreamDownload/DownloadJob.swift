@@ -75,6 +75,7 @@ final class DownloadJob: Sendable {
         settings.limitsHosts = permits != nil
         settings.expectedPath = files.expectedPath
         settings.maxFileSize = configuration.maxFileSize
+        if case .stream = destination { settings.inOrderPieceSize = configuration.streamPieceSize }
         let machine = DownloadStateMachine(settings: settings, seed: UInt64.random(in: 0...UInt64.max))
         state = Mutex(State(machine: machine, files: files))
     }

@@ -12,6 +12,8 @@ extension DownloadQueue {
                 entry.dir = FileSystem.folder(of: path)
             case (nil, .folder(let folder)):
                 entry.dir = folder
+            case (nil, .stream):
+                break
             }
             return entry
         }

@@ -53,7 +53,7 @@ extension DownloadStateMachine {
         case .failure(let error):
             return .verdict(.abort(error), [])
         case .success(let answer):
-            let held = answer.size.map { $0 <= settings.heldFileSize } ?? false
+            let held = settings.inOrderPieceSize == nil && answer.size.map { $0 <= settings.heldFileSize } ?? false
             return open(
                 FileOpening(
                     size: answer.size, segmented: answer.segmentedSize != nil, resuming: false,

@@ -14,6 +14,8 @@ extension DownloadStateMachine {
         var verdict: Verdict
         /// A progress snapshot to tell (at most ten a second).
         var progress: DownloadProgress?
+        /// What else to do (connections moved off a slow mirror just measured).
+        var actions: [Action] = []
     }
 
     /// Where `count` bytes that just arrived on connection `number` go: the stream's end, or
@@ -36,6 +38,7 @@ extension DownloadStateMachine {
         bytesReceived += Int64(count)
         meter.add(Int64(count), at: now)
         connection.recentBytes += Int64(count)
+        if connection.firstData == nil { connection.firstData = now } else { connection.bytesAfterFirst += Int64(count) }
         connection.lastData = now
         if mirrors[connection.mirror].failures > 0 { mirrors[connection.mirror].failures = 0 }
         var verdict = Verdict.proceed
@@ -63,9 +66,10 @@ extension DownloadStateMachine {
             }
         }
         connections[number] = connection
-        guard now - lastProgressEvent >= 0.1 else { return Taken(verdict: verdict) }
+        let actions = now >= nextMirrorLook ? lookAtNewMirrors(at: now) : []
+        guard now - lastProgressEvent >= 0.1 else { return Taken(verdict: verdict, actions: actions) }
         lastProgressEvent = now
-        return Taken(verdict: verdict, progress: progress(at: now))
+        return Taken(verdict: verdict, progress: progress(at: now), actions: actions)
     }
 
     /// The error a transfer is stopped with when the download no longer wants its bytes.
@@ -88,10 +92,10 @@ extension DownloadStateMachine {
         return [.resume(connection: number)]
     }
 
-    /// The writer has room again: every connection waiting for the disk delivers again.
+    /// The writer has room again: every connection waiting for it delivers again.
     mutating func diskHasRoom(at now: Double) -> [Action] {
         var actions: [Action] = []
-        for number in connections.keys.sorted() where connections[number]!.pausedFor == .disk {
+        for number in connections.keys.sorted() where [.disk, .order].contains(connections[number]!.pausedFor) {
             connections[number]!.pausedFor = nil
             connections[number]!.lastData = now
             actions.append(.resume(connection: number))

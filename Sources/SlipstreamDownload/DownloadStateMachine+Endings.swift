@@ -10,7 +10,8 @@ extension DownloadStateMachine {
         // machine) is measured over its life, if that was long enough to mean something: the
         // stragglers left behind need the fast ones' speeds to be judged against.
         let age = now - connection.started
-        let lifetime = age >= Self.tickInterval / 2 ? Double(connection.recentBytes) / age : nil
+        // (A stream's short ranges, done in a tenth of a second, are measured between slices.)
+        let lifetime = age >= Self.tickInterval / 2 ? Double(connection.recentBytes) / age : connection.sliceSpeed(over: 0.05)
         if let speed = connection.speed ?? lifetime { recentSpeeds.append((now, speed, connection.mirror)) }
         let probing = phase == .probing || phase == .streaming && stream?.written == 0 && error != nil
         if map != nil {
@@ -74,6 +75,12 @@ extension DownloadStateMachine {
         guard failureStreak <= settings.retryPolicy.retries else {
             var gaveUp = failure
             gaveUp.message += " (gave up after \(settings.retryPolicy.retries) retries)"
+            fatal = gaveUp
+            return []
+        }
+        if settings.inOrderPieceSize != nil, map == nil, let written = stream?.written, written > 0 {
+            var gaveUp = failure
+            gaveUp.message += "; the \(written) bytes already written out cannot be taken back, and the server has no ranges to carry on"
             fatal = gaveUp
             return []
         }

@@ -1,6 +1,13 @@
 import SlipstreamHTTP
 
 extension DownloadStateMachine {
+    /// Seconds between looks for mirrors to measure as bytes arrive.
+    static let mirrorLookInterval = 0.05
+    /// Seconds of a connection's bytes (from its first) that make a mirror's first measure.
+    static let firstMeasureAge = 0.1
+    /// Seconds a mirror without connections keeps its measure before it is tried again.
+    static let mirrorMemory = 10.0
+
     /// The sources as `MirrorChoice` sees them.
     var mirrorSources: [MirrorChoice.Source] {
         var sources = mirrors.map { MirrorChoice.Source(speed: $0.speed, connections: 0, usable: !$0.dropped) }
@@ -42,16 +49,62 @@ extension DownloadStateMachine {
     }
 
     /// The watchdog's look at the mirrors: each one's speed per connection, then connections
-    /// closed (as slow, not failed) on mirrors holding more than their speed earns, so that
-    /// they reopen on faster ones.
+    /// closed on mirrors their speed does not earn. A mirror left without connections is
+    /// measured again (as one never tried) once its measure is `mirrorMemory` seconds old:
+    /// the other mirrors may have slowed down since.
     mutating func rebalanceMirrors(at time: Double) -> [Action] {
         guard mirrors.count > 1 else { return [] }
+        let sources = mirrorSources
         for index in mirrors.indices {
             let speeds = connections.values.filter { connection in
                 connection.mirror == index && connection.dropped == nil && time - connection.started >= Self.tickInterval / 2
             }.compactMap(\.speed)
-            if !speeds.isEmpty { mirrors[index].speed = speeds.reduce(0, +) / Double(speeds.count) }
+            if !speeds.isEmpty {
+                mirrors[index].speed = speeds.reduce(0, +) / Double(speeds.count)
+                mirrors[index].measuredAt = time
+            } else if sources[index].connections == 0, mirrors[index].speed != nil,
+                time - mirrors[index].measuredAt >= Self.mirrorMemory
+            {
+                mirrors[index].speed = nil
+                nextMirrorLook = 0
+            }
         }
+        return moveOffSlowMirrors()
+    }
+
+    /// A mirror's first measure, before the watchdog's (`mirrorLookInterval` apart, as bytes
+    /// arrive): the speed of its connections from their first slice to their last, once those
+    /// are `firstMeasureAge` seconds apart (between slices, not up to now: a connection whose
+    /// next slice is on its way would look slower than one whose slice just came). Every
+    /// connection spent on a slow mirror is one the fast one lacks, so the sooner it is
+    /// measured, the sooner they move.
+    mutating func lookAtNewMirrors(at time: Double) -> [Action] {
+        guard mirrors.count > 1 else {
+            nextMirrorLook = .infinity
+            return []
+        }
+        nextMirrorLook = time + Self.mirrorLookInterval
+        var measured = false
+        for index in mirrors.indices where mirrors[index].speed == nil && !mirrors[index].dropped {
+            var sum = 0.0
+            var count = 0
+            for connection in connections.values where connection.mirror == index && connection.dropped == nil {
+                guard let speed = connection.sliceSpeed(over: Self.firstMeasureAge) else { continue }
+                sum += speed
+                count += 1
+            }
+            guard count > 0 else { continue }
+            mirrors[index].speed = sum / Double(count)
+            mirrors[index].measuredAt = time
+            measured = true
+        }
+        if !mirrors.contains(where: { $0.speed == nil && !$0.dropped }) { nextMirrorLook = .infinity }
+        return measured ? moveOffSlowMirrors() : []
+    }
+
+    /// Closes connections (as slow, not failed) on mirrors their speed does not earn
+    /// (`MirrorChoice.surplus`), so that they reopen on faster ones.
+    private mutating func moveOffSlowMirrors() -> [Action] {
         guard map != nil, fatal == nil else { return [] }
         var sources = mirrorSources
         var actions: [Action] = []

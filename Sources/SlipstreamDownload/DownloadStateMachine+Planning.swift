@@ -13,7 +13,8 @@ extension DownloadStateMachine {
                 needsPermits = true
                 break
             }
-            guard let assignment = map!.assign() ?? endGameSplit() else { break }
+            guard let assignment = headRace() ?? map!.assign(inOrderUpTo: settings.inOrderPieceSize) ?? endGameSplit()
+            else { break }
             let mirror = chooseMirror()
             let number = addConnection(
                 Connection(
@@ -59,6 +60,22 @@ extension DownloadStateMachine {
     private var hasWorkForAnotherConnection: Bool {
         guard let map else { return false }
         return !map.free.isEmpty || map.assignments.values.contains { $0.remaining / 2 >= map.minimumSplitSize }
+    }
+
+    /// Written in order, the range at the write position holds up every byte after it: when
+    /// its connection crawls (under a third of the median speed), an idle connection takes the
+    /// back half of its remainder, down to 64 KiB, before any range further on.
+    private mutating func headRace() -> PieceMap.Assignment? {
+        guard settings.inOrderPieceSize != nil, settings.dropSlowConnections,
+            let head = connections.values.compactMap({ connection in
+                connection.assignment.flatMap { map!.assignment($0) }.map { (connection, $0) }
+            }).min(by: { $0.1.next < $1.1.next }),
+            head.0.pausedFor == nil, (map!.free.ranges.first?.lowerBound ?? .max) > head.1.next,
+            let speed = head.0.speed ?? head.0.sliceSpeed(over: Self.firstMeasureAge)
+        else { return nil }
+        let others = connections.values.compactMap(\.speed) + recentSpeeds.map(\.speed)
+        guard others.count >= 2, speed * 3 < others.sorted()[others.count / 2] else { return nil }
+        return map!.split(head.1.id, minimumPart: 64 << 10)
     }
 
     /// The end game: nothing is free and no remainder is worth a normal split, but a connection

@@ -40,6 +40,11 @@ struct DownloadStateMachine: Sendable {
         var verifies = false
         /// The largest file taken, in bytes (`DownloadConfiguration.maxFileSize`).
         var maxFileSize: Int64?
+        /// Set when the bytes are written in order (a stream destination): ranges are handed
+        /// out lowest first, at most this many bytes each, so that the connections work just
+        /// ahead of the write position; nothing is kept for a resume, and a stream (no ranges)
+        /// that failed after its first bytes cannot start over. Nil: to a file.
+        var inOrderPieceSize: Int64?
 
         init(url: String) { self.url = url }
     }
@@ -60,8 +65,11 @@ struct DownloadStateMachine: Sendable {
     enum PauseReason: Sendable {
         /// A rate limiter holds it back until it grants the slice.
         case rateLimit
-        /// Every slot of the disk writer is taken: it waits for the disk.
+        /// Every slot of the disk writer is taken: it waits for the disk (or a stream's reader).
         case disk
+        /// Its bytes lie beyond a stream's reorder window while earlier ones are missing: it
+        /// waits for the range at the write position, not for the disk.
+        case order
     }
 
     /// A download to resume, as found on disk: its record and what of it is written.
@@ -152,17 +160,30 @@ struct DownloadStateMachine: Sendable {
         var lastData: Double
         /// Bytes since the watchdog's last tick, and the speed it measured (bytes per second).
         var recentBytes: Int64 = 0
+        /// When its first slice came, and the bytes of those after it: a mirror's first measure
+        /// (`lookAtNewMirrors`), between the first slice and the last.
+        var firstData: Double?
+        var bytesAfterFirst: Int64 = 0
         var speed: Double?
         var slowTicks = 0
         var dropped: DropReason?
         var pausedFor: PauseReason?
+
+        /// Its speed between its first slice and its last (bytes per second), once those are
+        /// `span` seconds apart: a measure of a connection too young for the watchdog's.
+        func sliceSpeed(over span: Double) -> Double? {
+            guard let first = firstData, lastData - first >= span else { return nil }
+            return Double(bytesAfterFirst) / (lastData - first)
+        }
     }
 
     /// One source of the file: the URL started with (index 0), or a mirror.
     struct Mirror: Sendable {
         var url: String
-        /// Bytes per second per connection, measured by the watchdog.
+        /// Bytes per second per connection, measured first by `lookAtNewMirrors`, then by the
+        /// watchdog; and when it was last measured.
         var speed: Double?
+        var measuredAt = 0.0
         /// Failures without a byte received in between.
         var failures = 0
         var dropped = false
@@ -227,6 +248,9 @@ struct DownloadStateMachine: Sendable {
     var permitRequestPending = false
     /// The retry delays' jitter.
     var random: SplitMix64
+    /// When bytes that arrive next look for mirrors to measure (`lookAtNewMirrors`); infinity
+    /// while every mirror is measured.
+    var nextMirrorLook = 0.0
 
     /// A download of `settings.url` (and its mirrors); `seed` drives the retry delays' jitter.
     init(settings: Settings, seed: UInt64) {
@@ -265,7 +289,7 @@ struct DownloadStateMachine: Sendable {
 
     /// Whether running the download again resumes it from what is on disk now (a small file
     /// held in memory keeps no records, nor does a stream: they start over).
-    var resumable: Bool { opening.map(\.keepsRecords) ?? (resume != nil) }
+    var resumable: Bool { settings.inOrderPieceSize == nil && (opening.map(\.keepsRecords) ?? (resume != nil)) }
 
     /// A snapshot of the progress at `time`.
     mutating func progress(at time: Double) -> DownloadProgress {
@@ -320,7 +344,7 @@ struct DownloadStateMachine: Sendable {
         if opening.segmented, let size = opening.size {
             var map = PieceMap(size: size, minimumSplitSize: settings.minimumSplitSize, done: opening.written)
             let start = connections[firstConnection]?.requestStart ?? 0
-            connections[firstConnection]?.assignment = map.assign(from: start)?.id
+            connections[firstConnection]?.assignment = map.assign(from: start, upTo: settings.inOrderPieceSize)?.id
             self.map = map
             resumedBytes = opening.written.byteCount
             phase = .segmented

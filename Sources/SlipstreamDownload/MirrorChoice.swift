@@ -1,10 +1,13 @@
-/// Which mirror a new connection of a download goes to, and which mirror holds more connections
-/// than its speed earns. Pure.
+/// Which mirror a new connection of a download goes to, and which mirror holds connections its
+/// speed does not earn. Pure.
 ///
-/// Mirrors share the connections in proportion to their speed per connection: one that gives
-/// each connection ten times the bytes of another gets about ten times the connections (every
-/// usable mirror keeps at least one, so it stays measured and helps). A mirror nobody has tried
-/// gets a connection first; until measured, a mirror counts as fast as the measured ones' mean.
+/// A connection is worth most where each connection gets the most bytes: a mirror whose speed
+/// per connection is under `rebalanceRatio` of the fastest one's gets no connection at all
+/// (each one it held would fetch less than on the faster mirror, so a slow mirror would make
+/// the download slower than the fast one alone). Mirrors of closer speeds share the connections
+/// in proportion to their speed per connection. A mirror nobody has tried gets a connection
+/// first; one being measured gets no second one while another mirror is measured (one
+/// connection tells its speed); while none is measured, they share alike.
 enum MirrorChoice {
     /// One mirror as the choice sees it.
     struct Source: Equatable {
@@ -16,9 +19,9 @@ enum MirrorChoice {
         var usable = true
     }
 
-    /// A mirror whose speed per connection is under this fraction of the fastest one's gives
-    /// up connections beyond its share; between closer speeds, moving a connection is not
-    /// worth a new request.
+    /// A mirror whose speed per connection is under this fraction of the fastest one's gets no
+    /// connection, and gives up those it has; between closer speeds, moving a connection is
+    /// not worth a new request.
     static let rebalanceRatio = 0.5
 
     /// The mirror for one more connection; nil when none is usable.
@@ -28,10 +31,15 @@ enum MirrorChoice {
             return untried
         }
         let weights = self.weights(sources)
-        let total = Double(sources.map(\.connections).reduce(0, +) + 1)
-        let sum = usable.map { weights[$0] }.reduce(0, +)
+        let fastest = usable.map { weights[$0] }.max() ?? 0
+        let anyMeasured = usable.contains { sources[$0].speed != nil }
+        let worthy = usable.filter { index in
+            sources[index].speed == nil ? !anyMeasured || sources[index].connections == 0 : weights[index] >= fastest * rebalanceRatio
+        }
+        let total = Double(worthy.map { sources[$0].connections }.reduce(0, +) + 1)
+        let sum = worthy.map { weights[$0] }.reduce(0, +)
         // The mirror furthest below its share of the connections there will be.
-        return usable.max { a, b in
+        return worthy.max { a, b in
             let deficitA = total * weights[a] / sum - Double(sources[a].connections)
             let deficitB = total * weights[b] / sum - Double(sources[b].connections)
             return deficitA != deficitB ? deficitA < deficitB : a > b
@@ -39,22 +47,17 @@ enum MirrorChoice {
     }
 
     /// A mirror that should give up a connection: measured, under `rebalanceRatio` of the
-    /// fastest speed per connection, and serving more than its share (at least one) of the
-    /// connections now open. Nil while any usable mirror with connections is unmeasured.
+    /// fastest speed per connection, and serving any connection (the one serving most first).
+    /// Nil while any usable mirror with connections is unmeasured.
     static func surplus(_ sources: [Source]) -> Int? {
         let usable = sources.indices.filter { sources[$0].usable }
         guard usable.allSatisfy({ sources[$0].speed != nil || sources[$0].connections == 0 }) else { return nil }
         let weights = self.weights(sources)
         let fastest = usable.map { weights[$0] }.max() ?? 0
-        let total = Double(usable.map { sources[$0].connections }.reduce(0, +))
-        let sum = usable.map { weights[$0] }.reduce(0, +)
-        var worst: (index: Int, excess: Double)?
-        for index in usable where weights[index] < fastest * rebalanceRatio {
-            let share = max(1, (total * weights[index] / sum).rounded())
-            let excess = Double(sources[index].connections) - share
-            if excess >= 1, excess > worst?.excess ?? 0 { worst = (index, excess) }
+        let slow = usable.filter { weights[$0] < fastest * rebalanceRatio && sources[$0].connections > 0 }
+        return slow.max { a, b in
+            sources[a].connections != sources[b].connections ? sources[a].connections < sources[b].connections : a > b
         }
-        return worst?.index
     }
 
     /// Each mirror's speed per connection, the measured mean for those not yet measured

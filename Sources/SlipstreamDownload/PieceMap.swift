@@ -65,6 +65,23 @@ package struct PieceMap: Sendable, Equatable {
             free.remove(run)
             return add(run)
         }
+        return splitLargest()
+    }
+
+    /// New work for a connection of a download written in order: the first `limit` bytes of
+    /// the lowest free run, else the back half of the largest in-flight remainder as `assign()`
+    /// does; with no `limit`, `assign()`.
+    package mutating func assign(inOrderUpTo limit: Int64?) -> Assignment? {
+        guard let limit else { return assign() }
+        guard let run = free.ranges.first else { return splitLargest() }
+        let piece = run.lowerBound..<min(run.upperBound, run.lowerBound + max(limit, 1))
+        free.remove(piece)
+        return add(piece)
+    }
+
+    /// The back half of the largest in-flight remainder, when each half is at least
+    /// `minimumSplitSize`.
+    private mutating func splitLargest() -> Assignment? {
         guard
             let victim = assignments.values.max(by: { a, b in
                 a.remaining != b.remaining ? a.remaining < b.remaining : a.id > b.id
@@ -84,10 +101,12 @@ package struct PieceMap: Sendable, Equatable {
         return add(tail)
     }
 
-    /// The free run that starts exactly at `offset`, as an assignment (a resumed download's
-    /// first request asks for the first byte it is missing); nil when no run starts there.
-    package mutating func assign(from offset: Int64) -> Assignment? {
-        guard let run = free.ranges.first(where: { $0.lowerBound == offset }) else { return nil }
+    /// The free run that starts exactly at `offset`, at most `limit` bytes of it, as an
+    /// assignment (a resumed download's first request asks for the first byte it is missing);
+    /// nil when no run starts there.
+    package mutating func assign(from offset: Int64, upTo limit: Int64? = nil) -> Assignment? {
+        guard let whole = free.ranges.first(where: { $0.lowerBound == offset }) else { return nil }
+        let run = limit.map { whole.lowerBound..<min(whole.upperBound, whole.lowerBound + max($0, 1)) } ?? whole
         free.remove(run)
         return add(run)
     }

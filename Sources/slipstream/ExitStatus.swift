@@ -25,6 +25,9 @@ enum ExitStatus: Int32 {
     case audio = 8
     /// The file is larger than `--max-filesize` (nothing of it kept).
     case tooLarge = 9
+    /// `-o -`: the reader of standard output closed it before the end (as `| head` does); the
+    /// status of a program stopped by SIGPIPE, without a message.
+    case outputClosed = 141
     /// Stopped by SIGINT (Ctrl-C); the download can be resumed.
     case interrupted = 130
     /// Stopped by SIGTERM; the download can be resumed.
@@ -38,6 +41,7 @@ enum ExitStatus: Int32 {
         case .output, .exists, .noSpace, .disk: self = .disk
         case .checksum: self = .checksum
         case .tooLarge: self = .tooLarge
+        case .outputClosed: self = .outputClosed
         default: self = .failure
         }
     }

@@ -68,7 +68,8 @@ enum Formatting {
         let rate = seconds > 0 ? Double(result.bytesReceived) / seconds : 0
         let how = result.segmented ? "up to \(connections) connections" : "1 connection (no ranges)"
         let resumed = result.resumedBytes > 0 ? " (\(bytes(result.resumedBytes)) resumed)" : ""
-        return "saved \(result.path): \(bytes(result.bytes))\(resumed) in \(fixed(seconds, places: 1)) s "
+        let target = result.path == "-" ? "wrote standard output" : "saved \(result.path)"
+        return "\(target): \(bytes(result.bytes))\(resumed) in \(fixed(seconds, places: 1)) s "
             + "(\(speed(rate))), \(how)"
     }
 

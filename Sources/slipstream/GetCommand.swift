@@ -39,7 +39,7 @@ enum GetCommand {
         let download: Download
         do {
             download = try Downloader(configuration: options.configuration)
-                .start(options.url!, to: options.output.map(DownloadDestination.file) ?? .folder(options.folder ?? "."))
+                .start(options.url!, to: options.destination)
         } catch {
             Terminal.error(error.advice)
             return ExitStatus(error)
@@ -105,8 +105,16 @@ enum GetCommand {
             hooks.downloadEnded(
                 path: path.isEmpty ? error.path ?? "" : path, url: options.url!,
                 status: error.code == .cancelled ? interrupted ?? ExitStatus(error) : ExitStatus(error), message: error.message)
+            // The reader of `-o -` had enough: no complaint, as for a program SIGPIPE stops.
+            if error.code == .outputClosed { return .outputClosed }
             if let signal = trap.caughtSignal, error.code == .cancelled {
                 let progress = download.progress
+                if options.output == "-" {
+                    Terminal.error(
+                        "\(signal == SIGINT ? "interrupted" : "terminated") after "
+                            + "\(Formatting.bytes(progress.completedBytes)) on standard output (nothing kept to resume)")
+                    return signal == SIGINT ? .interrupted : .terminated
+                }
                 Terminal.error(
                     "\(signal == SIGINT ? "interrupted" : "terminated"); "
                         + "\(Formatting.bytes(progress.completedBytes)) of "

@@ -40,6 +40,11 @@ struct GetOptions {
         Options:
           -o, --output FILE          write to FILE (default: the server's file name, else the
                                      URL's last path segment, in the current folder)
+          -o -                       write the bytes in order to standard output, still over
+                                     several connections: ranges ahead of the writing are
+                                     held in a 32 MiB reorder buffer, and connections that
+                                     run further ahead wait for it (no resume: a stopped
+                                     download starts over; progress goes to stderr)
               --force                replace FILE if it exists
           -N, --timestamping         fetch FILE again only if the server says it changed
                                      (If-Modified-Since from its time, If-None-Match from
@@ -109,9 +114,20 @@ struct GetOptions {
 
         Exit status: 0 done, 2 usage error or bad URL, 3 network failure, 4 HTTP failure
         (status or broken ranges), 5 file or disk failure (output path, no space, write error),
-        7 checksum mismatch, 9 larger than --max-filesize,
-        130 interrupted (SIGINT), 143 terminated (SIGTERM).
+        7 checksum mismatch, 9 larger than --max-filesize, 141 the reader of -o - closed
+        it early (as with SIGPIPE, without a message), 130 interrupted (SIGINT),
+        143 terminated (SIGTERM).
         """
+
+    /// Where the one download goes: standard output for `-o -`, the file `-o` names, else
+    /// the folder (`-d`, or the current one).
+    var destination: DownloadDestination {
+        switch output {
+        case "-": .standardOutput
+        case let path?: .file(path)
+        case nil: .folder(folder ?? ".")
+        }
+    }
 
     static func parse(_ arguments: [String]) throws(UsageError) -> GetOptions {
         var options = GetOptions()
@@ -139,6 +155,10 @@ struct GetOptions {
         }
         if options.output != nil, options.isMany {
             throw UsageError("-o names the file of one URL; with several, use -d DIR (and out= in an -i file)")
+        }
+        if options.output == "-" {
+            if options.configuration.checksum != nil { throw UsageError("--checksum checks a file; it cannot with -o -") }
+            if options.configuration.timestamping { throw UsageError("-N compares a file already there; -o - has none") }
         }
         return options
     }

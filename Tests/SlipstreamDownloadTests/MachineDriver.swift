@@ -185,6 +185,7 @@ struct MachineDriver {
             placedCount += Int64(taken)
             let result = machine.took(taken, of: slice, on: number, at: now)
             if let progress = result.progress { apply([.emit(.progress(progress))]) }
+            apply(result.actions)
             transfers[number]!.consumed += Int64(taken)
             switch result.verdict {
             case .proceed:
@@ -196,7 +197,8 @@ struct MachineDriver {
         }
     }
 
-    private mutating func pause(_ number: Int, for reason: Machine.PauseReason) {
+    /// Connection `number`'s transfer pauses, as the job pauses it when `reason` holds it back.
+    mutating func pause(_ number: Int, for reason: Machine.PauseReason) {
         machine.pause(number, for: reason)
         transfers[number]!.paused = reason
     }
@@ -236,7 +238,7 @@ struct MachineDriver {
                 answer(number)
             } else if let number = transfers.keys.sorted().first(where: { transfers[$0]!.paused == nil }) {
                 deliver(number, count: chunk)
-            } else if let number = transfers.keys.sorted().first(where: { transfers[$0]!.paused == .disk }) {
+            } else if let number = transfers.keys.sorted().first(where: { [.disk, .order].contains(transfers[$0]!.paused) }) {
                 apply(machine.diskHasRoom(at: now))
                 _ = number
             } else if let number = transfers.keys.sorted().first {
