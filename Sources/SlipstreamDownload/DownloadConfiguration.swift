@@ -53,6 +53,10 @@ public struct DownloadConfiguration: Sendable {
     /// and its mirrors, never to one a redirect leads to. Default: verified TLS, no login, no
     /// cookies.
     public var access = TransferAccess()
+    /// The servers the login may go to, where not those of the download's URL and mirrors:
+    /// the downloads of an HLS stream's segments send it only to the playlist's server, never
+    /// to the CDN a segment's URL names. Default nil.
+    package var loginOrigins: [URLOrigin]?
     /// Allocate the whole file on disk before the first byte arrives (fallocate), so that a
     /// disk without room is refused at once and cannot fill up mid-download. Default true;
     /// false leaves a sparse file that takes space as it fills.

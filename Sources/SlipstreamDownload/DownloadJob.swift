@@ -45,7 +45,7 @@ final class DownloadJob: Sendable {
     /// The host limit its connections count against, if any.
     let permits: ConnectionPermits?
     /// Where the login may go: the servers of the URL and the mirrors it was given (not those
-    /// a redirect leads to, whose URLs later connections use).
+    /// a redirect leads to, whose URLs later connections use), unless the configuration says.
     let loginOrigins: [URLOrigin]
     private let startTime = MonotonicTime.now()
     let state: Mutex<State>
@@ -59,7 +59,7 @@ final class DownloadJob: Sendable {
         self.configuration = configuration
         self.url = url
         self.events = events
-        loginOrigins = ([url] + configuration.mirrors).compactMap(URLOrigin.init)
+        loginOrigins = configuration.loginOrigins ?? ([url] + configuration.mirrors).compactMap(URLOrigin.init)
         limiters = [
             configuration.bytesPerSecondLimit.map { RateLimiter(bytesPerSecond: $0) },
             configuration.sharedRateLimiter,

@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import SlipstreamAudio
 import SlipstreamDownload
+import SlipstreamHTTP
 import Synchronization
 
 /// `slipstream get --hls URL`: every segment of an HLS stream that has ended, fetched in
@@ -77,6 +78,8 @@ enum HLSGetCommand {
         configuration.connectionsPerHost = options.hostConnections
         configuration.download = options.configuration
         configuration.download.overwrite = false
+        // The login goes to the playlist's server only, not to the hosts its segments name.
+        configuration.download.loginOrigins = URLOrigin(url).map { [$0] } ?? []
         let queue = DownloadQueue(configuration: configuration)
         queueBox.withLock { $0 = queue }
         let tally = Tally()

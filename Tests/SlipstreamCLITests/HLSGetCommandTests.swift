@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `slipstream get --hls`: the ffmpeg-made streams of `HLSFixtures` (the same file as the audio
-/// tests', linked here) downloaded from the test nginx and joined; the file decodes, with
+/// `slipstream get --hls`: the ffmpeg-made streams of `HLSFixtures` (shared with the audio
+/// tests) downloaded from the test nginx and joined; the file decodes, with
 /// ffmpeg, to the same audio as ffmpeg's decode of the stream itself.
 @Suite struct HLSGetCommandTests {
     /// Runs `get --hls URL -o out.EXT` in a new folder; the folder and the output's path.
@@ -39,6 +39,35 @@ import TestSupport
         #expect(joinedAsExpected)
         #expect(try await Self.sameAudio(file, as: url))
         #expect(try Self.onlyOutput(in: folder, "out.ts"))
+    }
+
+    /// A playlist behind a login whose segments another server holds: the login goes to the
+    /// playlist's server only, never to the segments' (a CDN's) server.
+    @Test func theLoginGoesToThePlaylistsServerOnly() async throws {
+        let stream = try await offPool { try HLSFixtures.transportStream() }
+        let servers = try TestAccessServers.shared()
+        let name = "hls-login-\(getpid())"
+        let folder = servers.filesFolder + "/" + name
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var playlist = try String(contentsOfFile: stream + "/index.m3u8", encoding: .utf8)
+        for index in 0..<4 {
+            try FileManager.default.copyItem(atPath: stream + "/s\(index).ts", toPath: folder + "/s\(index).ts")
+            playlist = playlist.replacingOccurrences(
+                of: "\ns\(index).ts", with: "\n" + servers.url("\(name)/s\(index).ts", port: servers.otherPort))
+        }
+        try playlist.write(toFile: folder + "/index.m3u8", atomically: true, encoding: .utf8)
+        let (output, outFolder, file) = try await Self.get(
+            servers.url("\(name)/index.m3u8", location: "basic"), ext: "ts", ["--user", "test:secret", "--auth", "basic"])
+        defer { try? FileManager.default.removeItem(atPath: outFolder) }
+        #expect(output.status == 0, "\(output.stderr)")
+        let segments = try (0..<4).flatMap { try HLSFixtures.bytes(stream + "/s\($0).ts") }
+        #expect(TestFiles.contents(of: file, equal: segments))
+        let playlistLines = try servers.logLines(forTargetsStartingWith: "/basic/\(name)/")
+        #expect(!playlistLines.isEmpty && playlistLines.allSatisfy { $0.contains("\"Basic ") }, "\(playlistLines)")
+        let segmentLines = try servers.logLines(forTargetsStartingWith: "/files/\(name)/")
+        #expect(segmentLines.count >= 4)
+        #expect(segmentLines.allSatisfy { $0.hasPrefix("\(servers.otherPort) ") && $0.contains(" \"-\" \"-\" ") }, "\(segmentLines)")
     }
 
     @Test func hooksRunWithTheJoinedFile() async throws {
