@@ -10,9 +10,10 @@ let package = Package(
         .executable(name: "slipstream", targets: ["slipstream"]),
     ],
     targets: [
+        // Headers only: libcurl is loaded on first use (see shim.h). No pkgConfig, whose flags
+        // link it.
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(

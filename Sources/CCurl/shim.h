@@ -1,16 +1,74 @@
-// Typed wrappers for libcurl's variadic calls, which Swift cannot call directly.
+// libcurl, loaded on first use (lazy_library.h) rather than linked: its forty-odd libraries
+// (TLS, SSH, Kerberos, LDAP...) cost a run that plays a local file nothing, and a run that
+// goes on the network loads them on a thread of its own while the rest starts
+// (`slipstream_curl_initialize_in_background`). Swift calls libcurl through the
+// `slipstream_curl_*` functions here (the `curl_*` ones are not linked), with typed wrappers
+// for its variadic calls, which Swift cannot call directly.
 #ifndef SLIPSTREAM_CCURL_SHIM_H
 #define SLIPSTREAM_CCURL_SHIM_H
 
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include "../CLazyLibrary/lazy_library.h"
+
+SLIPSTREAM_LAZY_LIBRARY(curl, "libcurl.so.4")
+
+SLIPSTREAM_LAZY_FUNCTION(curl, CURL *, curl_easy_init, NULL, (void), ())
+SLIPSTREAM_LAZY_VOID_FUNCTION(curl, curl_easy_cleanup, (CURL *handle), (handle))
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLcode, curl_easy_pause, CURLE_FAILED_INIT, (CURL *handle, int bitmask), (handle, bitmask))
+SLIPSTREAM_LAZY_FUNCTION(curl, const char *, curl_easy_strerror, "libcurl is not installed", (CURLcode code), (code))
+SLIPSTREAM_LAZY_FUNCTION(curl, struct curl_slist *, curl_slist_append, NULL, (struct curl_slist *list, const char *text), (list, text))
+SLIPSTREAM_LAZY_VOID_FUNCTION(curl, curl_slist_free_all, (struct curl_slist *list), (list))
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLM *, curl_multi_init, NULL, (void), ())
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLMcode, curl_multi_cleanup, CURLM_INTERNAL_ERROR, (CURLM *multi), (multi))
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLMcode, curl_multi_add_handle, CURLM_INTERNAL_ERROR, (CURLM *multi, CURL *handle), (multi, handle))
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLMcode, curl_multi_remove_handle, CURLM_INTERNAL_ERROR, (CURLM *multi, CURL *handle), (multi, handle))
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLMcode, curl_multi_perform, CURLM_INTERNAL_ERROR, (CURLM *multi, int *running), (multi, running))
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLMcode, curl_multi_poll, CURLM_INTERNAL_ERROR,
+    (CURLM *multi, struct curl_waitfd *extra, unsigned int count, int timeout, int *ready), (multi, extra, count, timeout, ready))
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLMcode, curl_multi_wakeup, CURLM_INTERNAL_ERROR, (CURLM *multi), (multi))
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLMcode, curl_multi_timeout, CURLM_INTERNAL_ERROR, (CURLM *multi, long *milliseconds), (multi, milliseconds))
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLMsg *, curl_multi_info_read, NULL, (CURLM *multi, int *queued), (multi, queued))
+SLIPSTREAM_LAZY_FUNCTION(curl, const char *, curl_multi_strerror, "libcurl is not installed", (CURLMcode code), (code))
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLSH *, curl_share_init, NULL, (void), ())
+SLIPSTREAM_LAZY_FUNCTION(curl, CURLSHcode, curl_share_cleanup, CURLSHE_NOT_BUILT_IN, (CURLSH *share), (share))
+
+/// What `slipstream_curl_initialize` found: 0 not yet, 1 ready, 2 curl_global_init failed,
+/// 3 libcurl could not be loaded.
+static inline int *slipstream_curl_state_(void) {
+    static int state;
+    return &state;
+}
+
+static inline void slipstream_curl_initialize_once_(void) {
+    __typeof__(&curl_global_init) initialize = SLIPSTREAM_LAZY_ADDRESS(curl, curl_global_init);
+    *slipstream_curl_state_() = !initialize ? 3 : initialize(CURL_GLOBAL_ALL) == CURLE_OK ? 1 : 2;
+}
+
+/// Loads libcurl and runs curl_global_init, once per process (any thread; later calls wait for
+/// the first): 1 when ready, 2 when curl_global_init failed, 3 when libcurl is not installed.
+static inline int slipstream_curl_initialize(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, slipstream_curl_initialize_once_);
+    return *slipstream_curl_state_();
+}
+
+static inline void *slipstream_curl_initialize_thread_(void *unused) {
+    (void)unused;
+    slipstream_curl_initialize();
+    return NULL;
+}
+
+/// Starts `slipstream_curl_initialize` on a thread of its own (the first transfer then waits
+/// only for what is left of it).
+static inline void slipstream_curl_initialize_in_background(void) {
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, slipstream_curl_initialize_thread_, NULL) == 0) pthread_detach(thread);
+}
 
 /// What a write callback returns to make libcurl pause the transfer and hand the same bytes again on resume.
 static const size_t slipstream_curl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
-
-/// curl_global_init's flags for everything (TLS included).
-static const long slipstream_curl_global_all = CURL_GLOBAL_ALL;
 
 /// curl_easy_pause's argument that resumes both directions.
 static const int slipstream_curl_pause_cont = CURLPAUSE_CONT;
@@ -28,54 +86,66 @@ static const long slipstream_curl_ipresolve_v6 = CURL_IPRESOLVE_V6;
 static const int slipstream_curl_error_size = CURL_ERROR_SIZE;
 
 static inline CURLcode slipstream_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
-    return curl_easy_setopt(handle, option, value);
+    __typeof__(&curl_easy_setopt) set = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_setopt);
+    return set ? set(handle, option, value) : CURLE_FAILED_INIT;
 }
 
 static inline CURLcode slipstream_curl_easy_setopt_offset(CURL *handle, CURLoption option, curl_off_t value) {
-    return curl_easy_setopt(handle, option, value);
+    __typeof__(&curl_easy_setopt) set = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_setopt);
+    return set ? set(handle, option, value) : CURLE_FAILED_INIT;
 }
 
 static inline CURLcode slipstream_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
-    return curl_easy_setopt(handle, option, value);
+    __typeof__(&curl_easy_setopt) set = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_setopt);
+    return set ? set(handle, option, value) : CURLE_FAILED_INIT;
 }
 
 static inline CURLcode slipstream_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
-    return curl_easy_setopt(handle, option, value);
+    __typeof__(&curl_easy_setopt) set = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_setopt);
+    return set ? set(handle, option, value) : CURLE_FAILED_INIT;
 }
 
 static inline CURLcode slipstream_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
-    return curl_easy_setopt(handle, option, value);
+    __typeof__(&curl_easy_setopt) set = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_setopt);
+    return set ? set(handle, option, value) : CURLE_FAILED_INIT;
 }
 
 static inline CURLcode slipstream_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback value) {
-    return curl_easy_setopt(handle, option, value);
+    __typeof__(&curl_easy_setopt) set = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_setopt);
+    return set ? set(handle, option, value) : CURLE_FAILED_INIT;
 }
 
 static inline CURLcode slipstream_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
+    __typeof__(&curl_easy_getinfo) get = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_getinfo);
+    return get ? get(handle, info, value) : CURLE_FAILED_INIT;
 }
 
 static inline CURLcode slipstream_curl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
-    return curl_easy_getinfo(handle, info, value);
+    __typeof__(&curl_easy_getinfo) get = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_getinfo);
+    return get ? get(handle, info, value) : CURLE_FAILED_INIT;
 }
 
 static inline CURLcode slipstream_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
-    return curl_easy_getinfo(handle, info, value);
+    __typeof__(&curl_easy_getinfo) get = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_getinfo);
+    return get ? get(handle, info, value) : CURLE_FAILED_INIT;
 }
 
 static inline CURLcode slipstream_curl_easy_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
-    return curl_easy_getinfo(handle, info, value);
+    __typeof__(&curl_easy_getinfo) get = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_getinfo);
+    return get ? get(handle, info, value) : CURLE_FAILED_INIT;
 }
 
 static inline CURLcode slipstream_curl_easy_setopt_sshkey_callback(CURL *handle, curl_sshkeycallback value) {
-    return curl_easy_setopt(handle, CURLOPT_SSH_KEYFUNCTION, value);
+    __typeof__(&curl_easy_setopt) set = SLIPSTREAM_LAZY_ADDRESS(curl, curl_easy_setopt);
+    return set ? set(handle, CURLOPT_SSH_KEYFUNCTION, value) : CURLE_FAILED_INIT;
 }
 
 /// CURLOPT_USE_SSL's value that makes FTP fail unless both its connections use TLS.
 static const long slipstream_curlusessl_all = CURLUSESSL_ALL;
 
 static inline CURLMcode slipstream_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
-    return curl_multi_setopt(multi, option, value);
+    __typeof__(&curl_multi_setopt) set = SLIPSTREAM_LAZY_ADDRESS(curl, curl_multi_setopt);
+    return set ? set(multi, option, value) : CURLM_INTERNAL_ERROR;
 }
 
 // MARK: A cookie store shared by many easy handles (CookieSession), on any threads.
@@ -100,23 +170,24 @@ static void slipstream_cookie_share_unlock(CURL *handle, curl_lock_data data, vo
 static inline slipstream_cookie_share *slipstream_cookie_share_new(void) {
     slipstream_cookie_share *shared = calloc(1, sizeof *shared);
     if (!shared) return NULL;
-    shared->share = curl_share_init();
+    shared->share = slipstream_curl_share_init();
     if (!shared->share) { free(shared); return NULL; }
     pthread_mutexattr_t attributes;
     pthread_mutexattr_init(&attributes);
     pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&shared->mutex, &attributes);
     pthread_mutexattr_destroy(&attributes);
-    curl_share_setopt(shared->share, CURLSHOPT_LOCKFUNC, slipstream_cookie_share_lock);
-    curl_share_setopt(shared->share, CURLSHOPT_UNLOCKFUNC, slipstream_cookie_share_unlock);
-    curl_share_setopt(shared->share, CURLSHOPT_USERDATA, shared);
-    curl_share_setopt(shared->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
+    __typeof__(&curl_share_setopt) set = SLIPSTREAM_LAZY_ADDRESS(curl, curl_share_setopt);
+    set(shared->share, CURLSHOPT_LOCKFUNC, slipstream_cookie_share_lock);
+    set(shared->share, CURLSHOPT_UNLOCKFUNC, slipstream_cookie_share_unlock);
+    set(shared->share, CURLSHOPT_USERDATA, shared);
+    set(shared->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
     return shared;
 }
 
 /// Frees a cookie share no easy handle uses any more.
 static inline void slipstream_cookie_share_free(slipstream_cookie_share *shared) {
-    curl_share_cleanup(shared->share);
+    slipstream_curl_share_cleanup(shared->share);
     pthread_mutex_destroy(&shared->mutex);
     free(shared);
 }

@@ -2,9 +2,9 @@
 #define SLIPSTREAM_LAZY_LIBRARY_H
 
 // A C library loaded on first use (dlopen), not linked: a library that only some runs need (a
-// sound server's client, a resampler) then costs the other runs neither start-up time nor
-// memory. Only its headers are used at build time. The shims of CPulse, CALSA and CSoxr include
-// this file by its relative path (it is not a module of its own):
+// sound server's client, a resampler, libcurl for a local file's run) then costs the other runs
+// neither start-up time nor memory. Only its headers are used at build time. The shims of CPulse,
+// CALSA, CSoxr and CCurl include this file by its relative path (it is not a module of its own):
 //
 //   SLIPSTREAM_LAZY_LIBRARY(alsa, "libasound.so.2")
 //       -> slipstream_alsa_symbol("name"): the address of `name` in the first of the listed
@@ -12,7 +12,9 @@
 //   SLIPSTREAM_LAZY_FUNCTION(alsa, int, snd_pcm_close, -ENOSYS, (snd_pcm_t *pcm), (pcm))
 //       -> slipstream_snd_pcm_close(pcm): calls the library's function, or (library not
 //          installed) fails as it fails: here -ENOSYS; NULL, an error text or nothing elsewhere;
-//   SLIPSTREAM_LAZY_VOID_FUNCTION(...) for a function that returns nothing.
+//   SLIPSTREAM_LAZY_VOID_FUNCTION(...) for a function that returns nothing;
+//   SLIPSTREAM_LAZY_ADDRESS(alsa, snd_pcm_close): the function's address (or NULL), for a
+//       wrapper of its own (a variadic function's typed wrappers).
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -40,15 +42,28 @@
         return NULL;                                                                            \
     }
 
+// The address of function `name` in `library`, looked up on the first call and kept (an
+// expression: each use has its own cache); NULL when the library is not installed.
+#define SLIPSTREAM_LAZY_ADDRESS(library, name)                                                 \
+    ({                                                                                          \
+        static __typeof__(&name) cached_;                                                       \
+        __typeof__(&name) address_ = __atomic_load_n(&cached_, __ATOMIC_ACQUIRE);               \
+        if (!address_) {                                                                        \
+            address_ = (__typeof__(&name))slipstream_##library##_symbol(#name);                 \
+            __atomic_store_n(&cached_, address_, __ATOMIC_RELEASE);                             \
+        }                                                                                       \
+        address_;                                                                               \
+    })
+
 #define SLIPSTREAM_LAZY_FUNCTION(library, type, name, failure, parameters, arguments)          \
     static inline type slipstream_##name parameters {                                           \
-        __typeof__(&name) function = (__typeof__(&name))slipstream_##library##_symbol(#name);   \
+        __typeof__(&name) function = SLIPSTREAM_LAZY_ADDRESS(library, name);                    \
         return function ? function arguments : failure;                                         \
     }
 
 #define SLIPSTREAM_LAZY_VOID_FUNCTION(library, name, parameters, arguments)                    \
     static inline void slipstream_##name parameters {                                           \
-        __typeof__(&name) function = (__typeof__(&name))slipstream_##library##_symbol(#name);   \
+        __typeof__(&name) function = SLIPSTREAM_LAZY_ADDRESS(library, name);                    \
         if (function) function arguments;                                                       \
     }
 

@@ -54,9 +54,9 @@ public final class CookieSession: Sendable {
 
     /// Runs `body` with a short-lived easy handle on the share.
     private func withHandle(_ body: (UnsafeMutableRawPointer) -> Void) {
-        guard let easy = curl_easy_init() else { return }
+        guard let easy = slipstream_curl_easy_init() else { return }
         _ = slipstream_curl_easy_setopt_pointer(easy, CURLOPT_SHARE, UnsafeMutableRawPointer(shared.pointee.share))
         body(easy)
-        curl_easy_cleanup(easy)
+        slipstream_curl_easy_cleanup(easy)
     }
 }

@@ -57,7 +57,7 @@ extension CurlTransfer {
             }
             if start == 0 {
                 // `*`: a refusal does not fail the transfer; the reply tells (`onFileReply`).
-                state.preQuote = curl_slist_append(nil, "*REST 0")
+                state.preQuote = slipstream_curl_slist_append(nil, "*REST 0")
                 _ = slipstream_curl_easy_setopt_slist(easy, CURLOPT_PREQUOTE, state.preQuote)
             }
         case .sftp:

@@ -24,7 +24,7 @@ final class CurlTransfer {
     var file: FileTransferState?
 
     init?(id: UInt64, request: HTTPRequest, sink: any HTTPSink) {
-        guard let easy = curl_easy_init() else { return nil }
+        guard let easy = slipstream_curl_easy_init() else { return nil }
         self.id = id
         self.request = request
         self.sink = sink
@@ -35,10 +35,10 @@ final class CurlTransfer {
     }
 
     deinit {
-        curl_easy_cleanup(easy)
-        curl_slist_free_all(headerList)
-        curl_slist_free_all(aliasList)
-        curl_slist_free_all(file?.preQuote)
+        slipstream_curl_easy_cleanup(easy)
+        slipstream_curl_slist_free_all(headerList)
+        slipstream_curl_slist_free_all(aliasList)
+        slipstream_curl_slist_free_all(file?.preQuote)
         errorBuffer.deallocate()
     }
 
@@ -77,11 +77,11 @@ final class CurlTransfer {
         }
         for field in r.headers { fields.add(name: field.name, value: field.value) }
         for field in fields {
-            headerList = curl_slist_append(headerList, "\(field.name): \(field.value)")
+            headerList = slipstream_curl_slist_append(headerList, "\(field.name): \(field.value)")
         }
         _ = slipstream_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList)
         if r.acceptsICYStatus {
-            aliasList = curl_slist_append(nil, "ICY")
+            aliasList = slipstream_curl_slist_append(nil, "ICY")
             _ = slipstream_curl_easy_setopt_slist(easy, CURLOPT_HTTP200ALIASES, aliasList)
         }
 
@@ -239,7 +239,7 @@ extension CurlTransfer {
     /// libcurl's words for its failure `code`: the error buffer's, else the code's.
     func curlMessage(_ code: CURLcode) -> String {
         let detail = String(cString: errorBuffer)
-        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        return detail.isEmpty ? String(cString: slipstream_curl_easy_strerror(code)) : detail
     }
 }
 

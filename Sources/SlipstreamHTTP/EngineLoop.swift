@@ -41,7 +41,7 @@ final class EngineLoop {
             for command in next() { handle(command) }
             if shuttingDown { break }
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            slipstream_curl_multi_perform(multi, &running)
             collectFinished()
             if let gathering = gatheringInterval() {
                 guard mayWait(.gathering) else { continue }
@@ -50,10 +50,10 @@ final class EngineLoop {
             }
             guard mayWait(.sockets) else { continue }
             var ready: Int32 = 0
-            curl_multi_poll(multi, nil, 0, idleWaitMilliseconds, &ready)
+            slipstream_curl_multi_poll(multi, nil, 0, idleWaitMilliseconds, &ready)
         }
         for id in Array(transfers.keys) { cancel(id) }
-        curl_multi_cleanup(multi)
+        slipstream_curl_multi_cleanup(multi)
     }
 
     private func handle(_ command: Command) {
@@ -64,13 +64,13 @@ final class EngineLoop {
                 return
             }
             transfers[id] = transfer
-            let code = curl_multi_add_handle(multi, transfer.easy)
+            let code = slipstream_curl_multi_add_handle(multi, transfer.easy)
             if code != CURLM_OK {
                 transfers[id] = nil
                 sink.complete(
                     .failure(
                         HTTPError(
-                            .other, url: request.url, message: String(cString: curl_multi_strerror(code)))))
+                            .other, url: request.url, message: String(cString: slipstream_curl_multi_strerror(code)))))
             }
         case .resume(let id):
             guard let transfer = transfers[id] else { return }
@@ -78,10 +78,10 @@ final class EngineLoop {
             // transfer there (or a failed write) is only reported by its result, and the
             // transfer would carry on reading if it were not ended here. A transfer with no
             // connection yet (nothing held) answers CURLE_BAD_FUNCTION_ARGUMENT: nothing to do.
-            let code = curl_easy_pause(transfer.easy, slipstream_curl_pause_cont)
+            let code = slipstream_curl_easy_pause(transfer.easy, slipstream_curl_pause_cont)
             if transfer.sinkEnded != nil || code != CURLE_OK && code != CURLE_BAD_FUNCTION_ARGUMENT {
                 transfers[id] = nil
-                curl_multi_remove_handle(multi, transfer.easy)
+                slipstream_curl_multi_remove_handle(multi, transfer.easy)
                 transfer.end(transfer.outcome(of: code))
             }
         case .cancel(let id):
@@ -104,19 +104,19 @@ final class EngineLoop {
         }
         guard let shortest else { return nil }
         var timeout = -1
-        curl_multi_timeout(multi, &timeout)
+        slipstream_curl_multi_timeout(multi, &timeout)
         return timeout >= 0 ? min(shortest, .milliseconds(timeout)) : shortest
     }
 
     private func cancel(_ id: UInt64) {
         guard let transfer = transfers.removeValue(forKey: id) else { return }
-        curl_multi_remove_handle(multi, transfer.easy)
+        slipstream_curl_multi_remove_handle(multi, transfer.easy)
         transfer.end(.failure(HTTPError(.cancelled, url: transfer.request.url, message: "cancelled")))
     }
 
     private func collectFinished() {
         var left: Int32 = 0
-        while let message = curl_multi_info_read(multi, &left) {
+        while let message = slipstream_curl_multi_info_read(multi, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
             var pointer: UnsafeMutableRawPointer?
@@ -124,7 +124,7 @@ final class EngineLoop {
             guard let pointer else { continue }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(pointer).takeUnretainedValue()
             let outcome = transfer.outcome(of: code)
-            curl_multi_remove_handle(multi, easy)
+            slipstream_curl_multi_remove_handle(multi, easy)
             transfers[transfer.id] = nil
             transfer.end(outcome)
         }

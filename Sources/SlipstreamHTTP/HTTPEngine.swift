@@ -26,6 +26,12 @@ public final class HTTPEngine: Sendable {
     /// The engine most callers share.
     public static let shared = HTTPEngine()
 
+    /// Starts loading libcurl (with its TLS and other libraries) and initialising it on a
+    /// thread of its own, for a program that knows early that it will go on the network: the
+    /// first engine then finds it ready, or waits only for the rest. Without this, the first
+    /// engine loads it. Any number of calls, from any thread.
+    public static func prepare() { slipstream_curl_initialize_in_background() }
+
     private struct Inbox {
         var commands: [EngineLoop.Command] = []
         var nextID: UInt64 = 1
@@ -60,7 +66,7 @@ public final class HTTPEngine: Sendable {
     /// wake-up would show).
     init(configuration: Configuration, idleWaitMilliseconds: Int32) {
         CurlGlobal.initialize()
-        guard let multi = curl_multi_init() else {
+        guard let multi = slipstream_curl_multi_init() else {
             fatalError("curl_multi_init failed: libcurl is out of memory")
         }
         self.multi = multi
@@ -113,7 +119,7 @@ public final class HTTPEngine: Sendable {
     /// Ends the I/O thread's wait, `wait`, if it may be waiting.
     private func wake(_ wait: EngineLoop.Wait?) {
         switch wait {
-        case .sockets: curl_multi_wakeup(multi)
+        case .sockets: slipstream_curl_multi_wakeup(multi)
         case .gathering: sleeper.signal()
         case nil: break
         }
@@ -164,13 +170,13 @@ public final class HTTPTransfer: Sendable {
     public func cancel() { if id != 0 { engine.cancel(id) } }
 }
 
-/// `curl_global_init`, once per process, before the first handle.
+/// libcurl loaded and `curl_global_init` run, once per process, before the first handle.
 enum CurlGlobal {
-    private static let initialized: Bool = {
-        curl_global_init(slipstream_curl_global_all) == CURLE_OK
-    }()
-
     static func initialize() {
-        precondition(initialized, "curl_global_init failed")
+        switch slipstream_curl_initialize() {
+        case 1: return
+        case 3: fatalError("libcurl (libcurl.so.4) cannot be loaded: install libcurl4 (Debian: apt-get install libcurl4)")
+        default: fatalError("curl_global_init failed")
+        }
     }
 }

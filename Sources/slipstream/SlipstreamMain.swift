@@ -19,6 +19,8 @@ enum SlipstreamMain {
 
     static func main() async {
         var arguments = Array(CommandLine.arguments.dropFirst())
+        // A URL: libcurl loads while the rest starts (a local file's run never loads it).
+        if arguments.contains(where: { $0.contains("://") }) { HTTPEngine.prepare() }
         let status: ExitStatus
         switch arguments.first {
         case "get":
