@@ -71,8 +71,7 @@ public struct AudioInfo: Hashable, Sendable, Codable {
         }
         var reader = AudioInfoReader(source: source, name: name)
         switch try await reader.describe(exact: options.readsWholeStream) {
-        case .audio(var info):
-            if info.source.isLive { info.audio.forgetTotals() }
+        case .audio(let info):
             return .audio(info)
         case .playlist(let document):
             return .playlist(document)
@@ -85,14 +84,5 @@ public struct AudioInfo: Hashable, Sendable, Codable {
         case audio(AudioInfo)
         /// A playlist, read whole.
         case playlist(PlaylistDocument)
-    }
-}
-
-extension AudioStreamInfo {
-    /// Forgets the totals, which a live stream does not have (a station relaying a file sends
-    /// its Xing header's figures, which are the file's).
-    fileprivate mutating func forgetTotals() {
-        (duration, durationSource, packetCount, audioDataByteCount, totalsSource, trimmedFrameCount) = (nil, nil, nil, nil, nil, nil)
-        isSeekableByTime = false
     }
 }

@@ -85,7 +85,7 @@ struct AudioInfoReader {
         let described = parser!
         // MP4 has no trailing tags (its own are in its index).
         let tail = hasWholeStream || described.properties.format?.codec == .aacRaw ? nil : try await readTail()
-        let info = try audio { () throws(AudioParserError) in try AudioStreamInfo(parser: described, tail: tail) }
+        let info = try audio { () throws(AudioParserError) in try AudioStreamInfo(parser: described, tail: tail, isLive: summary.isLive) }
         return .audio(AudioInfo(source: summary, audio: info))
     }
 

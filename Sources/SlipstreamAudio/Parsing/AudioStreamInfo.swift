@@ -68,7 +68,17 @@ public struct AudioStreamInfo: Hashable, Sendable, Codable {
     /// (the stream's last bytes, for ID3v1/APE/Lyrics3; `nil` when not read). Throws
     /// `unrecognisedFormat`, naming what the bytes look like, when no format has been found.
     public init(parser: AudioStreamParser, tail: [UInt8]? = nil) throws(AudioParserError) {
-        let properties = parser.properties
+        try self.init(parser: parser, tail: tail, isLive: false)
+    }
+
+    /// The same, for a live stream when `isLive`: without totals (see
+    /// `AudioStreamProperties.forgetTotals()`), not seekable.
+    init(parser: AudioStreamParser, tail: [UInt8]?, isLive: Bool) throws(AudioParserError) {
+        var properties = parser.properties
+        if isLive {
+            properties.forgetTotals()
+            properties.isSeekableByTime = false
+        }
         guard let format = properties.format else {
             if case .sniffing(let sniffer) = parser.stage { throw sniffer.failure(parser.state.hints) }
             throw AudioParserError(

@@ -81,4 +81,10 @@ public struct AudioStreamProperties: Hashable, Sendable {
 
     /// Creates an empty set of properties.
     public init() {}
+
+    /// Forgets the totals, which a live stream does not have (a station relaying a file sends
+    /// its Xing header's figures, which are the file's).
+    mutating func forgetTotals() {
+        (duration, durationSource, packetCount, audioDataByteCount, totalsSource, trimmedFrameCount) = (nil, nil, nil, nil, nil, nil)
+    }
 }

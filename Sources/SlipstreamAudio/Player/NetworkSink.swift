@@ -37,7 +37,7 @@ struct NetworkSink: AudioStreamSink {
 
     mutating func audioStream(propertiesChanged found: AudioStreamProperties) {
         var properties = found
-        if isLive { (properties.duration, properties.durationSource) = (nil, nil) }
+        if isLive { properties.forgetTotals() }
         changedProperties = properties
         streamer.networkLearned(properties)
         if let title = properties.linkTitle, title != lastTitle {
