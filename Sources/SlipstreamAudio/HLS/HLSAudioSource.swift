@@ -9,9 +9,12 @@ import Synchronization
 /// (given once). A live playlist is followed as `HLSMediaFollower` says (each connection of a
 /// live stream starts near its live end).
 ///
-/// The answer tells no size and no ranges: an HLS stream cannot seek yet. A connection asked
-/// for a later offset starts again from the beginning (a live one from its live end) at offset
-/// 0, as a server that answers no ranges would; its receiver drops what it has. Segments
+/// The answer tells no size and no ranges. A VOD or EVENT playlist seeks by time
+/// (`AudioSourceRequest.time`): a connection opened at a time plays from the segment holding it
+/// (`HLSSeekLocation`) and tells that segment's start, exact where its timestamps say it; a
+/// live one cannot seek. A connection asked for a later offset without a time starts again from
+/// the beginning (a live one from its live end) at offset 0, as a server that answers no ranges
+/// would; its receiver drops what it has. Segments
 /// encrypted with `METHOD=AES-128` are decrypted (`HLSDecryptor`; each key fetched once);
 /// other methods (SAMPLE-AES ...) are refused by name. A segment that fails is tried again a
 /// few times (`HLSConnection.segmentAttempts`), then a recorded stream ends with an error naming
@@ -40,6 +43,10 @@ package final class HLSAudioSource: AudioSource {
         let loginOrigins: [URLOrigin]?
         /// The stream's size once a connection played it to its end (`EXT-X-ENDLIST`).
         let endedAt: Mutex<Int64?>
+        /// The first timestamps of segments read for seeks (nil: none found), by range offset and URL.
+        let timestamps = Mutex<[String: Int64?]>([:])
+        /// The most timestamps kept (then they are read again).
+        static let keptTimestamps = 4096
 
         init(url: String, template: HTTPRequest, engine: HTTPEngine, loginOrigins: [URLOrigin]?) {
             self.url = url
@@ -74,13 +81,13 @@ package final class HLSAudioSource: AudioSource {
     package var location: AudioLocation { .url(setup.url) }
 
     package func open(_ request: AudioSourceRequest, receiver: any AudioSourceReceiver) -> any AudioSourceConnection {
-        if let size = setup.endedAt.withLock({ $0 }), request.offset >= size {
+        if request.time == nil, let size = setup.endedAt.withLock({ $0 }), request.offset >= size {
             // A live stream that ended (`EXT-X-ENDLIST`) and is asked for more (a player
             // reconnects to a live stream that ends): it has a size now, and nothing after it.
             return HLSConnection.ended(size, receiver: receiver)
         }
         let document = first.withLock { $0.take() }
-        let connection = HLSConnection(setup: setup, receiver: receiver, document: document)
+        let connection = HLSConnection(setup: setup, request: request, receiver: receiver, document: document)
         connection.start()
         return connection
     }

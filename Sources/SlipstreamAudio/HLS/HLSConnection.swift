@@ -45,7 +45,11 @@ final class HLSConnection: AudioSourceConnection {
     /// The wait before the first retry of a segment, in seconds (doubled at each).
     static let segmentBackoff = 0.25
 
+    /// The bytes of a segment's start read for its first timestamp.
+    static let headSize: Int64 = 16 << 10
+
     private let setup: HLSAudioSource.Setup
+    private let request: AudioSourceRequest
     private let receiver: any AudioSourceReceiver
     private let document: HLSAudioSource.Document?
     private let shared = Mutex(Shared())
@@ -58,8 +62,9 @@ final class HLSConnection: AudioSourceConnection {
     /// The keys fetched so far, by URL (the thread's alone).
     nonisolated(unsafe) private var keys: [String: [UInt8]] = [:]
 
-    init(setup: HLSAudioSource.Setup, receiver: any AudioSourceReceiver, document: HLSAudioSource.Document?) {
+    init(setup: HLSAudioSource.Setup, request: AudioSourceRequest, receiver: any AudioSourceReceiver, document: HLSAudioSource.Document?) {
         self.setup = setup
+        self.request = request
         self.receiver = receiver
         self.document = document
     }
@@ -112,9 +117,18 @@ final class HLSConnection: AudioSourceConnection {
     private func run() {
         do throws(Ending) {
             var (media, mediaURL, base) = try loadMediaPlaylist()
-            let answer = AudioSourceAnswer(offset: 0, totalSize: nil, rangesSupported: false, isLive: media.isLive)
+            // A playlist that keeps its segments can be played from any of them.
+            let seeksByTime = !media.isLive || media.kind == .event
+            var start: (sequence: Int64, time: AudioSourceAnswer.StartTime)?
+            if seeksByTime, let time = request.time ?? Self.lateStart(of: media), let found = try locate(time, in: media, base: base) {
+                start = (media.segments[found.index].sequence, .init(seconds: found.start, isExact: found.isExact))
+                offset = request.time == nil ? 0 : request.offset
+            }
+            var answer = AudioSourceAnswer(offset: offset, totalSize: nil, rangesSupported: false, isLive: media.isLive)
+            answer.seeksByTime = seeksByTime
+            answer.startTime = start?.time
             guard case .proceed = receiver.sourceOpened(answer) else { return }
-            var follower = HLSMediaFollower()
+            var follower = HLSMediaFollower(startingAt: start?.sequence)
             follower.loaded(media, at: Self.now())
             var map: HLSMediaPlaylist.Map?
             while true {
@@ -174,6 +188,62 @@ final class HLSConnection: AudioSourceConnection {
             }
             return (media, url, mediaBase)
         }
+    }
+
+    /// Where an EVENT playlist not yet ended is joined (near its live end, as `HLSMediaFollower`
+    /// starts it): the start of that segment by the durations, when it is not the first; nil
+    /// for another playlist.
+    private static func lateStart(of media: HLSMediaPlaylist) -> Double? {
+        guard media.isLive, media.kind == .event else { return nil }
+        let first = HLSMediaFollower.start(of: media)
+        guard let index = media.segments.firstIndex(where: { $0.sequence == first }), index > 0 else { return nil }
+        return media.segments[..<index].reduce(0) { $0 + $1.duration }
+    }
+
+    /// The segment of `media` holding `time` (`HLSSeekLocation`), its start exact where the
+    /// segments carry timestamps.
+    private func locate(_ time: Double, in media: HLSMediaPlaylist, base: String) throws(Ending) -> HLSSeekLocation.Found? {
+        try HLSSeekLocation.locate(time, in: media) { index throws(Ending) in
+            try firstTimestamp(of: media.segments[index], base: base)
+        }
+    }
+
+    /// The first timestamp of `segment` (`HLSSegmentReader.firstTimestamp`), read from its first
+    /// `headSize` bytes (decrypted when they are encrypted) once per source; nil for fMP4 (the
+    /// parser reads its decode times) and where the head holds none or cannot be read.
+    private func firstTimestamp(of segment: HLSMediaPlaylist.Segment, base: String) throws(Ending) -> Int64? {
+        guard segment.map == nil else { return nil }
+        let url = try resolve(segment.uri, base: base)
+        let name = "\(segment.byteRange?.offset ?? 0) \(url)"
+        if let known = setup.timestamps.withLock({ $0[name] }) { return known }
+        let range = HLSMediaPlaylist.ByteRange(
+            offset: segment.byteRange?.offset ?? 0, length: min(segment.byteRange?.length ?? Self.headSize, Self.headSize))
+        var timestamp: Int64?
+        do throws(Ending) {
+            var head = try fetchWhole(url, range: range, limit: Int(clamping: range.offset + range.length), what: "segment").body
+            if let key = segment.key {
+                guard case .aes128 = key.method else { return nil }
+                let keyBytes = try self.key(key.uri, base: base)
+                guard let decryptor = try? HLSDecryptor(key: keyBytes, iv: key.iv ?? HLSDecryptor.iv(sequence: segment.sequence)) else {
+                    return nil
+                }
+                var plain: [UInt8] = []
+                head.withUnsafeBytes { decryptor.decrypt($0, into: &plain) }
+                head = plain
+            }
+            var reader = HLSSegmentReader()
+            var audio: [UInt8] = []
+            try? reader.take(head, into: &audio)
+            timestamp = reader.firstTimestamp
+        } catch {
+            // Not known: the durations say where the segment starts (its own fetch tells its failure).
+            guard case .failed = error else { throw error }
+        }
+        setup.timestamps.withLock { timestamps in
+            if timestamps.count >= HLSAudioSource.Setup.keptTimestamps { timestamps.removeAll() }
+            timestamps[name] = timestamp
+        }
+        return timestamp
     }
 
     /// Plays `segment`: its bytes, read, given to the receiver; a failure of the transfer is
