@@ -41,6 +41,12 @@ package final class HLSAudioSource: AudioSource {
         let engine: HTTPEngine
         /// Where the access's login may go (nil: wherever the template's access goes).
         let loginOrigins: [URLOrigin]?
+        /// Which variant of a master playlist is followed.
+        let selection: HLSVariantSelection
+        /// What the first segment read holds, once known.
+        let segmentKind = Mutex<HLSSegmentReader.Kind?>(nil)
+        /// Requests made and bytes received by every connection (playlists, keys, segments).
+        let traffic = Mutex<(requests: Int, bytes: Int64)>((0, 0))
         /// The stream's size once a connection played it to its end (`EXT-X-ENDLIST`).
         let endedAt: Mutex<Int64?>
         /// The first timestamps of segments read for seeks (nil: none found), by range offset and URL.
@@ -48,11 +54,12 @@ package final class HLSAudioSource: AudioSource {
         /// The most timestamps kept (then they are read again).
         static let keptTimestamps = 4096
 
-        init(url: String, template: HTTPRequest, engine: HTTPEngine, loginOrigins: [URLOrigin]?) {
+        init(url: String, template: HTTPRequest, engine: HTTPEngine, loginOrigins: [URLOrigin]?, selection: HLSVariantSelection) {
             self.url = url
             self.template = template
             self.engine = engine
             self.loginOrigins = loginOrigins
+            self.selection = selection
             endedAt = Mutex(nil)
         }
 
@@ -72,13 +79,23 @@ package final class HLSAudioSource: AudioSource {
     /// A source for the playlist at `template`'s URL, fetched on `engine`; `document`: its bytes
     /// as already read, used by the first connection instead of fetching them again. The
     /// template's login goes only to `loginOrigins` (playlists, keys and segments elsewhere are
-    /// fetched without it); nil: with every fetch, as the template says.
-    package init(template: HTTPRequest, engine: HTTPEngine, document: Document? = nil, loginOrigins: [URLOrigin]? = nil) {
-        setup = Setup(url: template.url, template: template, engine: engine, loginOrigins: loginOrigins)
+    /// fetched without it); nil: with every fetch, as the template says. A master playlist's
+    /// variant is chosen as `selection` says.
+    package init(
+        template: HTTPRequest, engine: HTTPEngine, document: Document? = nil, loginOrigins: [URLOrigin]? = nil,
+        selection: HLSVariantSelection = HLSVariantSelection()
+    ) {
+        setup = Setup(url: template.url, template: template, engine: engine, loginOrigins: loginOrigins, selection: selection)
         first = Mutex(document)
     }
 
     package var location: AudioLocation { .url(setup.url) }
+
+    /// What the first segment read holds (MPEG-TS, packed audio, fMP4), once a connection read it.
+    var segmentKind: HLSSegmentReader.Kind? { setup.segmentKind.withLock { $0 } }
+    /// The HTTP requests every connection made so far, and the bytes they received (of a
+    /// segment's byte range, those of the range).
+    var traffic: (requests: Int, bytes: Int64) { setup.traffic.withLock { $0 } }
 
     package func open(_ request: AudioSourceRequest, receiver: any AudioSourceReceiver) -> any AudioSourceConnection {
         if request.time == nil, let size = setup.endedAt.withLock({ $0 }), request.offset >= size {

@@ -178,7 +178,13 @@ final class HLSConnection: AudioSourceConnection {
         case .media(let media):
             return (media, setup.url, base)
         case .master(let master):
-            guard let choice = HLSVariantChoice.choose(master) else {
+            let found: HLSVariantChoice.Choice?
+            do throws(PlaylistError) {
+                found = try HLSVariantChoice.choose(master, setup.selection)
+            } catch {
+                throw .failed(Self.error(.unsupportedFormat, "\(setup.url): \(error.message)"))
+            }
+            guard let choice = found else {
                 throw .failed(Self.error(.noAudioData, "\(setup.url): the HLS master playlist lists no variant"))
             }
             let url = try resolve(choice.uri, base: base)
@@ -276,6 +282,7 @@ final class HLSConnection: AudioSourceConnection {
             let receiver = HLSSegmentReceiver(
                 connection: self, reader: HLSSegmentReader(kind: segment.map == nil ? nil : .fragmentedMP4), decryptor: decryptor,
                 range: segment.byteRange, alreadyDelivered: delivered)
+            setup.traffic.withLock { $0.requests += 1 }
             let transfer = HTTPAudioSource(template: request, engine: setup.engine).open(
                 AudioSourceRequest(offset: segment.byteRange?.offset ?? 0, length: segment.byteRange?.length), receiver: receiver)
             let (cancelled, resume) = shared.withLock { shared in
@@ -337,6 +344,16 @@ final class HLSConnection: AudioSourceConnection {
         let decision = receiver.sourceReceived(bytes, at: offset)
         if case .proceed = decision { offset += Int64(bytes.count) }
         return decision
+    }
+
+    /// Called by the segment's receiver for the bytes of the segment it received.
+    func segmentReceived(_ count: Int) {
+        setup.traffic.withLock { $0.bytes += Int64(count) }
+    }
+
+    /// Called by the segment's receiver when its reader knows what the segment holds.
+    func segmentKindFound(_ kind: HLSSegmentReader.Kind) {
+        setup.segmentKind.withLock { $0 = $0 ?? kind }
     }
 
     /// Called by the segment's receiver once, when its transfer is over.
@@ -426,6 +443,10 @@ final class HLSConnection: AudioSourceConnection {
             }
             if cancelled { throw .stopped }
             if result == nil { wake.wait() }
+        }
+        setup.traffic.withLock { traffic in
+            traffic.requests += 1
+            if case .success(let response) = result { traffic.bytes += Int64(response.body.count) }
         }
         switch result! {
         case .failure(let error):

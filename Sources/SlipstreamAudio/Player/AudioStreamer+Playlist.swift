@@ -94,7 +94,7 @@ extension AudioStreamer {
     private func startHLS(_ url: String, document: HLSAudioSource.Document) {
         let source = HLSAudioSource(
             template: makeAudioRequest(url, configuration: configuration, loginOrigins: nil), engine: engine ?? .shared,
-            document: document, loginOrigins: location.origins)
+            document: document, loginOrigins: location.origins, selection: configuration.hlsVariant)
         replaceNetwork(with: makeNetworkSide(reading: source, recorder: control.withLock { $0.recorder }), announcing: nil)
     }
 
