@@ -3,11 +3,14 @@ import Synchronization
 
 /// An HLS stream (RFC 8216) as an audio source: the segments of a media playlist given to the
 /// receiver as one byte stream, as if they were one file. A master playlist is followed to the
-/// media playlist `HLSVariantChoice` picks; segments are fetched one after the other (byte
+/// media playlist `HLSVariantChoice` picks; segments are played one after the other (byte
 /// ranges honoured) and read by `HLSSegmentReader`: the audio of an MPEG-TS segment, a packed
 /// audio segment without its ID3 tag, or an fMP4 segment after its initialization section
 /// (given once). A live playlist is followed as `HLSMediaFollower` says (each connection of a
-/// live stream starts near its live end).
+/// live stream starts near its live end). The segments after the one playing are fetched
+/// ahead, several at once and whole into memory (`HLSPrefetchPlan`, `HLSPrefetcher`): bounded
+/// by a count and by `lookahead` seconds; a fetch slower than its segment is raced by a second
+/// connection.
 ///
 /// The answer tells no size and no ranges. A VOD or EVENT playlist seeks by time
 /// (`AudioSourceRequest.time`): a connection opened at a time plays from the segment holding it
@@ -43,6 +46,8 @@ package final class HLSAudioSource: AudioSource {
         let loginOrigins: [URLOrigin]?
         /// Which variant of a master playlist is followed.
         let selection: HLSVariantSelection
+        /// The most seconds of segments fetched ahead (nil: as many as `HLSConnection.segmentsAhead`).
+        let lookahead: Double?
         /// What the first segment read holds, once known.
         let segmentKind = Mutex<HLSSegmentReader.Kind?>(nil)
         /// Requests made and bytes received by every connection (playlists, keys, segments).
@@ -54,8 +59,12 @@ package final class HLSAudioSource: AudioSource {
         /// The most timestamps kept (then they are read again).
         static let keptTimestamps = 4096
 
-        init(url: String, template: HTTPRequest, engine: HTTPEngine, loginOrigins: [URLOrigin]?, selection: HLSVariantSelection) {
+        init(
+            url: String, template: HTTPRequest, engine: HTTPEngine, loginOrigins: [URLOrigin]?, selection: HLSVariantSelection,
+            lookahead: Double?
+        ) {
             self.url = url
+            self.lookahead = lookahead
             self.template = template
             self.engine = engine
             self.loginOrigins = loginOrigins
@@ -80,12 +89,14 @@ package final class HLSAudioSource: AudioSource {
     /// as already read, used by the first connection instead of fetching them again. The
     /// template's login goes only to `loginOrigins` (playlists, keys and segments elsewhere are
     /// fetched without it); nil: with every fetch, as the template says. A master playlist's
-    /// variant is chosen as `selection` says.
+    /// variant is chosen as `selection` says; segments are fetched ahead up to `lookahead`
+    /// seconds of them (nil: up to `HLSConnection.segmentsAhead` segments).
     package init(
         template: HTTPRequest, engine: HTTPEngine, document: Document? = nil, loginOrigins: [URLOrigin]? = nil,
-        selection: HLSVariantSelection = HLSVariantSelection()
+        selection: HLSVariantSelection = HLSVariantSelection(), lookahead: Double? = nil
     ) {
-        setup = Setup(url: template.url, template: template, engine: engine, loginOrigins: loginOrigins, selection: selection)
+        setup = Setup(
+            url: template.url, template: template, engine: engine, loginOrigins: loginOrigins, selection: selection, lookahead: lookahead)
         first = Mutex(document)
     }
 

@@ -47,6 +47,10 @@ final class HLSConnection: AudioSourceConnection {
 
     /// The bytes of a segment's start read for its first timestamp.
     static let headSize: Int64 = 16 << 10
+    /// Segments fetched ahead of the one playing, at most (`HLSPrefetchPlan`).
+    static let segmentsAhead = 3
+    /// How often the thread looks at the fetches ahead while it waits, in seconds.
+    static let prefetchTick = 0.25
 
     private let setup: HLSAudioSource.Setup
     private let request: AudioSourceRequest
@@ -61,12 +65,16 @@ final class HLSConnection: AudioSourceConnection {
     nonisolated(unsafe) private var offset: Int64 = 0
     /// The keys fetched so far, by URL (the thread's alone).
     nonisolated(unsafe) private var keys: [String: [UInt8]] = [:]
+    /// The segments after the one playing, with what their fetches need (the thread's alone).
+    nonisolated(unsafe) private var upcoming: [(plan: HLSPrefetchPlan.Upcoming, url: String, range: HLSMediaPlaylist.ByteRange?)] = []
+    private let prefetcher: HLSPrefetcher
 
     init(setup: HLSAudioSource.Setup, request: AudioSourceRequest, receiver: any AudioSourceReceiver, document: HLSAudioSource.Document?) {
         self.setup = setup
         self.request = request
         self.receiver = receiver
         self.document = document
+        prefetcher = HLSPrefetcher(setup: setup, wake: wake)
     }
 
     /// A connection to a stream that ended at `size`: its answer (that size, not live), then its end.
@@ -109,12 +117,14 @@ final class HLSConnection: AudioSourceConnection {
         }
         segment?.cancel()
         task?.cancel()
+        prefetcher.cancelAll()
         wake.signal()
     }
 
     // MARK: - The thread
 
     private func run() {
+        defer { prefetcher.cancelAll() }
         do throws(Ending) {
             var (media, mediaURL, base) = try loadMediaPlaylist()
             // A playlist that keeps its segments can be played from any of them.
@@ -138,6 +148,7 @@ final class HLSConnection: AudioSourceConnection {
                         try deliver(try fetch(newMap.uri, base: base, range: newMap.byteRange, what: "initialization section"))
                         map = newMap
                     }
+                    try planAhead(after: segment, in: follower.playlist ?? media, base: base)
                     try play(segment, base: base, isLive: media.isLive)
                 case .reload(let time):
                     try sleep(until: time)
@@ -252,6 +263,63 @@ final class HLSConnection: AudioSourceConnection {
         return timestamp
     }
 
+    /// `segment` (about to play) and the segments of `playlist` after it become the ones to come.
+    private func planAhead(after segment: HLSMediaPlaylist.Segment, in playlist: HLSMediaPlaylist, base: String) throws(Ending) {
+        let url = try resolve(segment.uri, base: base)
+        upcoming = [
+            (
+                HLSPrefetchPlan.Upcoming(key: Self.key(url, segment.byteRange), duration: segment.duration, isPlaying: true), url,
+                segment.byteRange
+            )
+        ]
+        for next in playlist.segments where next.sequence > segment.sequence {
+            let url = try resolve(next.uri, base: base)
+            upcoming.append((HLSPrefetchPlan.Upcoming(key: Self.key(url, next.byteRange), duration: next.duration), url, next.byteRange))
+            if upcoming.count > Self.segmentsAhead { break }
+        }
+        prefetchAhead()
+    }
+
+    /// Starts, races and cancels the fetches ahead as `HLSPrefetchPlan` says now.
+    private func prefetchAhead() {
+        let now = Self.now()
+        let actions = HLSPrefetchPlan.actions(
+            upcoming: upcoming.map(\.plan), fetches: prefetcher.fetches, now: now, segmentsAhead: Self.segmentsAhead,
+            lookahead: setup.lookahead)
+        for action in actions {
+            switch action {
+            case .fetch(let key), .race(let key):
+                guard let segment = upcoming.first(where: { $0.plan.key == key }) else { continue }
+                prefetcher.fetch(key, url: segment.url, range: segment.range, now: now)
+            case .cancel(let key):
+                prefetcher.cancel(key)
+            }
+        }
+    }
+
+    /// What names a segment's fetch: its URL and where its range starts.
+    private static func key(_ url: String, _ range: HLSMediaPlaylist.ByteRange?) -> String {
+        "\(range?.offset ?? 0) \(url)"
+    }
+
+    /// The bytes of `url` (`range` of it) fetched ahead, once that fetch ended (racing it when
+    /// it is slow); nil when it was not fetched ahead or failed (the segment is then streamed).
+    private func prefetched(_ url: String, range: HLSMediaPlaylist.ByteRange?) throws(Ending) -> [UInt8]? {
+        let key = Self.key(url, range)
+        guard prefetcher.has(key) else { return nil }
+        while true {
+            if let result = prefetcher.take(key) { return try? result.get() }
+            prefetchAhead()
+            try waitTick()
+        }
+    }
+
+    /// Waits for a signal or `prefetchTick`, whichever comes first; throws when cancelled.
+    private func waitTick() throws(Ending) {
+        if shared.withLock({ $0.isCancelled }) { throw .stopped }
+        _ = wake.wait(timeout: .now() + Self.prefetchTick)
+    }
+
     /// Plays `segment`: its bytes, read, given to the receiver; a failure of the transfer is
     /// tried again after a backoff, up to `segmentAttempts` times (a live stream then goes on
     /// with the next segment, a recorded one ends with the error).
@@ -267,6 +335,7 @@ final class HLSConnection: AudioSourceConnection {
         }
         var delivered = 0
         var attempt = 0
+        var body = try prefetched(url, range: segment.byteRange)
         while true {
             attempt += 1
             shared.withLock { $0.isResumePending = false }
@@ -279,12 +348,18 @@ final class HLSConnection: AudioSourceConnection {
                     throw .failed(Self.error(.unsupportedFormat, "\(url): \(error.message)"))
                 }
             }
+            // (Bytes fetched ahead were counted as they came.)
             let receiver = HLSSegmentReceiver(
                 connection: self, reader: HLSSegmentReader(kind: segment.map == nil ? nil : .fragmentedMP4), decryptor: decryptor,
-                range: segment.byteRange, alreadyDelivered: delivered)
-            setup.traffic.withLock { $0.requests += 1 }
-            let transfer = HTTPAudioSource(template: request, engine: setup.engine).open(
-                AudioSourceRequest(offset: segment.byteRange?.offset ?? 0, length: segment.byteRange?.length), receiver: receiver)
+                range: segment.byteRange, alreadyDelivered: delivered, countsTraffic: body == nil)
+            let transfer: any AudioSourceConnection
+            if let body = body.take() {
+                transfer = HLSBufferedTransfer.start(body, offset: segment.byteRange?.offset ?? 0, receiver: receiver)
+            } else {
+                setup.traffic.withLock { $0.requests += 1 }
+                transfer = HTTPAudioSource(template: request, engine: setup.engine).open(
+                    AudioSourceRequest(offset: segment.byteRange?.offset ?? 0, length: segment.byteRange?.length), receiver: receiver)
+            }
             let (cancelled, resume) = shared.withLock { shared in
                 shared.segment = transfer
                 defer { shared.isResumePending = false }
@@ -319,7 +394,7 @@ final class HLSConnection: AudioSourceConnection {
         }
     }
 
-    /// Waits until the current segment's transfer ends; takes its outcome.
+    /// Waits until the current segment's transfer ends, minding the fetches ahead; takes its outcome.
     private func waitForSegment() throws(Ending) -> SegmentOutcome {
         while true {
             let (outcome, cancelled) = shared.withLock { shared in
@@ -333,7 +408,8 @@ final class HLSConnection: AudioSourceConnection {
             }
             if cancelled { throw .stopped }
             if let outcome { return outcome }
-            wake.wait()
+            prefetchAhead()
+            try waitTick()
         }
     }
 
