@@ -19,14 +19,14 @@ final class HLSConnection: AudioSourceConnection {
     }
 
     /// Why the thread ends early.
-    private enum Ending: Error {
+    enum Ending: Error {
         /// The receiver said `.stop`, or the connection was cancelled: nothing more is told.
         case stopped
         case failed(AudioStreamerError)
     }
 
     /// What the thread and the callers share.
-    private struct Shared {
+    struct Shared {
         var isCancelled = false
         /// The transfer of the segment being played.
         var segment: (any AudioSourceConnection)?
@@ -52,13 +52,13 @@ final class HLSConnection: AudioSourceConnection {
     /// How often the thread looks at the fetches ahead while it waits, in seconds.
     static let prefetchTick = 0.25
 
-    private let setup: HLSAudioSource.Setup
+    let setup: HLSAudioSource.Setup
     private let request: AudioSourceRequest
     private let receiver: any AudioSourceReceiver
     private let document: HLSAudioSource.Document?
-    private let shared = Mutex(Shared())
+    let shared = Mutex(Shared())
     /// Wakes the thread to look at `shared` again (extra signals are harmless).
-    private let wake = DispatchSemaphore(value: 0)
+    let wake = DispatchSemaphore(value: 0)
     // Unchecked: the thread and the current segment's receiver take turns (the thread waits
     // while a segment plays), so only one touches it at a time.
     /// The stream offset of the next byte given to the receiver.
@@ -66,8 +66,8 @@ final class HLSConnection: AudioSourceConnection {
     /// The keys fetched so far, by URL (the thread's alone).
     nonisolated(unsafe) private var keys: [String: [UInt8]] = [:]
     /// The segments after the one playing, with what their fetches need (the thread's alone).
-    nonisolated(unsafe) private var upcoming: [(plan: HLSPrefetchPlan.Upcoming, url: String, range: HLSMediaPlaylist.ByteRange?)] = []
-    private let prefetcher: HLSPrefetcher
+    nonisolated(unsafe) var upcoming: [(plan: HLSPrefetchPlan.Upcoming, url: String, range: HLSMediaPlaylist.ByteRange?)] = []
+    let prefetcher: HLSPrefetcher
 
     init(setup: HLSAudioSource.Setup, request: AudioSourceRequest, receiver: any AudioSourceReceiver, document: HLSAudioSource.Document?) {
         self.setup = setup
@@ -205,119 +205,6 @@ final class HLSConnection: AudioSourceConnection {
             }
             return (media, url, mediaBase)
         }
-    }
-
-    /// Where an EVENT playlist not yet ended is joined (near its live end, as `HLSMediaFollower`
-    /// starts it): the start of that segment by the durations, when it is not the first; nil
-    /// for another playlist.
-    private static func lateStart(of media: HLSMediaPlaylist) -> Double? {
-        guard media.isLive, media.kind == .event else { return nil }
-        let first = HLSMediaFollower.start(of: media)
-        guard let index = media.segments.firstIndex(where: { $0.sequence == first }), index > 0 else { return nil }
-        return media.segments[..<index].reduce(0) { $0 + $1.duration }
-    }
-
-    /// The segment of `media` holding `time` (`HLSSeekLocation`), its start exact where the
-    /// segments carry timestamps.
-    private func locate(_ time: Double, in media: HLSMediaPlaylist, base: String) throws(Ending) -> HLSSeekLocation.Found? {
-        try HLSSeekLocation.locate(time, in: media) { index throws(Ending) in
-            try firstTimestamp(of: media.segments[index], base: base)
-        }
-    }
-
-    /// The first timestamp of `segment` (`HLSSegmentReader.firstTimestamp`), read from its first
-    /// `headSize` bytes (decrypted when they are encrypted) once per source; nil for fMP4 (the
-    /// parser reads its decode times) and where the head holds none or cannot be read.
-    private func firstTimestamp(of segment: HLSMediaPlaylist.Segment, base: String) throws(Ending) -> Int64? {
-        guard segment.map == nil else { return nil }
-        let url = try resolve(segment.uri, base: base)
-        let name = "\(segment.byteRange?.offset ?? 0) \(url)"
-        if let known = setup.timestamps.withLock({ $0[name] }) { return known }
-        let range = HLSMediaPlaylist.ByteRange(
-            offset: segment.byteRange?.offset ?? 0, length: min(segment.byteRange?.length ?? Self.headSize, Self.headSize))
-        var timestamp: Int64?
-        do throws(Ending) {
-            var head = try fetchWhole(url, range: range, limit: Int(clamping: range.offset + range.length), what: "segment").body
-            if let key = segment.key {
-                guard case .aes128 = key.method else { return nil }
-                let keyBytes = try self.key(key.uri, base: base)
-                guard let decryptor = try? HLSDecryptor(key: keyBytes, iv: key.iv ?? HLSDecryptor.iv(sequence: segment.sequence)) else {
-                    return nil
-                }
-                var plain: [UInt8] = []
-                head.withUnsafeBytes { decryptor.decrypt($0, into: &plain) }
-                head = plain
-            }
-            var reader = HLSSegmentReader()
-            var audio: [UInt8] = []
-            try? reader.take(head, into: &audio)
-            timestamp = reader.firstTimestamp
-        } catch {
-            // Not known: the durations say where the segment starts (its own fetch tells its failure).
-            guard case .failed = error else { throw error }
-        }
-        setup.timestamps.withLock { timestamps in
-            if timestamps.count >= HLSAudioSource.Setup.keptTimestamps { timestamps.removeAll() }
-            timestamps[name] = timestamp
-        }
-        return timestamp
-    }
-
-    /// `segment` (about to play) and the segments of `playlist` after it become the ones to come.
-    private func planAhead(after segment: HLSMediaPlaylist.Segment, in playlist: HLSMediaPlaylist, base: String) throws(Ending) {
-        let url = try resolve(segment.uri, base: base)
-        upcoming = [
-            (
-                HLSPrefetchPlan.Upcoming(key: Self.key(url, segment.byteRange), duration: segment.duration, isPlaying: true), url,
-                segment.byteRange
-            )
-        ]
-        for next in playlist.segments where next.sequence > segment.sequence {
-            let url = try resolve(next.uri, base: base)
-            upcoming.append((HLSPrefetchPlan.Upcoming(key: Self.key(url, next.byteRange), duration: next.duration), url, next.byteRange))
-            if upcoming.count > Self.segmentsAhead { break }
-        }
-        prefetchAhead()
-    }
-
-    /// Starts, races and cancels the fetches ahead as `HLSPrefetchPlan` says now.
-    private func prefetchAhead() {
-        let now = Self.now()
-        let actions = HLSPrefetchPlan.actions(
-            upcoming: upcoming.map(\.plan), fetches: prefetcher.fetches, now: now, segmentsAhead: Self.segmentsAhead,
-            lookahead: setup.lookahead)
-        for action in actions {
-            switch action {
-            case .fetch(let key), .race(let key):
-                guard let segment = upcoming.first(where: { $0.plan.key == key }) else { continue }
-                prefetcher.fetch(key, url: segment.url, range: segment.range, now: now)
-            case .cancel(let key):
-                prefetcher.cancel(key)
-            }
-        }
-    }
-
-    /// What names a segment's fetch: its URL and where its range starts.
-    private static func key(_ url: String, _ range: HLSMediaPlaylist.ByteRange?) -> String {
-        "\(range?.offset ?? 0) \(url)"
-    }
-
-    /// The bytes of `url` (`range` of it) fetched ahead, once that fetch ended (racing it when
-    /// it is slow); nil when it was not fetched ahead or failed (the segment is then streamed).
-    private func prefetched(_ url: String, range: HLSMediaPlaylist.ByteRange?) throws(Ending) -> [UInt8]? {
-        let key = Self.key(url, range)
-        guard prefetcher.has(key) else { return nil }
-        while true {
-            if let result = prefetcher.take(key) { return try? result.get() }
-            prefetchAhead()
-            try waitTick()
-        }
-    }
-
-    /// Waits for a signal or `prefetchTick`, whichever comes first; throws when cancelled.
-    private func waitTick() throws(Ending) {
-        if shared.withLock({ $0.isCancelled }) { throw .stopped }
-        _ = wake.wait(timeout: .now() + Self.prefetchTick)
     }
 
     /// Plays `segment`: its bytes, read, given to the receiver; a failure of the transfer is
@@ -465,7 +352,7 @@ final class HLSConnection: AudioSourceConnection {
     // MARK: - Fetching
 
     /// The AES-128 key at `uri` (resolved against `base`), fetched once per URL.
-    private func key(_ uri: String, base: String) throws(Ending) -> [UInt8] {
+    func key(_ uri: String, base: String) throws(Ending) -> [UInt8] {
         let url = try resolve(uri, base: base)
         if let key = keys[url] { return key }
         let key = try fetchWhole(url, range: nil, limit: 1024, what: "key").body
@@ -490,7 +377,7 @@ final class HLSConnection: AudioSourceConnection {
 
     /// A whole small response (at most `limit` bytes), from the thread; a range is cut out of
     /// a server's whole answer when it sends no 206.
-    private func fetchWhole(_ url: String, range: HLSMediaPlaylist.ByteRange?, limit: Int, what: String) throws(Ending) -> HTTPResponse {
+    func fetchWhole(_ url: String, range: HLSMediaPlaylist.ByteRange?, limit: Int, what: String) throws(Ending) -> HTTPResponse {
         var request = setup.request(url)
         request.range = range.map { HTTPRequest.ByteRange(start: $0.offset, end: $0.offset + $0.length - 1) }
         let engine = setup.engine
@@ -544,7 +431,7 @@ final class HLSConnection: AudioSourceConnection {
     }
 
     /// `uri` resolved against `base` (as a playlist's entries are).
-    private func resolve(_ uri: String, base: String) throws(Ending) -> String {
+    func resolve(_ uri: String, base: String) throws(Ending) -> String {
         do throws(PlaylistError) {
             let location = try PlaylistEntry(uri, title: nil).location(in: .url(base))
             guard case .url(let url) = location else { throw PlaylistError(.badEntry, "not an http(s) URL") }
@@ -577,7 +464,7 @@ final class HLSConnection: AudioSourceConnection {
     }
 
     /// Seconds on the monotonic clock.
-    private static func now() -> Double {
+    static func now() -> Double {
         Double(MonotonicTime.now()) / 1e9
     }
 }
