@@ -22,8 +22,9 @@ struct HLSInfoTests {
         #expect(abs((hls.duration ?? 0) - 7) < 0.1)
         #expect(hls.segmentFormat == .transportStream && hls.encryption == nil)
         #expect(info.source.url == url && !info.source.isLive)
-        // The master and media playlists, and the four segments (the whole stream is under 256 KiB).
-        #expect(info.source.requests == 6)
+        // The master and media playlists, and the four segments (the whole stream is under 256 KiB;
+        // on a loaded machine a segment fetched ahead slower than it lasts may be raced too).
+        #expect(info.source.requests >= 6)
         #expect(info.audio.format.codec == .aac && info.audio.format.sampleRate == 44100)
         #expect(info.audio.durationSource == .counted && abs((info.audio.duration ?? 0) - 7) < 0.1)
         #expect(info.audio.isSeekableByTime)
