@@ -11,7 +11,8 @@ final class HLSPrefetcher: Sendable {
     private struct Entry {
         var plan: HLSPrefetchPlan.Fetch
         var tasks: [Task<Void, Never>] = []
-        /// Fetches that failed while another went on.
+        /// Fetches started, and those that failed while another went on.
+        var started = 0
         var failures = 0
         var result: Result<[UInt8], AudioStreamerError>?
     }
@@ -40,26 +41,33 @@ final class HLSPrefetcher: Sendable {
         var request = setup.request(url)
         request.range = range.map { HTTPRequest.ByteRange(start: $0.offset, end: $0.offset + $0.length - 1) }
         let engine = setup.engine
-        let task = Task { [self] in
-            let result: Result<[UInt8], AudioStreamerError>
-            do throws(HTTPError) {
-                let response = try await engine.fetch(
-                    request, maxBodyBytes: Int(clamping: (range?.offset ?? 0)) + Self.maximumSegmentSize + 1)
-                result = Self.body(of: response, url: url, range: range)
-            } catch {
-                result = .failure(AudioStreamerError(error))
-            }
-            finished(key, result)
-        }
         setup.traffic.withLock { $0.requests += 1 }
+        // The entry counts the fetch before it can end.
         entries.withLock { entries in
             if entries[key] == nil {
                 entries[key] = Entry(plan: HLSPrefetchPlan.Fetch(started: now, isRaced: false, isDone: false))
             } else {
                 entries[key]!.plan.isRaced = true
             }
-            entries[key]!.tasks.append(task)
+            entries[key]!.started += 1
         }
+        let limit = Int(clamping: range?.offset ?? 0) + Self.maximumSegmentSize + 1
+        let task = Task { [self] in
+            let result: Result<[UInt8], AudioStreamerError>
+            do throws(HTTPError) {
+                result = Self.body(of: try await engine.fetch(request, maxBodyBytes: limit), url: url, range: range)
+            } catch {
+                result = .failure(AudioStreamerError(error))
+            }
+            finished(key, result)
+        }
+        // A fetch whose segment was forgotten or already fetched meanwhile is not needed.
+        let isNeeded = entries.withLock { entries in
+            guard entries[key]?.result == nil, entries[key] != nil else { return false }
+            entries[key]!.tasks.append(task)
+            return true
+        }
+        if !isNeeded { task.cancel() }
     }
 
     /// Whether `key` is being fetched or was.
@@ -95,7 +103,7 @@ final class HLSPrefetcher: Sendable {
     private func finished(_ key: String, _ result: Result<[UInt8], AudioStreamerError>) {
         let losers = entries.withLock { entries -> [Task<Void, Never>]? in
             guard var entry = entries[key], entry.result == nil else { return nil }
-            if case .failure = result, entry.failures + 1 < entry.tasks.count {
+            if case .failure = result, entry.failures + 1 < entry.started {
                 // The other connection may still bring it.
                 entry.failures += 1
                 entries[key] = entry
@@ -104,9 +112,10 @@ final class HLSPrefetcher: Sendable {
             if case .success(let body) = result { setup.traffic.withLock { $0.bytes += Int64(body.count) } }
             entry.result = result
             entry.plan.isDone = true
-            defer { entry.tasks = [] }
+            let losers = entry.tasks
+            entry.tasks = []
             entries[key] = entry
-            return entry.tasks
+            return losers
         }
         losers?.forEach { $0.cancel() }
         wake.signal()
