@@ -1,6 +1,6 @@
 // The HLS segment reader (`HLSSegmentReader`) over the same input: the kind told by the first
 // bytes, MPEG-TS demuxed, packed audio without its ID3 tags, fMP4 passed; whole and cut into
-// reads of sizes the input chooses, it must give the same bytes and the same error.
+// reads of sizes the input chooses, it must give the same bytes, first timestamp and error.
 
 import FuzzSupport
 import SlipstreamCore
@@ -10,6 +10,8 @@ import SlipstreamCore
 struct SegmentRead: Equatable {
     var output: [UInt8] = []
     var kind: HLSSegmentReader.Kind?
+    /// The first timestamp it read (a PES header's PTS, packed audio's ID3 one).
+    var firstTimestamp: Int64?
     var error: String?
 }
 
@@ -30,6 +32,7 @@ func readSegment(_ stream: [UInt8], seed: UInt64?) -> SegmentRead {
         result.error = error.message
     }
     result.kind = reader.kind
+    result.firstTimestamp = reader.firstTimestamp
     return result
 }
 

@@ -15,6 +15,12 @@ enum Formatting {
         return fixed(value, places: value >= 100 ? 0 : (value >= 10 ? 1 : 2)) + " " + units[unit]
     }
 
+    /// Bits per second as `64 kbit/s`, `1.5 Mbit/s`.
+    static func kilobits(_ bitsPerSecond: Int64) -> String {
+        bitsPerSecond >= 1_000_000
+            ? fixed(Double(bitsPerSecond) / 1e6, places: 1) + " Mbit/s" : fixed(Double(bitsPerSecond) / 1000, places: 0) + " kbit/s"
+    }
+
     /// `value` rounded to `places` decimals (0 to 3), as `12.30`; no locale.
     static func fixed(_ value: Double, places: Int) -> String {
         let scale = [1.0, 10, 100, 1000][min(max(places, 0), 3)]

@@ -27,6 +27,7 @@ enum InfoCommand {
             read.readsWholeStream = options.exact
             read.proxy = options.proxy
             read.headers = options.headers
+            read.hlsVariant = options.variant.selection
             let report = InfoReport(info: try await AudioInfo.read(from: options.target!, options: read))
             do {
                 print(options.json ? try report.json() : report.text)

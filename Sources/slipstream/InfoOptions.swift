@@ -16,6 +16,8 @@ struct InfoOptions: TargetOptions {
     var headers = HTTPHeaders()
     /// TLS trust, login and cookies for a URL.
     var access = AccessOptions()
+    /// The variant of an HLS master playlist.
+    var variant = HLSVariantOptions()
     /// Print the help and do nothing else.
     var help = false
 
@@ -34,6 +36,7 @@ struct InfoOptions: TargetOptions {
                                      WAV, AIFF and CAF audio is counted from its size)
               --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
           -H, --header 'Name: value' send an extra header (repeatable)
+        \(HLSVariantOptions.usage)
         \(AccessOptions.usage)
           -h, --help                 show this help
 
@@ -58,6 +61,7 @@ struct InfoOptions: TargetOptions {
             help = true
         default:
             if try access.apply(name, inline: inline, reader: &reader) { return }
+            if try variant.apply(name, inline: inline, reader: &reader) { return }
             throw UsageError("unknown option \(name) for info (see slipstream info --help)")
         }
     }

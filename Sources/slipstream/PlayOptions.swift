@@ -29,6 +29,8 @@ struct PlayOptions: TargetOptions {
     var headers = HTTPHeaders()
     /// TLS trust, login and cookies for a URL.
     var access = AccessOptions()
+    /// The variant of an HLS master playlist.
+    var variant = HLSVariantOptions()
     /// No status line, no messages but errors.
     var quiet = false
     /// Print the help and do nothing else.
@@ -63,6 +65,7 @@ struct PlayOptions: TargetOptions {
                                      0: a live stream ends with its response)
               --proxy URL            use a proxy: http://, https://, socks4://, socks5://, socks5h://
           -H, --header 'Name: value' send an extra header (repeatable)
+        \(HLSVariantOptions.usage)
         \(AccessOptions.usage)
           -q, --quiet                no status line
           -h, --help                 show this help
@@ -108,6 +111,7 @@ struct PlayOptions: TargetOptions {
             help = true
         default:
             if try access.apply(name, inline: inline, reader: &reader) { return }
+            if try variant.apply(name, inline: inline, reader: &reader) { return }
             throw UsageError("unknown option \(name) for play (see slipstream play --help)")
         }
     }
@@ -151,6 +155,7 @@ struct PlayOptions: TargetOptions {
         configuration.headers = headers
         configuration.volume = Double(volume) / 100
         configuration.startTime = start.map { .seconds($0) }
+        configuration.hlsVariant = variant.selection
         let choice = output ?? .automatic
         configuration.output = { () throws(AudioOutputError) -> any AudioOutput in try choice.makeOutput() }
         return configuration

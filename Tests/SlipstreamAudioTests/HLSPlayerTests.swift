@@ -84,6 +84,21 @@ struct HLSPlayerTests {
         #expect(abs(played.count - ffmpeg.count) <= 1024 * 4, "\(played.count) bytes, ffmpeg \(ffmpeg.count)")
     }
 
+    @Test func theConfiguredVariantIsPlayed() async throws {
+        _ = try await offPool { try HLSFixtures.master() }
+        let segment = { (variant: Int) in "/files/hls-\(getpid())-master/v\(variant)/s0.ts" }
+        for (selection, played) in [(HLSVariantSelection(maximumBitRate: 100_000), 0), (HLSVariantSelection(index: 1), 1)] {
+            let before = try [0, 1].map { try TestNginx.requests(to: segment($0)).count }
+            let (run, _) = try await PlaylistPlayerTests.play(try HLSFixtures.url("master", "master.m3u8")) { $0.hlsVariant = selection }
+            #expect(run.finalState == .done, "\(run.events)")
+            let after = try [0, 1].map { try TestNginx.requests(to: segment($0)).count }
+            #expect(after[played] > before[played] && after[1 - played] == before[1 - played], "\(selection): \(before) \(after)")
+        }
+        let (run, _) = try await PlaylistPlayerTests.play(try HLSFixtures.url("master", "master.m3u8")) { $0.hlsVariant.index = 5 }
+        let error = try #require(run.error, "\(run.events)")
+        #expect(error.code == .unsupportedFormat && error.message.contains("5 is not one of them"), "\(error.message)")
+    }
+
     @Test func aMissingSegmentStopsThePlayerWithItsError() async throws {
         let folder = try await offPool { try HLSFixtures.transportStream() }
         let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8).replacingOccurrences(

@@ -31,6 +31,27 @@ struct HLSSegmentReaderTests {
         #expect(output == Self.frames)
     }
 
+    /// An ID3v2.4 tag with other frames, then the `PRIV` timestamp frame.
+    static func timestampTag(_ timestamp: Int64) -> [UInt8] {
+        let owner = Array("com.apple.streaming.transportStreamTimestamp".utf8) + [0]
+        let priv = owner + (0..<8).map { UInt8(truncatingIfNeeded: timestamp >> (56 - 8 * $0)) }
+        let text = [3] + Array(repeating: UInt8(ascii: "a"), count: 200)  // syncsafe size 0x01 0x49
+        let frame = { (id: String, body: [UInt8]) in
+            Array(id.utf8) + (0..<4).map { UInt8((body.count >> (21 - 7 * $0)) & 0x7F) } + [0, 0] + body
+        }
+        return id3(frame("TIT2", text) + frame("PRIV", Array("other.owner".utf8) + [0, 1]) + frame("PRIV", priv))
+    }
+
+    @Test(arguments: [1, 7, 188, 4096])
+    func packedAudioTellsItsTimestampWhateverTheSplit(piece: Int) throws {
+        let timestamp: Int64 = (1 << 32) + 123_456
+        let (output, reader) = try Self.read(Self.timestampTag(timestamp) + Self.frames, pieces: piece)
+        #expect(output == Self.frames)
+        #expect(reader.firstTimestamp == timestamp)
+        let (_, untimed) = try Self.read(Self.id3([1, 2, 3]) + Self.frames, pieces: piece)
+        #expect(untimed.firstTimestamp == nil)
+    }
+
     @Test func framesWithoutATagArePackedAudioToo() throws {
         let (output, reader) = try Self.read(Self.frames, pieces: 5)
         #expect(reader.kind == .packedAudio)

@@ -86,4 +86,13 @@ struct SeekPlannerTests {
                     == .connect(offset: 0, firstFrame: 0, estimated: false, dropBefore: target.primedFrame))
         }
     }
+
+    @Test func aSourceThatSeeksByTimeIsAskedForThePrimedTime() throws {
+        let target = try Self.target(10)
+        let point = AudioSeekPoint(time: 9.9, frame: 436_608, offset: 160_000, method: .constantBitRate)
+        // Whatever the table and the ranges say.
+        #expect(
+            SeekPlanner.network(target, seekPoint: point, rangesSupported: false, isConnected: true, nextFrame: 100_000, seeksByTime: true)
+                == .connectAt(time: target.primedTime, firstFrame: target.primedFrame, dropBefore: target.primedFrame))
+    }
 }

@@ -30,6 +30,17 @@ struct PlayOptionsTests {
         #expect(throws: UsageError.self) { try PlayOptions.parse(["x.mp3", "--reconnect", "-1"]) }
     }
 
+    @Test func hlsVariantOptionsGoToTheConfigurationAndToInfo() throws {
+        let play = try PlayOptions.parse(["x.m3u8", "--max-bitrate", "1.5M", "--variant=2"])
+        #expect(play.configuration.hlsVariant == HLSVariantSelection(maximumBitRate: 1_500_000, index: 2))
+        #expect(try InfoOptions.parse(["x.m3u8", "--max-bitrate=96k"]).variant.selection.maximumBitRate == 96_000)
+        #expect(try HLSVariantOptions.bitRate("128000", for: "--max-bitrate") == 128_000)
+        for bad in ["", "k", "-5", "0", "12x", "1e20"] {
+            #expect(throws: UsageError.self) { try HLSVariantOptions.bitRate(bad, for: "--max-bitrate") }
+        }
+        #expect(throws: UsageError.self) { try PlayOptions.parse(["x.m3u8", "--variant", "-1"]) }
+    }
+
     @Test(arguments: [("90", 90.0), ("12.5", 12.5), ("1:30", 90), ("1:02:03.5", 3723.5), ("0:00", 0)])
     func parsesTimes(_ text: String, _ seconds: Double) throws {
         #expect(try PlayOptions.time(text, for: "--start") == seconds)

@@ -19,14 +19,14 @@ final class HLSConnection: AudioSourceConnection {
     }
 
     /// Why the thread ends early.
-    private enum Ending: Error {
+    enum Ending: Error {
         /// The receiver said `.stop`, or the connection was cancelled: nothing more is told.
         case stopped
         case failed(AudioStreamerError)
     }
 
     /// What the thread and the callers share.
-    private struct Shared {
+    struct Shared {
         var isCancelled = false
         /// The transfer of the segment being played.
         var segment: (any AudioSourceConnection)?
@@ -45,23 +45,36 @@ final class HLSConnection: AudioSourceConnection {
     /// The wait before the first retry of a segment, in seconds (doubled at each).
     static let segmentBackoff = 0.25
 
-    private let setup: HLSAudioSource.Setup
+    /// The bytes of a segment's start read for its first timestamp.
+    static let headSize: Int64 = 16 << 10
+    /// Segments fetched ahead of the one playing, at most (`HLSPrefetchPlan`).
+    static let segmentsAhead = 3
+    /// How often the thread looks at the fetches ahead while it waits, in seconds.
+    static let prefetchTick = 0.25
+
+    let setup: HLSAudioSource.Setup
+    private let request: AudioSourceRequest
     private let receiver: any AudioSourceReceiver
     private let document: HLSAudioSource.Document?
-    private let shared = Mutex(Shared())
+    let shared = Mutex(Shared())
     /// Wakes the thread to look at `shared` again (extra signals are harmless).
-    private let wake = DispatchSemaphore(value: 0)
+    let wake = DispatchSemaphore(value: 0)
     // Unchecked: the thread and the current segment's receiver take turns (the thread waits
     // while a segment plays), so only one touches it at a time.
     /// The stream offset of the next byte given to the receiver.
     nonisolated(unsafe) private var offset: Int64 = 0
     /// The keys fetched so far, by URL (the thread's alone).
     nonisolated(unsafe) private var keys: [String: [UInt8]] = [:]
+    /// The segments after the one playing, with what their fetches need (the thread's alone).
+    nonisolated(unsafe) var upcoming: [(plan: HLSPrefetchPlan.Upcoming, url: String, range: HLSMediaPlaylist.ByteRange?)] = []
+    let prefetcher: HLSPrefetcher
 
-    init(setup: HLSAudioSource.Setup, receiver: any AudioSourceReceiver, document: HLSAudioSource.Document?) {
+    init(setup: HLSAudioSource.Setup, request: AudioSourceRequest, receiver: any AudioSourceReceiver, document: HLSAudioSource.Document?) {
         self.setup = setup
+        self.request = request
         self.receiver = receiver
         self.document = document
+        prefetcher = HLSPrefetcher(setup: setup, wake: wake)
     }
 
     /// A connection to a stream that ended at `size`: its answer (that size, not live), then its end.
@@ -104,17 +117,28 @@ final class HLSConnection: AudioSourceConnection {
         }
         segment?.cancel()
         task?.cancel()
+        prefetcher.cancelAll()
         wake.signal()
     }
 
     // MARK: - The thread
 
     private func run() {
+        defer { prefetcher.cancelAll() }
         do throws(Ending) {
             var (media, mediaURL, base) = try loadMediaPlaylist()
-            let answer = AudioSourceAnswer(offset: 0, totalSize: nil, rangesSupported: false, isLive: media.isLive)
+            // A playlist that keeps its segments can be played from any of them.
+            let seeksByTime = !media.isLive || media.kind == .event
+            var start: (sequence: Int64, time: AudioSourceAnswer.StartTime)?
+            if seeksByTime, let time = request.time ?? Self.lateStart(of: media), let found = try locate(time, in: media, base: base) {
+                start = (media.segments[found.index].sequence, .init(seconds: found.start, isExact: found.isExact))
+                offset = request.time == nil ? 0 : request.offset
+            }
+            var answer = AudioSourceAnswer(offset: offset, totalSize: nil, rangesSupported: false, isLive: media.isLive)
+            answer.seeksByTime = seeksByTime
+            answer.startTime = start?.time
             guard case .proceed = receiver.sourceOpened(answer) else { return }
-            var follower = HLSMediaFollower()
+            var follower = HLSMediaFollower(startingAt: start?.sequence)
             follower.loaded(media, at: Self.now())
             var map: HLSMediaPlaylist.Map?
             while true {
@@ -124,6 +148,7 @@ final class HLSConnection: AudioSourceConnection {
                         try deliver(try fetch(newMap.uri, base: base, range: newMap.byteRange, what: "initialization section"))
                         map = newMap
                     }
+                    try planAhead(after: segment, in: follower.playlist ?? media, base: base)
                     try play(segment, base: base, isLive: media.isLive)
                 case .reload(let time):
                     try sleep(until: time)
@@ -164,7 +189,13 @@ final class HLSConnection: AudioSourceConnection {
         case .media(let media):
             return (media, setup.url, base)
         case .master(let master):
-            guard let choice = HLSVariantChoice.choose(master) else {
+            let found: HLSVariantChoice.Choice?
+            do throws(PlaylistError) {
+                found = try HLSVariantChoice.choose(master, setup.selection)
+            } catch {
+                throw .failed(Self.error(.unsupportedFormat, "\(setup.url): \(error.message)"))
+            }
+            guard let choice = found else {
                 throw .failed(Self.error(.noAudioData, "\(setup.url): the HLS master playlist lists no variant"))
             }
             let url = try resolve(choice.uri, base: base)
@@ -191,6 +222,7 @@ final class HLSConnection: AudioSourceConnection {
         }
         var delivered = 0
         var attempt = 0
+        var body = try prefetched(url, range: segment.byteRange)
         while true {
             attempt += 1
             shared.withLock { $0.isResumePending = false }
@@ -203,11 +235,18 @@ final class HLSConnection: AudioSourceConnection {
                     throw .failed(Self.error(.unsupportedFormat, "\(url): \(error.message)"))
                 }
             }
+            // (Bytes fetched ahead were counted as they came.)
             let receiver = HLSSegmentReceiver(
                 connection: self, reader: HLSSegmentReader(kind: segment.map == nil ? nil : .fragmentedMP4), decryptor: decryptor,
-                range: segment.byteRange, alreadyDelivered: delivered)
-            let transfer = HTTPAudioSource(template: request, engine: setup.engine).open(
-                AudioSourceRequest(offset: segment.byteRange?.offset ?? 0, length: segment.byteRange?.length), receiver: receiver)
+                range: segment.byteRange, alreadyDelivered: delivered, countsTraffic: body == nil)
+            let transfer: any AudioSourceConnection
+            if let body = body.take() {
+                transfer = HLSBufferedTransfer.start(body, offset: segment.byteRange?.offset ?? 0, receiver: receiver)
+            } else {
+                setup.traffic.withLock { $0.requests += 1 }
+                transfer = HTTPAudioSource(template: request, engine: setup.engine).open(
+                    AudioSourceRequest(offset: segment.byteRange?.offset ?? 0, length: segment.byteRange?.length), receiver: receiver)
+            }
             let (cancelled, resume) = shared.withLock { shared in
                 shared.segment = transfer
                 defer { shared.isResumePending = false }
@@ -242,7 +281,7 @@ final class HLSConnection: AudioSourceConnection {
         }
     }
 
-    /// Waits until the current segment's transfer ends; takes its outcome.
+    /// Waits until the current segment's transfer ends, minding the fetches ahead; takes its outcome.
     private func waitForSegment() throws(Ending) -> SegmentOutcome {
         while true {
             let (outcome, cancelled) = shared.withLock { shared in
@@ -256,7 +295,8 @@ final class HLSConnection: AudioSourceConnection {
             }
             if cancelled { throw .stopped }
             if let outcome { return outcome }
-            wake.wait()
+            prefetchAhead()
+            try waitTick()
         }
     }
 
@@ -267,6 +307,16 @@ final class HLSConnection: AudioSourceConnection {
         let decision = receiver.sourceReceived(bytes, at: offset)
         if case .proceed = decision { offset += Int64(bytes.count) }
         return decision
+    }
+
+    /// Called by the segment's receiver for the bytes of the segment it received.
+    func segmentReceived(_ count: Int) {
+        setup.traffic.withLock { $0.bytes += Int64(count) }
+    }
+
+    /// Called by the segment's receiver when its reader knows what the segment holds.
+    func segmentKindFound(_ kind: HLSSegmentReader.Kind) {
+        setup.segmentKind.withLock { $0 = $0 ?? kind }
     }
 
     /// Called by the segment's receiver once, when its transfer is over.
@@ -302,7 +352,7 @@ final class HLSConnection: AudioSourceConnection {
     // MARK: - Fetching
 
     /// The AES-128 key at `uri` (resolved against `base`), fetched once per URL.
-    private func key(_ uri: String, base: String) throws(Ending) -> [UInt8] {
+    func key(_ uri: String, base: String) throws(Ending) -> [UInt8] {
         let url = try resolve(uri, base: base)
         if let key = keys[url] { return key }
         let key = try fetchWhole(url, range: nil, limit: 1024, what: "key").body
@@ -327,7 +377,7 @@ final class HLSConnection: AudioSourceConnection {
 
     /// A whole small response (at most `limit` bytes), from the thread; a range is cut out of
     /// a server's whole answer when it sends no 206.
-    private func fetchWhole(_ url: String, range: HLSMediaPlaylist.ByteRange?, limit: Int, what: String) throws(Ending) -> HTTPResponse {
+    func fetchWhole(_ url: String, range: HLSMediaPlaylist.ByteRange?, limit: Int, what: String) throws(Ending) -> HTTPResponse {
         var request = setup.request(url)
         request.range = range.map { HTTPRequest.ByteRange(start: $0.offset, end: $0.offset + $0.length - 1) }
         let engine = setup.engine
@@ -357,6 +407,10 @@ final class HLSConnection: AudioSourceConnection {
             if cancelled { throw .stopped }
             if result == nil { wake.wait() }
         }
+        setup.traffic.withLock { traffic in
+            traffic.requests += 1
+            if case .success(let response) = result { traffic.bytes += Int64(response.body.count) }
+        }
         switch result! {
         case .failure(let error):
             throw .failed(AudioStreamerError(error))
@@ -377,7 +431,7 @@ final class HLSConnection: AudioSourceConnection {
     }
 
     /// `uri` resolved against `base` (as a playlist's entries are).
-    private func resolve(_ uri: String, base: String) throws(Ending) -> String {
+    func resolve(_ uri: String, base: String) throws(Ending) -> String {
         do throws(PlaylistError) {
             let location = try PlaylistEntry(uri, title: nil).location(in: .url(base))
             guard case .url(let url) = location else { throw PlaylistError(.badEntry, "not an http(s) URL") }
@@ -410,7 +464,7 @@ final class HLSConnection: AudioSourceConnection {
     }
 
     /// Seconds on the monotonic clock.
-    private static func now() -> Double {
+    static func now() -> Double {
         Double(MonotonicTime.now()) / 1e9
     }
 }

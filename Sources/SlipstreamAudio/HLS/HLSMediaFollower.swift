@@ -34,7 +34,10 @@ struct HLSMediaFollower: Hashable, Sendable {
     /// The longest wait between failed reloads, in seconds.
     static let maximumBackoff = 8.0
 
-    init() {}
+    /// A follower from the playlist's start (`start(of:)`), or from segment `sequence` (a seek).
+    init(startingAt sequence: Int64? = nil) {
+        nextSequence = sequence
+    }
 
     /// The playlist as loaded at `time`.
     mutating func loaded(_ new: HLSMediaPlaylist, at time: Double) {

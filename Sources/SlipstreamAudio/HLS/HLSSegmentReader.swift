@@ -25,13 +25,27 @@ struct HLSSegmentReader {
     private(set) var kind: Kind?
     /// The audio codec a transport stream carries, once its PMT was read.
     var codec: AudioFormat.Codec? { demuxer?.codec }
+    /// The presentation time (90 kHz, 33 bits) of the segment's first audio, once read: the
+    /// PTS of a transport stream's first audio PES packet, or packed audio's ID3 timestamp
+    /// (`com.apple.streaming.transportStreamTimestamp`). Nil for fMP4 (its `moof` says it).
+    private(set) var firstTimestamp: Int64?
     /// The first bytes, while the kind is not known.
     private var head: [UInt8] = []
     private var demuxer: MPEGTSDemuxer?
     /// Packed audio: the ID3 header being gathered (at a tag's start), or bytes of a tag left to skip.
     private var tagHeader: [UInt8] = []
     private var tagBytesToSkip = 0
+    /// Packed audio: the first tag's body, gathered (up to `maximumTagGathered` bytes) for its timestamp.
+    private var tagBody: [UInt8] = []
+    private var isFirstTag = true
+    /// The major version of the tag being skipped (3 or 4: how its frames' sizes are written).
+    private var tagVersion: UInt8 = 4
     private var inFrames = false
+
+    /// The most of packed audio's first tag gathered for its timestamp.
+    private static let maximumTagGathered = 4096
+    /// The owner of packed audio's timestamp `PRIV` frame, with its terminating zero.
+    private static let timestampOwner = Array("com.apple.streaming.transportStreamTimestamp".utf8) + [0]
 
     /// The most bytes held to tell the kind: two packets' sync bytes.
     private static let headSize = MPEGTSDemuxer.packetSize + 1
@@ -91,9 +105,15 @@ struct HLSSegmentReader {
             skipTags(input, into: &output)
         case .transportStream:
             if demuxer == nil { demuxer = MPEGTSDemuxer() }
+            var first = firstTimestamp
+            defer { firstTimestamp = first }
             do throws(MPEGTSDemuxer.Failure) {
                 try demuxer!.take(input) { event in
-                    if case .audio(let bytes) = event { output.append(contentsOf: bytes) }
+                    switch event {
+                    case .audio(let bytes): output.append(contentsOf: bytes)
+                    case .timestamp(let timestamp): if first == nil { first = timestamp }
+                    case .stream, .discontinuity: break
+                    }
                 }
             } catch {
                 throw Failure(message: error.message)
@@ -112,8 +132,17 @@ struct HLSSegmentReader {
             }
             if tagBytesToSkip > 0 {
                 let count = min(tagBytesToSkip, input.count - index)
+                if isFirstTag, tagBody.count < Self.maximumTagGathered {
+                    let kept = min(count, Self.maximumTagGathered - tagBody.count)
+                    tagBody.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[index..<index + kept]))
+                }
                 tagBytesToSkip -= count
                 index += count
+                if tagBytesToSkip == 0, isFirstTag {
+                    isFirstTag = false
+                    firstTimestamp = Self.timestamp(inTag: tagBody, version: tagVersion)
+                    tagBody = []
+                }
                 continue
             }
             let count = min(10 - tagHeader.count, input.count - index)
@@ -127,9 +156,31 @@ struct HLSSegmentReader {
             } else if tagHeader.count == 10 {
                 let size = tagHeader[6..<10].reduce(0) { $0 << 7 | Int($1 & 0x7F) }
                 tagBytesToSkip = size + (tagHeader[5] & 0x10 != 0 ? 10 : 0)
+                tagVersion = tagHeader[3]
                 tagHeader = []
             }
         }
+    }
+
+    /// The timestamp of an ID3v2.3/2.4 tag's body (the frames after its 10-byte header;
+    /// `version`: the tag's major version): the 33 bits of its `PRIV` frame owned by
+    /// `com.apple.streaming.transportStreamTimestamp`.
+    static func timestamp(inTag body: [UInt8], version: UInt8) -> Int64? {
+        var at = 0
+        while at + 10 <= body.count {
+            let id = body[at..<at + 4]
+            guard id.allSatisfy({ $0 >= 0x30 && $0 <= 0x5A }) else { return nil }
+            // The size is syncsafe in 2.4, plain in 2.3.
+            let size = body[at + 4..<at + 8].reduce(0) { version >= 4 ? $0 << 7 | Int($1 & 0x7F) : $0 << 8 | Int($1) }
+            let start = at + 10
+            guard size <= body.count - start else { return nil }
+            let frame = body[start..<start + size]
+            if id.elementsEqual("PRIV".utf8), frame.count == timestampOwner.count + 8, frame.starts(with: timestampOwner) {
+                return frame.suffix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) } & 0x1_FFFF_FFFF
+            }
+            at = start + size
+        }
+        return nil
     }
 
     /// The kind of a segment that starts with `head`; nil while more bytes are needed to tell

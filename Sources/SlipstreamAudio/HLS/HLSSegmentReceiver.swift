@@ -24,11 +24,16 @@ final class HLSSegmentReceiver: AudioSourceReceiver {
     /// Audio bytes of the segment given so far, by every attempt.
     nonisolated(unsafe) private(set) var delivered: Int
     nonisolated(unsafe) private var isOver = false
+    /// The bytes received are counted in the source's traffic (not those fetched ahead).
+    private let countsTraffic: Bool
+    /// The connection was told what the segment holds.
+    nonisolated(unsafe) private var isKindTold = false
 
     init(
         connection: HLSConnection, reader: HLSSegmentReader, decryptor: HLSDecryptor?, range: HLSMediaPlaylist.ByteRange?,
-        alreadyDelivered: Int
+        alreadyDelivered: Int, countsTraffic: Bool
     ) {
+        self.countsTraffic = countsTraffic
         self.connection = connection
         self.reader = reader
         self.decryptor = decryptor
@@ -65,6 +70,7 @@ final class HLSSegmentReceiver: AudioSourceReceiver {
         let end = range.map { $0.offset + $0.length } ?? .max
         let lower = max(start, first), upper = min(offset + Int64(bytes.count), end)
         if lower < upper {
+            if countsTraffic { connection.segmentReceived(Int(upper - lower)) }
             do throws(HLSSegmentReader.Failure) {
                 let piece = UnsafeRawBufferPointer(rebasing: bytes[Int(lower - offset)..<Int(upper - offset)])
                 if let decryptor {
@@ -76,6 +82,10 @@ final class HLSSegmentReceiver: AudioSourceReceiver {
                 }
             } catch {
                 return over(.failed(AudioStreamerError(.unsupportedFormat, error.message, retryable: false), retry: false))
+            }
+            if !isKindTold, let kind = reader.kind {
+                isKindTold = true
+                connection.segmentKindFound(kind)
             }
         }
         drop()

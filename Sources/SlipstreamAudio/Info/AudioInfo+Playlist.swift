@@ -38,6 +38,11 @@ extension AudioInfo {
                         location: document.location.text, title: entry.entry.title, skippedEntries: skipped)
                     return info
                 case .playlist(let nested):
+                    if var info = try await describeHLS(nested, options: options, engine: engine) {
+                        info.source.playlist = PlaylistOrigin(
+                            location: document.location.text, title: entry.entry.title, skippedEntries: skipped)
+                        return info
+                    }
                     do throws(PlaylistError) { try walk.follow(nested) } catch {
                         throw AudioInfoError(playlistError: error, at: place.text)
                     }

@@ -28,6 +28,8 @@ extension AudioInfo {
         /// The playlist this file or URL is an entry of, when the one given was a playlist
         /// (`bytesRead` and `requests` count the entry's reads).
         public var playlist: PlaylistOrigin?
+        /// What the playlists of an HLS stream say, for one.
+        public var hls: HLSStream?
 
         /// A summary of nothing read yet from `location`.
         init(_ location: AudioLocation) {

@@ -25,6 +25,9 @@ public struct AudioInfo: Hashable, Sendable, Codable {
         /// server of the URL described, never to one a redirect or a playlist leads to.
         /// Default: verified TLS, no login, no cookies.
         public var access = TransferAccess()
+        /// Which variant of an HLS master playlist is described. Default: the one the player
+        /// plays by default (see `HLSVariantSelection`).
+        public var hlsVariant = HLSVariantSelection()
 
         /// The default options.
         public init() {}
@@ -38,9 +41,11 @@ public struct AudioInfo: Hashable, Sendable, Codable {
     /// Describes the audio of `location`, an `http(s)://` URL or a local file path, reading as
     /// little of it as `options` allow; a URL on `engine` (default: the shared one, which a file
     /// does not start). A playlist (M3U, PLS, XSPF) is followed: its first entry that can be
-    /// described is, with `source.playlist` saying so. Throws an `AudioInfoError` naming the URL
-    /// or file: it cannot be read (`.file`, `.network`, `.httpStatus`, `.rangeNotHonoured`,
-    /// `.invalidURL`) or is not audio in a supported format (`.notAudio`; an HLS playlist
+    /// described is, with `source.playlist` saying so. An HLS playlist from a URL is described
+    /// as one stream: `source.hls` tells its variants, type, segments and encryption, `audio`
+    /// what its first segments hold. Throws an `AudioInfoError` naming the URL or file: it
+    /// cannot be read (`.file`, `.network`, `.httpStatus`, `.rangeNotHonoured`, `.invalidURL`)
+    /// or is not audio in a supported format (`.notAudio`; an HLS playlist in a local file
     /// too). Cancelling the calling task cancels the read and throws `.cancelled`.
     public static func read(
         from location: String, options: Options = Options(),
@@ -49,7 +54,9 @@ public struct AudioInfo: Hashable, Sendable, Codable {
         let place = AudioLocation(location)
         switch try await describe(place, name: location, options: options, engine: engine, loginOrigins: place.origins) {
         case .audio(let info): return info
-        case .playlist(let document): return try await follow(document, options: options, engine: engine)
+        case .playlist(let document):
+            if let info = try await describeHLS(document, options: options, engine: engine) { return info }
+            return try await follow(document, options: options, engine: engine)
         }
     }
 

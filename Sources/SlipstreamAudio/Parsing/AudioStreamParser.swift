@@ -110,6 +110,13 @@ public struct AudioStreamParser: Sendable {
         return collector.events
     }
 
+    /// Whether the packets state their own times after a discontinuity (a fragmented MP4 whose
+    /// fragments give their decode times), whatever the parser was told.
+    var datesPackets: Bool {
+        guard case .mp4(let parser) = stage else { return false }
+        return parser.hasDecodeTimes
+    }
+
     /// Whether the parser has found the audio but has more to read before its first packet
     /// (an MP4 chapter track's titles): a reader after the properties reads on.
     var awaitsProperties: Bool {
@@ -164,5 +171,13 @@ public struct AudioStreamParser: Sendable {
         case .sniffing, .failed:
             break
         }
+    }
+
+    /// Tells the parser that the next packet starts `seconds` from the stream's start (a source
+    /// that knows the time of what it sends: an HLS segment's timestamp, or the live end of an
+    /// HLS EVENT playlist joined late), placed there once the sample rate is known. A format
+    /// whose packets state their own times (fragmented MP4's decode times) goes by those.
+    mutating func placeNextPacket(atSeconds seconds: Double) {
+        state.nextStartSeconds = seconds
     }
 }

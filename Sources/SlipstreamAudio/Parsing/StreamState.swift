@@ -30,6 +30,9 @@ struct StreamState: Sendable {
     private(set) var framesSeen: Int64 = 0
     /// The first frame of the next packet, or `nil` when unknown (after a discontinuity).
     var nextFrame: Int64? = 0
+    /// Where the next packet starts, in seconds, when that is known before the sample rate (a
+    /// source that joined the stream after its start): made `nextFrame` at the next packet.
+    var nextStartSeconds: Double?
     /// Every byte from the start has been seen, in order.
     var isContinuous = true
     /// The stream has ended.
@@ -59,6 +62,10 @@ struct StreamState: Sendable {
         if properties.dataOffset == nil {
             set(\.dataOffset, offset)
             seekTable.dataOffset = offset
+        }
+        if let seconds = nextStartSeconds, let rate = properties.format?.sampleRate, rate > 0 {
+            nextFrame = Int64((seconds * Double(rate)).rounded())
+            nextStartSeconds = nil
         }
         if nextFrame == nil { nextFrame = seekTable.startFrame(ofPacketAt: offset) }
         let startFrame = nextFrame

@@ -92,9 +92,13 @@ extension AudioStreamer {
     /// Plays the HLS stream at `url` (its playlist as read: `document`) in place of the
     /// network side that read the playlist.
     private func startHLS(_ url: String, document: HLSAudioSource.Document) {
+        // Segments are fetched ahead within the buffer's seconds (a limit in bytes or none:
+        // within `HLSConnection.segmentsAhead` segments).
+        let lookahead: Double? = if case .seconds(let seconds) = configuration.bufferLimit { seconds } else { nil }
         let source = HLSAudioSource(
             template: makeAudioRequest(url, configuration: configuration, loginOrigins: nil), engine: engine ?? .shared,
-            document: document, loginOrigins: location.origins)
+            document: document, loginOrigins: location.origins, selection: configuration.hlsVariant,
+            lookahead: lookahead)
         replaceNetwork(with: makeNetworkSide(reading: source, recorder: control.withLock { $0.recorder }), announcing: nil)
     }
 

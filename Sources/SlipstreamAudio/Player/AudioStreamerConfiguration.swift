@@ -59,6 +59,9 @@ public struct AudioStreamerConfiguration: Sendable {
     /// A Content-Type (`audio/mpeg`) or file extension (`mp3`) to help format detection; the
     /// bytes decide. Default none.
     public var fileTypeHint: String?
+    /// Which variant of an HLS master playlist is played. Default: the audio-only variant of
+    /// the highest bandwidth (see `HLSVariantSelection`).
+    public var hlsVariant = HLSVariantSelection()
     /// Makes the output the sound goes to, on the playback thread, as soon as the stream's
     /// format is known. Default: the system's audio output, as `AudioOutputChoice.automatic`
     /// finds it (PulseAudio where a server answers, else ALSA's `default` device), which is

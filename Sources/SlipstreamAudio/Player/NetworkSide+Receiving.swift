@@ -27,7 +27,16 @@ extension NetworkSide {
             state.totalSize = answer.totalSize ?? state.totalSize
             if let size = state.totalSize { state.parser.learnStreamSize(size) }
             state.seekOffset = nil
-            if answer.offset != state.parser.nextByteOffset {
+            state.seekTime = nil
+            state.seeksByTime = answer.seeksByTime
+            if let start = answer.startTime {
+                // A connection opened at a time: its first packet starts where the source says.
+                // (A first connection that starts late follows on: nothing was parsed before.)
+                if answer.offset != state.parser.nextByteOffset || state.format != nil { state.parser.discontinuity(at: answer.offset) }
+                state.parser.placeNextPacket(atSeconds: start.seconds)
+                if let rate = state.format?.sampleRate { state.nextFrameGuess = Int64((start.seconds * Double(rate)).rounded()) }
+                state.positionsEstimated = !start.isExact && !state.parser.datesPackets
+            } else if answer.offset != state.parser.nextByteOffset {
                 // A seek that landed, or a 200 answering a range request: the parser starts over
                 // at the answer's first byte. Without a range, everything before the packet
                 // needed is read and dropped (`dropBeforeFrame`).
@@ -41,7 +50,8 @@ extension NetworkSide {
             return .some(state.totalSize)
         }
         guard case .some(let size) = totalSize else { return .stop }
-        streamer.networkAnswered(canSeek: !answer.isLive && (size != nil || answer.rangesSupported == true), isLive: answer.isLive)
+        streamer.networkAnswered(
+            canSeek: answer.seeksByTime || !answer.isLive && (size != nil || answer.rangesSupported == true), isLive: answer.isLive)
         return .proceed
     }
 

@@ -24,6 +24,11 @@ final class NetworkSide: Sendable {
         /// Where the next connection starts when none is given: a seek's offset until its
         /// connection answers, else the parser's next byte.
         var seekOffset: Int64?
+        /// The time the next connection starts at, for a source that seeks by time: a seek's
+        /// until its connection answers.
+        var seekTime: Double?
+        /// The source seeks by time (`AudioSourceAnswer.seeksByTime`), as its last answer said.
+        var seeksByTime = false
         /// The stream frame of the next packet, when the parser cannot say (after an estimated
         /// seek or a reconnect to a live stream).
         var nextFrameGuess: Int64 = 0
@@ -84,18 +89,24 @@ final class NetworkSide: Sendable {
             state.receiver = receiver
             queue.withLock { $0.producerConnected(now: MonotonicTime.now()) }
             let start = offset ?? state.seekOffset ?? state.parser.nextByteOffset
-            state.connection = source.open(AudioSourceRequest(offset: start), receiver: self.receiver(receiver, from: start, state: state))
+            let request = AudioSourceRequest(offset: start, time: state.seekTime)
+            state.connection = source.open(request, receiver: self.receiver(receiver, from: start, state: state))
             return old
         }
         old?.cancel()
     }
 
-    /// Reconnects after a failure from where the stream is to go on, unless every byte of a
-    /// stream of known size was received (a connection that stalled after its last byte):
-    /// then the stream ends there.
+    /// Reconnects after a failure from where the stream is to go on (a source that seeks by
+    /// time: at the time of the next frame), unless every byte of a stream of known size was
+    /// received (a connection that stalled after its last byte): then the stream ends there.
     func reconnect() {
-        let isWhole = state.withLock { state in
-            state.seekOffset == nil && state.totalSize.map { state.parser.nextByteOffset >= $0 } == true
+        let isWhole = state.withLock { state -> Bool in
+            if state.seeksByTime, state.seekTime == nil, let rate = state.format?.sampleRate, rate > 0 {
+                state.seekTime = Double(state.nextFrameGuess) / Double(rate)
+                state.dropBeforeFrame = state.dropBeforeFrame ?? state.nextFrameGuess
+                state.seekOffset = state.seekOffset ?? state.parser.nextByteOffset
+            }
+            return state.seekOffset == nil && state.totalSize.map { state.parser.nextByteOffset >= $0 } == true
         }
         if isWhole { end(nil, generation: nil) } else { connect(from: nil) }
     }
@@ -111,8 +122,9 @@ final class NetworkSide: Sendable {
             let network = SeekPlanner.network(
                 target, seekPoint: point,
                 rangesSupported: state.rangesSupported, isConnected: state.connection != nil,
-                nextFrame: state.nextFrameGuess)
+                nextFrame: state.nextFrameGuess, seeksByTime: state.seeksByTime)
             queue.withLock { $0.clear(seekFrame: target.rawFrame, position: target.position) }
+            state.seekTime = nil
             switch network {
             case .readOn(let dropBefore):
                 state.dropBeforeFrame = dropBefore
@@ -135,6 +147,11 @@ final class NetworkSide: Sendable {
                     state.seekOffset = search.probe
                 }
                 return (.network(offset: state.seekOffset ?? offset), drop(&state))
+            case .connectAt(let time, let firstFrame, let dropBefore):
+                // The source says where its bytes start (`opened`); the offsets go on from here.
+                (state.dropBeforeFrame, state.nextFrameGuess, state.positionsEstimated) = (dropBefore, firstFrame, true)
+                (state.seekOffset, state.seekTime, state.search) = (state.parser.nextByteOffset, time, nil)
+                return (.network(offset: state.parser.nextByteOffset), drop(&state))
             }
         }
         old?.cancel()

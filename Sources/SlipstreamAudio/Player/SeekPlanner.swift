@@ -56,6 +56,10 @@ enum SeekPlanner {
         /// `firstFrame` (`estimated` when the seek table only estimated it); packets ending
         /// before `dropBefore` are dropped as they come.
         case connect(offset: Int64, firstFrame: Int64, estimated: Bool, dropBefore: Int64)
+        /// A new connection at `time` seconds (a source that seeks by time: it says where its
+        /// bytes start, about `firstFrame` until it does); packets ending before `dropBefore`
+        /// are dropped as they come.
+        case connectAt(time: Double, firstFrame: Int64, dropBefore: Int64)
     }
 
     /// The target of a seek to `time` seconds (clamped to the stream), or the reason there is none.
@@ -86,12 +90,14 @@ enum SeekPlanner {
     /// The network side's part of a seek to `target`: `seekPoint` is its seek table's answer
     /// for the primed time (nil when it has none), `rangesSupported` what the server said to a
     /// range request (nil before one), `isConnected` whether a connection is open, `nextFrame`
-    /// the stream frame of the next packet it will read.
+    /// the stream frame of the next packet it will read; a source that `seeksByTime` (HLS) is
+    /// asked for the primed time instead.
     static func network(
         _ target: Target, seekPoint: AudioSeekPoint?, rangesSupported: Bool?,
-        isConnected: Bool, nextFrame: Int64
+        isConnected: Bool, nextFrame: Int64, seeksByTime: Bool = false
     ) -> NetworkPlan {
         let drop = target.primedFrame
+        if seeksByTime { return .connectAt(time: target.primedTime, firstFrame: drop, dropBefore: drop) }
         // No ranges here: a forward seek reads on and drops what comes before the target.
         if rangesSupported == false, target.rawFrame >= nextFrame, isConnected { return .readOn(dropBefore: drop) }
         guard rangesSupported != false, let point = seekPoint else {

@@ -18,7 +18,7 @@ enum M3UParser {
             if text.hasPrefix("#") {
                 if text.hasPrefix("#EXT-X-") {
                     let tag = text.prefix { $0 != ":" }
-                    throw PlaylistError(.hls, "an HLS playlist (\(tag)), which is played only from an http(s) URL, and not described yet")
+                    throw PlaylistError(.hls, "an HLS playlist (\(tag)), which is played and described only from an http(s) URL")
                 }
                 if let info = Self.title(ofInfo: text) { title = info.isEmpty ? nil : info }
                 continue

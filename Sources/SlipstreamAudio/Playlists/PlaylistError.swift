@@ -5,7 +5,7 @@ struct PlaylistError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
     enum Code: Hashable, Sendable {
         /// An HLS playlist (`#EXT-X-...` tags): not a list of streams. The player plays one
-        /// from a URL as one stream (`HLSAudioSource`); `info` does not describe it yet.
+        /// from a URL as one stream (`HLSAudioSource`), and `AudioInfo` describes it as one.
         case hls
         /// An HLS playlist that breaks a rule that matters (a media playlist without its target
         /// duration, variants and segments in one).

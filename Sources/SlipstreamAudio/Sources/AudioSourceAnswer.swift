@@ -2,6 +2,20 @@ import SlipstreamHTTP
 
 /// What a connection's answer says about the bytes that follow.
 package struct AudioSourceAnswer: Sendable {
+    /// When the bytes of a connection opened at a time start (`AudioSourceRequest.time`).
+    package struct StartTime: Hashable, Sendable {
+        /// Seconds from the stream's start to the first audio that follows.
+        package var seconds: Double
+        /// Whether the stream's timestamps say so (exact to the sample), rather than an estimate.
+        package var isExact: Bool
+
+        /// A start `seconds` from the stream's start, `isExact` or estimated.
+        package init(seconds: Double, isExact: Bool) {
+            self.seconds = seconds
+            self.isExact = isExact
+        }
+    }
+
     /// The stream offset of the first byte that follows: the one asked for, or 0 when the
     /// source could only start at the beginning (a server that answers no ranges).
     package var offset: Int64
@@ -19,6 +33,11 @@ package struct AudioSourceAnswer: Sendable {
     /// The response headers, for a wrapper that reads its own (an ICY filter's `icy-metaint`);
     /// empty for a file.
     package var headers: HTTPHeaders
+    /// Whether a connection can be opened at any time of the stream (`AudioSourceRequest.time`):
+    /// an HLS playlist that keeps its segments (VOD, EVENT).
+    package var seeksByTime = false
+    /// Where the bytes start, for a connection opened at a time.
+    package var startTime: StartTime?
 
     /// An answer; see the properties.
     package init(

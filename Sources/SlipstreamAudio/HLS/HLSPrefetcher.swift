@@ -1,0 +1,143 @@
+import Dispatch
+import SlipstreamHTTP
+import Synchronization
+
+/// The segments an `HLSConnection` fetches ahead (`HLSPrefetchPlan`), each whole into memory on
+/// the engine's connections, one or two fetches per segment (a race: the first to finish wins,
+/// the other is cancelled). The connection's thread starts them and takes their bytes; each end
+/// signals the thread's semaphore.
+final class HLSPrefetcher: Sendable {
+    /// A segment's fetch.
+    private struct Entry {
+        var plan: HLSPrefetchPlan.Fetch
+        var tasks: [Task<Void, Never>] = []
+        /// Fetches started, and those that failed while another went on.
+        var started = 0
+        var failures = 0
+        var result: Result<[UInt8], AudioStreamerError>?
+    }
+
+    /// The most bytes a segment fetched ahead may have: a larger one fails its fetch (and is
+    /// streamed in its turn).
+    static let maximumSegmentSize = 32 << 20
+
+    private let setup: HLSAudioSource.Setup
+    private let wake: DispatchSemaphore
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// A prefetcher fetching as `setup` says, signalling `wake` at each fetch's end.
+    init(setup: HLSAudioSource.Setup, wake: DispatchSemaphore) {
+        self.setup = setup
+        self.wake = wake
+    }
+
+    /// The fetches, as the plan sees them.
+    var fetches: [String: HLSPrefetchPlan.Fetch] {
+        entries.withLock { $0.mapValues(\.plan) }
+    }
+
+    /// Starts fetching `url` (`range` of it) under `key`, at `now`; a second time: races it.
+    func fetch(_ key: String, url: String, range: HLSMediaPlaylist.ByteRange?, now: Double) {
+        var request = setup.request(url)
+        request.range = range.map { HTTPRequest.ByteRange(start: $0.offset, end: $0.offset + $0.length - 1) }
+        let engine = setup.engine
+        setup.traffic.withLock { $0.requests += 1 }
+        // The entry counts the fetch before it can end.
+        entries.withLock { entries in
+            if entries[key] == nil {
+                entries[key] = Entry(plan: HLSPrefetchPlan.Fetch(started: now, isRaced: false, isDone: false))
+            } else {
+                entries[key]!.plan.isRaced = true
+            }
+            entries[key]!.started += 1
+        }
+        let limit = Int(clamping: range?.offset ?? 0) + Self.maximumSegmentSize + 1
+        let task = Task { [self] in
+            let result: Result<[UInt8], AudioStreamerError>
+            do throws(HTTPError) {
+                result = Self.body(of: try await engine.fetch(request, maxBodyBytes: limit), url: url, range: range)
+            } catch {
+                result = .failure(AudioStreamerError(error))
+            }
+            finished(key, result)
+        }
+        // A fetch whose segment was forgotten or already fetched meanwhile is not needed.
+        let isNeeded = entries.withLock { entries in
+            guard entries[key]?.result == nil, entries[key] != nil else { return false }
+            entries[key]!.tasks.append(task)
+            return true
+        }
+        if !isNeeded { task.cancel() }
+    }
+
+    /// Whether `key` is being fetched or was.
+    func has(_ key: String) -> Bool {
+        entries.withLock { $0[key] != nil }
+    }
+
+    /// The bytes (or the failure) of `key`'s fetch once it ended, forgetting it; nil before.
+    func take(_ key: String) -> Result<[UInt8], AudioStreamerError>? {
+        entries.withLock { entries in
+            guard let result = entries[key]?.result else { return nil }
+            entries[key] = nil
+            return result
+        }
+    }
+
+    /// Cancels `key`'s fetch and forgets it.
+    func cancel(_ key: String) {
+        entries.withLock { $0.removeValue(forKey: key) }?.tasks.forEach { $0.cancel() }
+    }
+
+    /// Cancels every fetch.
+    func cancelAll() {
+        let all = entries.withLock { entries in
+            defer { entries = [:] }
+            return entries.values.flatMap(\.tasks)
+        }
+        all.forEach { $0.cancel() }
+    }
+
+    /// A fetch of `key` ended with `result`: the first end counts (a failure only once every
+    /// fetch of it failed); the other fetch is cancelled.
+    private func finished(_ key: String, _ result: Result<[UInt8], AudioStreamerError>) {
+        let losers = entries.withLock { entries -> [Task<Void, Never>]? in
+            guard var entry = entries[key], entry.result == nil else { return nil }
+            if case .failure = result, entry.failures + 1 < entry.started {
+                // The other connection may still bring it.
+                entry.failures += 1
+                entries[key] = entry
+                return nil
+            }
+            if case .success(let body) = result { setup.traffic.withLock { $0.bytes += Int64(body.count) } }
+            entry.result = result
+            entry.plan.isDone = true
+            let losers = entry.tasks
+            entry.tasks = []
+            entries[key] = entry
+            return losers
+        }
+        losers?.forEach { $0.cancel() }
+        wake.signal()
+    }
+
+    /// The segment's bytes in `response`: its range cut out of a whole answer (a server that
+    /// sends no 206), or the failure its status says.
+    private static func body(of response: HTTPResponse, url: String, range: HLSMediaPlaylist.ByteRange?) -> Result<
+        [UInt8], AudioStreamerError
+    > {
+        guard response.head.isSuccess else {
+            return .failure(
+                AudioStreamerError(
+                    HTTPError(
+                        .httpStatus, url: url, message: "the HLS segment got HTTP \(response.head.statusText)", status: response.head.status
+                    )))
+        }
+        guard response.body.count <= maximumSegmentSize + Int(clamping: range?.offset ?? 0) else {
+            return .failure(AudioStreamerError(.unsupportedFormat, "\(url): the HLS segment is too large to fetch ahead", retryable: false))
+        }
+        guard let range, response.head.status == 200 else { return .success(response.body) }
+        let start = Int(clamping: range.offset), end = Int(clamping: range.offset + range.length)
+        return .success(Array(response.body[min(start, response.body.count)..<min(end, response.body.count)]))
+    }
+}
