@@ -7,6 +7,8 @@ struct GetOptions {
     var sameFile = false
     /// `--hls`: the URL is an HLS playlist whose segments are downloaded and joined.
     var hls = false
+    /// The variant of an HLS master playlist `--hls` downloads.
+    var variant = HLSVariantOptions()
     var output: String?
     /// `-i FILE`: a list of downloads (`-` for standard input).
     var inputFile: String?
@@ -67,6 +69,7 @@ struct GetOptions {
                                      FILE (default: the playlist's name with .ts), AES-128
                                      decrypted; a live playlist is refused; FILE.hls.part
                                      keeps the segments of an interrupted run, to resume
+        \(HLSVariantOptions.usage)
               --same-file            the URLs are mirrors of one file: fetch it from all of
                                      them at once (the first defines the file; a mirror that
                                      serves another file or keeps failing is dropped)
@@ -152,6 +155,9 @@ struct GetOptions {
         }
         if options.hls, options.urls.count != 1 || options.isMany || options.configuration.checksum != nil {
             throw UsageError("--hls downloads one playlist's stream: give one URL, without -i, --same-file or --checksum")
+        }
+        if !options.hls, options.variant != HLSVariantOptions() {
+            throw UsageError("--max-bitrate and --variant choose the variant --hls downloads: give --hls too")
         }
         if options.output != nil, options.isMany {
             throw UsageError("-o names the file of one URL; with several, use -d DIR (and out= in an -i file)")
@@ -267,6 +273,7 @@ struct GetOptions {
             help = true
         default:
             if try access.apply(name, inline: inline, reader: &reader) { return }
+            if try variant.apply(name, inline: inline, reader: &reader) { return }
             if try remote.apply(name, inline: inline, reader: &reader) { return }
             throw UsageError("unknown option \(name) for get (see slipstream get --help)")
         }

@@ -56,7 +56,7 @@ enum HLSGetCommand {
         // The playlists, then the plan.
         let plan: HLSDownloadPlan
         do {
-            plan = try await readPlan(url, folder: folder, configuration: options.configuration)
+            plan = try await readPlan(url, folder: folder, configuration: options.configuration, variant: options.variant.selection)
         } catch {
             return (error.status, error.message)
         }
@@ -213,17 +213,18 @@ enum HLSGetCommand {
     }
 
     /// Fetches the playlist at `url` (and the media playlist a master one chooses) and makes
-    /// the plan. Each playlist is downloaded as `get` downloads any file, into `folder`.
-    private static func readPlan(_ url: String, folder: String, configuration: DownloadConfiguration) async throws(Failure)
-        -> HLSDownloadPlan
-    {
+    /// the plan (a variant chosen by `selection`). Each playlist is downloaded as `get` downloads
+    /// any file, into `folder`.
+    private static func readPlan(
+        _ url: String, folder: String, configuration: DownloadConfiguration, variant selection: HLSVariantSelection
+    ) async throws(Failure) -> HLSDownloadPlan {
         var url = url
         var variant = false
         // At most two: the planner refuses a master playlist as a variant's.
         while true {
             let (bytes, base) = try await fetchPlaylist(url, to: folder + "/playlist.m3u8", configuration: configuration)
             do throws(HLSDownloadFailure) {
-                switch try HLSDownloadPlanner.read(bytes, url: url, base: base, variant: variant) {
+                switch try HLSDownloadPlanner.read(bytes, url: url, base: base, variant: variant, selection: selection) {
                 case .fetchVariant(let next):
                     (url, variant) = (next, true)
                 case .plan(let plan):

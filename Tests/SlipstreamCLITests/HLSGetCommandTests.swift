@@ -108,6 +108,31 @@ import TestSupport
         #expect(try await Self.sameAudio(file, as: try HLSFixtures.url("master", "v1/index.m3u8")))
     }
 
+    /// `--variant` and `--max-bitrate` choose the variant as they do for play; a variant the
+    /// playlist lacks is refused by its range, and the options need --hls.
+    @Test(arguments: [["--variant", "0"], ["--max-bitrate", "100k"]])
+    func theVariantIsChosenAsAsked(_ choice: [String]) async throws {
+        let stream = try await offPool { try HLSFixtures.master() }
+        let (output, folder, file) = try await Self.get(try HLSFixtures.url("master", "master.m3u8"), ext: "ts", choice)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("/v0/index.m3u8"), "\(output.stderr)")
+        let segments = try FileManager.default.contentsOfDirectory(atPath: stream + "/v0").filter { $0.hasSuffix(".ts") }.count
+        let expected = try (0..<segments).flatMap { try HLSFixtures.bytes(stream + "/v0/s\($0).ts") }
+        #expect(TestFiles.contents(of: file, equal: expected))
+    }
+
+    @Test func aVariantThePlaylistLacksIsRefused() async throws {
+        _ = try await offPool { try HLSFixtures.master() }
+        let url = try HLSFixtures.url("master", "master.m3u8")
+        let (output, folder, _) = try await Self.get(url, ext: "ts", ["--variant", "5"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(output.status == 6, "\(output.stderr)")
+        #expect(output.stderr.contains("2 variants (0 to 1): 5 is not one of them"), "\(output.stderr)")
+        let plain = try await CommandRunner.run(["get", url, "--variant", "1"], in: folder)
+        #expect(plain.status == 2 && plain.stderr.contains("give --hls too"), "\(plain.stderr)")
+    }
+
     @Test(arguments: [("iv", "index.m3u8"), ("sequence", "noiv.m3u8")])
     func aes128SegmentsAreDecrypted(iv: String, playlist: String) async throws {
         let stream = try await offPool { try HLSFixtures.encrypted(iv: iv == "iv" ? "000102030405060708090a0b0c0d0e0f" : nil) }

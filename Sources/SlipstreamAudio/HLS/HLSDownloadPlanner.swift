@@ -2,7 +2,7 @@
 /// playlist it is asked for and hands its bytes in.
 ///
 /// A master playlist names the media playlist to fetch next, chosen as the player chooses
-/// (`HLSVariantChoice`); a media playlist gives the plan. Refused, with a message naming the
+/// (`HLSVariantChoice`, with the `HLSVariantSelection` given); a media playlist gives the plan. Refused, with a message naming the
 /// playlist: a live playlist (no `EXT-X-ENDLIST` and not `VOD`: it has no end to download to), a
 /// method of encryption other than AES-128, a playlist that lists itself (as its variant or as a
 /// segment), a variant's playlist that is a master playlist again, and one without segments.
@@ -17,8 +17,10 @@ package enum HLSDownloadPlanner {
 
     /// Reads the playlist `bytes`, fetched from `url`, which answered from `base` (its URL
     /// after redirects, which its entries resolve against); `variant` when it is the media
-    /// playlist a master playlist chose.
-    package static func read(_ bytes: [UInt8], url: String, base: String, variant: Bool) throws(HLSDownloadFailure) -> Step {
+    /// playlist a master playlist chose (by `selection`).
+    package static func read(
+        _ bytes: [UInt8], url: String, base: String, variant: Bool, selection: HLSVariantSelection = .init()
+    ) throws(HLSDownloadFailure) -> Step {
         let playlist: HLSPlaylist
         do throws(PlaylistError) {
             playlist = try HLSPlaylistParser.parse(bytes)
@@ -28,9 +30,13 @@ package enum HLSDownloadPlanner {
         switch playlist {
         case .master(let master):
             guard !variant else { throw HLSDownloadFailure("\(url): the variant's playlist is a master playlist too") }
-            guard let choice = HLSVariantChoice.choose(master) else {
-                throw HLSDownloadFailure("\(url): the HLS master playlist lists no variant")
+            let chosen: HLSVariantChoice.Choice?
+            do throws(PlaylistError) {
+                chosen = try HLSVariantChoice.choose(master, selection)
+            } catch {
+                throw HLSDownloadFailure("\(url): \(error.message)")
             }
+            guard let choice = chosen else { throw HLSDownloadFailure("\(url): the HLS master playlist lists no variant") }
             let next = try resolve(choice.uri, base: base)
             guard next != url, next != base else { throw HLSDownloadFailure("\(url): the HLS master playlist lists itself as its variant") }
             return .fetchVariant(url: next)
