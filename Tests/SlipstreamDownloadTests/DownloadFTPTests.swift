@@ -8,7 +8,7 @@ import TestSupport
 /// Downloads over FTP and FTPS from pyftpdlib (`scripts/ftp-servers.sh`): segmented where the
 /// server restarts transfers (`REST`), on one connection where it does not, resumed with the
 /// same records, and started over when the remote file changed in between.
-@Suite struct DownloadFTPTests {
+@Suite struct DownloadFTPTests: RemoteFileDownloads {
     static let size = 4 << 20
 
     /// Four connections, the test login.
@@ -19,17 +19,6 @@ import TestSupport
         configuration.access.credentials = Credentials(user: "test", password: "secret")
         configure(&configuration)
         return configuration
-    }
-
-    func uniqueFile(_ servers: TestFTPServers, _ stem: String, size: Int = size) throws -> (name: String, path: String) {
-        let name = "\(stem)-\(UInt32.random(in: 0...UInt32.max)).bin"
-        return (name, try servers.makeFile(name, size: size))
-    }
-
-    func download(_ url: String, _ configuration: DownloadConfiguration) async throws -> (DownloadResult, String) {
-        let folder = try TestFiles.makeTemporaryFolder()
-        let result = try await Downloader(configuration: configuration).start(url, to: .folder(folder)).value
-        return (result, folder)
     }
 
     /// pyftpdlib's log lines of transfers of `name` (`RETR ... completed=1|0`).

@@ -7,7 +7,7 @@ import TestSupport
 /// Downloads over SFTP from OpenSSH's sshd (`scripts/ftp-servers.sh`), by key, with the host
 /// checked against a known hosts file: segmented and exact, resumed, started over when the
 /// file changed, and refused with a clear error for an unknown or changed host and a wrong key.
-@Suite struct DownloadSFTPTests {
+@Suite struct DownloadSFTPTests: RemoteFileDownloads {
     static let size = 4 << 20
 
     /// Four connections, the test key and known hosts.
@@ -21,17 +21,6 @@ import TestSupport
         configuration.access.ssh.knownHostsFile = servers.knownHosts
         configure(&configuration)
         return configuration
-    }
-
-    func uniqueFile(_ servers: TestFTPServers, _ stem: String, size: Int = size) throws -> (name: String, path: String) {
-        let name = "\(stem)-\(UInt32.random(in: 0...UInt32.max)).bin"
-        return (name, try servers.makeFile(name, size: size))
-    }
-
-    func download(_ url: String, _ configuration: DownloadConfiguration) async throws -> (DownloadResult, String) {
-        let folder = try TestFiles.makeTemporaryFolder()
-        let result = try await Downloader(configuration: configuration).start(url, to: .folder(folder)).value
-        return (result, folder)
     }
 
     /// The download's error; a recorded issue when it succeeds.
