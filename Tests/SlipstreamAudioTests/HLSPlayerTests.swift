@@ -31,6 +31,23 @@ struct HLSPlayerTests {
         #expect(abs(played.count - ffmpeg.count) <= 1024 * 4, "\(played.count) bytes, ffmpeg \(ffmpeg.count)")
     }
 
+    /// A discontinuity that changes the format (44.1 kHz stereo, then 22.05 kHz mono): both
+    /// parts play whole, the second converted to the output's format, and the second is heard.
+    @Test func aDiscontinuityThatChangesTheFormatPlaysBothParts() async throws {
+        let folder = try await offPool { try HLSFixtures.discontinuity() }
+        let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("discontinuity", "index.m3u8"))
+        #expect(run.finalState == .done, "\(run.events)")
+        // As long as ffmpeg's decode of each part, the second's at twice its rate, within a frame.
+        let first = try await Self.ffmpeg(try HLSFixtures.transportStream() + "/index.m3u8").count / 4
+        let second = try await Self.ffmpeg(folder + "/second.m3u8").count / 2
+        let frames = played.count / 4
+        #expect(abs(frames - (first + 2 * second)) <= 2 * 1024, "\(frames) frames, ffmpeg \(first) + 2 x \(second)")
+        let samples = played.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let tail = samples.suffix(2 * 44100 * 2)
+        let loudness = tail.reduce(0) { $0 + abs(Int($1)) } / max(tail.count, 1)
+        #expect(loudness > 500, "the second part's last seconds are silent (mean \(loudness))")
+    }
+
     @Test func mp3InATransportStreamOfByteRangesPlays() async throws {
         let folder = try await offPool { try HLSFixtures.byteRanges() }
         let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("ranges", "index.m3u8"))

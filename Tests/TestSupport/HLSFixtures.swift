@@ -92,6 +92,29 @@ public enum HLSFixtures {
         }
     }
 
+    /// The MPEG-TS stream of `transportStream()` (44.1 kHz stereo), then after an
+    /// `EXT-X-DISCONTINUITY` the same source at 22.05 kHz mono (`d0.ts` ...), in `index.m3u8`;
+    /// its folder.
+    public static func discontinuity() throws -> String {
+        let first = try transportStream()
+        let source = try source()
+        return try folder("discontinuity") { folder in
+            try ffmpeg([
+                "-i", source, "-c:a", "aac", "-ar", "22050", "-ac", "1", "-b:a", "48k", "-f", "hls", "-hls_time", "2",
+                "-hls_playlist_type", "vod", "-hls_segment_filename", folder + "/d%d.ts", folder + "/second.m3u8",
+            ])
+            let lines = { (path: String) in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init) }
+            var playlist = try lines(first + "/index.m3u8").filter { $0 != "#EXT-X-ENDLIST" }
+            for line in try lines(first + "/index.m3u8") where line.hasSuffix(".ts") {
+                try FileManager.default.copyItem(atPath: first + "/" + line, toPath: folder + "/" + line)
+            }
+            playlist.append("#EXT-X-DISCONTINUITY")
+            playlist += try lines(folder + "/second.m3u8").filter { $0.hasPrefix("#EXTINF") || $0.hasSuffix(".ts") }
+            playlist.append("#EXT-X-ENDLIST")
+            try (playlist.joined(separator: "\n") + "\n").write(toFile: folder + "/index.m3u8", atomically: true, encoding: .utf8)
+        }
+    }
+
     /// A master playlist (`master.m3u8`) of two audio-only variants, 64 and 160 kb/s, in
     /// folders `v0` and `v1`; its folder.
     public static func master() throws -> String {
