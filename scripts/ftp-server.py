@@ -9,7 +9,8 @@ process serving one folder read-only on several loopback ports, each in its own 
 
 --user NAME --password PASS is the one login (anonymous logins are refused); --cert and --key
 (PEM) are the TLS servers' certificate; --rate BYTES limits each data connection to BYTES per
-second on the servers without TLS (the benchmarks' per-connection limit); --log FILE gets one line per login and transfer.
+second on the servers without TLS (the benchmarks' per-connection limit); --log FILE gets one
+line per login, per command (with its reply code) and per transfer.
 Runs until killed.
 """
 import argparse
@@ -95,7 +96,10 @@ def main():
     authorizer.add_user(arguments.user, arguments.password, arguments.root, perm="elr")
 
     def configured(base, name):
-        attributes = {"authorizer": authorizer, "banner": "slipstream test FTP (%s)" % name}
+        # Every command in the log with its reply code (pyftpdlib logs a few by default): the
+        # tests read which commands each connection sent.
+        attributes = {"authorizer": authorizer, "banner": "slipstream test FTP (%s)" % name,
+                      "log_cmds_list": sorted(base.proto_cmds)}
         if arguments.rate and not issubclass(base, TLS_FTPHandler):
             # Each data connection its own limit (a class per server: the limit is a class attribute).
             attributes["dtp_handler"] = type("Steady", (SteadyDataHandler,), {"read_limit": 0, "write_limit": arguments.rate})

@@ -10,7 +10,7 @@
 #     FTP_IMPLICIT_PORT  implicit FTPS (TLS from the first byte)
 #     FTP_CA             the test CA (PEM) the FTPS certificate (for 127.0.0.1, localhost) is signed by
 #     FTP_ROOT           the folder served (its files are ftp://HOST:PORT/NAME)
-#     FTP_LOG            pyftpdlib's log: a line per login and per transfer
+#     FTP_LOG            pyftpdlib's log: a line per login, per command and per transfer
 #     SFTP_PORT          sshd: SFTP for user SFTP_USER (the user running this) by key only;
 #                        files are sftp://127.0.0.1:PORT$FTP_ROOT/NAME
 #     SFTP_USER          that user

@@ -45,8 +45,10 @@ extension CurlTransfer {
         let start = request.range?.start ?? 0
         var state = FileTransferState(
             fileProtocol: fileProtocol, start: start, bytesLeft: request.range?.end.map { $0 - start + 1 })
-        // MDTM, or the SFTP stat's mtime: a resume compares it to find a changed file.
-        setOption(CURLOPT_FILETIME, 1)
+        // MDTM, or the SFTP stat's mtime: a resume compares it to find a changed file. Only an
+        // open-ended transfer's answer is read for it (the first of a download, or a stream):
+        // a bounded range (a segment) skips the round trip.
+        if request.range?.end == nil { setOption(CURLOPT_FILETIME, 1) }
         // Through an HTTP proxy, the protocol itself in a CONNECT tunnel (else the proxy would
         // fetch the file and answer in HTTP); SOCKS proxies carry it as they are.
         if request.proxy != nil { setOption(CURLOPT_HTTPPROXYTUNNEL, 1) }
@@ -55,6 +57,8 @@ extension CurlTransfer {
             if fileProtocol == .ftp, request.access.requiresFTPTLS {
                 setOption(CURLOPT_USE_SSL, slipstream_curlusessl_all)
             }
+            // One CWD to the file's folder, not one per path segment (every connection logs in anew).
+            setOption(CURLOPT_FTP_FILEMETHOD, Int(CURLFTPMETHOD_SINGLECWD.rawValue))
             if start == 0 {
                 // `*`: a refusal does not fail the transfer; the reply tells (`onFileReply`).
                 state.preQuote = slipstream_curl_slist_append(nil, "*REST 0")
@@ -84,12 +88,22 @@ extension CurlTransfer {
     /// libcurl's range for a file protocol: from the start to the end of the file, always.
     static func fileRange(_ range: HTTPRequest.ByteRange) -> String { "\(range.start)-" }
 
-    /// An FTP reply line (libcurl hands them to the header callback).
-    func onFileReply(_ line: UnsafeRawBufferPointer) {
+    /// An FTP reply line (libcurl hands them to the header callback); false when the sink ended
+    /// the transfer.
+    func onFileReply(_ line: UnsafeRawBufferPointer) -> Bool {
         if FileTransferAnswer.isRestartAccepted(replyLine: line) { file?.restartAccepted = true }
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
         file?.lastReply = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<end]), as: UTF8.self)
+        guard !headDelivered, FileTransferAnswer.isTransferStarting(replyLine: line), file?.preQuote != nil else {
+            return true
+        }
+        // The transfer from byte 0 starts: the `REST 0` and `SIZE` answers are in, and from byte
+        // 0 the size libcurl has is what remains. The head goes now rather than with the first
+        // byte, so that the other connections of a segmented download start a round trip sooner.
+        var size: curl_off_t = -1
+        _ = slipstream_curl_easy_getinfo_offset(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &size)
+        return size < 0 || deliverHead()
     }
 
     /// The head of a file protocol transfer: its facts in HTTP's terms (`FileTransferAnswer`).

@@ -137,7 +137,8 @@ final class CurlTransfer {
 
     // MARK: Callbacks (I/O thread)
 
-    func onHeaderLine(_ line: UnsafeRawBufferPointer) {
+    /// A header line (an FTP reply line); false when the sink ended the transfer.
+    func onHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         if file != nil { return onFileReply(line) }
         // Parsed as bytes: only the name and the value become strings.
         var end = line.count
@@ -154,6 +155,7 @@ final class CurlTransfer {
                 // Radio stations send their names in Latin-1 as often as in UTF-8.
                 value: String(utf8OrWindows1252: UnsafeRawBufferPointer(rebasing: text[start..<end])))
         }
+        return true
     }
 
     /// Returns what libcurl expects from a write callback.
@@ -256,6 +258,5 @@ private func curlHeaderCallback(
 ) -> Int {
     guard let context else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    transfer.onHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
-    return size * count
+    return transfer.onHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count)) ? size * count : 0
 }

@@ -63,4 +63,10 @@ enum FileTransferAnswer {
         line.count >= 4 && line[0] == UInt8(ascii: "3") && line[1] == UInt8(ascii: "5")
             && line[2] == UInt8(ascii: "0") && (line[3] == 32 || line[3] == UInt8(ascii: "-"))
     }
+
+    /// Whether an FTP reply line is the positive preliminary reply to a transfer command (`125`
+    /// or `150`: the data starts flowing; the last line of a reply, not a `150-` continuation).
+    static func isTransferStarting(replyLine line: UnsafeRawBufferPointer) -> Bool {
+        line.count >= 4 && line[3] == 32 && (line.starts(with: "125".utf8) || line.starts(with: "150".utf8))
+    }
 }

@@ -23,8 +23,13 @@ import TestSupport
 
     /// pyftpdlib's log lines of transfers of `name` (`RETR ... completed=1|0`).
     func transfers(_ servers: TestFTPServers, _ name: String) throws -> [String] {
+        try logLines(servers, name).filter { $0.contains("RETR ") && $0.contains("completed=") }
+    }
+
+    /// pyftpdlib's log lines that name `name`: its commands (with their reply codes) and transfers.
+    func logLines(_ servers: TestFTPServers, _ name: String) throws -> [String] {
         try String(contentsOfFile: servers.ftpLog, encoding: .utf8).split(separator: "\n").map(String.init)
-            .filter { $0.contains("RETR ") && $0.contains(name) }
+            .filter { $0.contains(name) }
     }
 
     @Test func segmentedFTPIsByteExact() async throws {
@@ -37,6 +42,23 @@ import TestSupport
         #expect(TestFiles.equal(result.path, file.path))
         #expect(result.path.hasSuffix("/" + file.name))
         #expect(try transfers(servers, file.name).count > 1)
+    }
+
+    /// Only the first connection asks for the modification time (what a resume compares): the
+    /// others, started for ranges, skip that round trip; each asks the size (a changed size fails
+    /// the range) and restarts where its range starts.
+    @Test func onlyTheFirstConnectionAsksTheModificationTime() async throws {
+        let servers = try TestFTPServers.shared()
+        let file = try uniqueFile(servers, "ftp-mdtm")
+        let (result, folder) = try await download(servers.ftpURL(file.name), configuration())
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(result.segmented)
+        #expect(TestFiles.equal(result.path, file.path))
+        let lines = try logLines(servers, file.name)
+        let transfers = lines.filter { $0.contains("completed=") }.count
+        #expect(transfers > 1)
+        #expect(lines.filter { $0.contains(" MDTM ") }.count == 1, "\(lines)")
+        #expect(lines.filter { $0.contains(" SIZE ") }.count == transfers, "\(lines)")
     }
 
     @Test func aServerThatRefusesRESTGetsOneConnection() async throws {

@@ -67,6 +67,20 @@ import Testing
         #expect(!accepted("213 350\r\n"))
     }
 
+    /// `125` and `150` (the last line of the reply) say a transfer's data starts.
+    @Test func transferStartRepliesAreFoundByTheirCode() {
+        func starting(_ line: String) -> Bool {
+            Array(line.utf8).withUnsafeBytes { FileTransferAnswer.isTransferStarting(replyLine: $0) }
+        }
+        #expect(starting("125 Data connection already open. Transfer starting.\r\n"))
+        #expect(starting("150 Opening BINARY mode data connection for file.bin (1000 bytes)\r\n"))
+        #expect(!starting("150-first line of several\r\n"))
+        #expect(!starting("226 Transfer complete.\r\n"))
+        #expect(!starting("1500 not a reply\r\n"))
+        #expect(!starting("12"))
+        #expect(!starting("213 150\r\n"))
+    }
+
     @Test func fileProtocolsByScheme() {
         #expect(FileProtocol(url: "FTP://h/f") == .ftp)
         #expect(FileProtocol(url: "ftps://h/f") == .ftps)
