@@ -211,6 +211,12 @@ ffmpeg -v error -y -i "$tmp/48000.wav" -c:a pcm_f32be -f aiff "$out/aifc-f32.aif
 ffmpeg -v error -y -i "$tmp/44100.wav" -c:a pcm_s16le -f caf "$out/caf-s16.caf"
 ffmpeg -v error -y -i "$tmp/22050.wav" -c:a pcm_s24be -f caf "$out/caf-s24be.caf"
 ffmpeg -v error -y -i "$tmp/44100.wav" -c:a pcm_f32le -f caf "$out/caf-f32.caf"
+# 8 bits (signed in both containers) and 32-bit integers.
+sox -R -D "$tmp/44100.wav" -b 8 "$out/aiff-s8.aiff"
+sox -R -D "$tmp/22050-mono.wav" -b 8 -t aifc "$out/aifc-s8-mono.aiff"
+sox -R -D "$tmp/48000.wav" -b 32 "$out/aiff-s32.aiff"
+sox -R -D "$tmp/22050.wav" -b 8 -e signed-integer "$out/caf-s8.caf"
+ffmpeg -v error -y -i "$tmp/44100.wav" -c:a pcm_s32le -f caf "$out/caf-s32le.caf"
 
 # Containers the player cannot play yet, as ffmpeg writes them (refused by their first bytes,
 # by name).

@@ -1,6 +1,6 @@
 /// The CAF stage of `AudioStreamParser`: Apple's Core Audio Format, big-endian chunks with 64-bit
-/// sizes after `caff`; `desc` for the format (linear PCM, `lpcm`: integers of 16, 24 or 32 bits
-/// or floats of 32 or 64, either byte order), and `data` (after its 4-byte edit count) cut into
+/// sizes after `caff`; `desc` for the format (linear PCM, `lpcm`: signed integers of 8, 16, 24 or
+/// 32 bits or floats of 32 or 64, either byte order), and `data` (after its 4-byte edit count) cut into
 /// packets (`PCMDataChunk`); a `data` chunk of size -1 runs to the end. The rest is skipped.
 struct CAFParser: Sendable {
     private enum Phase: Hashable, Sendable {
@@ -97,13 +97,11 @@ struct CAFParser: Sendable {
         }
         let isFloat = flags & 1 != 0, isLittleEndian = flags & 2 != 0
         guard rate.isFinite, rate >= 1, rate < 10_000_000, (1...64).contains(channels), framesPerPacket == 1,
-            (isFloat ? [32, 64] : [16, 24, 32]).contains(bits), bytesPerPacket == channels * bits / 8
+            (isFloat ? [32, 64] : [8, 16, 24, 32]).contains(bits), bytesPerPacket == channels * bits / 8
         else {
-            let detail = bits == 8 ? " (8-bit CAF is not supported)" : ""
             throw AudioParserError(
                 code: .unsupportedFormat,
-                message: "CAF with \(channels) channels, \(rate) Hz, \(bits) bits, \(bytesPerPacket)-byte frames\(detail)",
-                offset: offset)
+                message: "CAF with \(channels) channels, \(rate) Hz, \(bits) bits, \(bytesPerPacket)-byte frames", offset: offset)
         }
         let layout = AudioFormat.PCMLayout(
             bitsPerSample: bits, bytesPerFrame: bytesPerPacket, isFloat: isFloat, isBigEndian: !isLittleEndian)
