@@ -56,7 +56,7 @@ struct AIFFCAFTests {
     @Test(arguments: [
         ("AIFF-C compressed as 'ima4' (only PCM is supported)", aifc(compression: "ima4", bits: 16)),
         ("AIFF with 1 channels, 8000.0 Hz, 40 bits", aifc(compression: "NONE", bits: 40)),
-        ("CAF with 'aac ' audio (only PCM is supported)", caf(format: "aac ")),
+        ("CAF with 'alac' audio (only PCM and AAC are supported)", caf(format: "alac")),
     ])
     func unsupportedVariantsAreRefusedByName(_ message: String, _ bytes: [UInt8]) {
         let run = ParserRun(bytes) { 1 }
