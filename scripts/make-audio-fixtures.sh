@@ -254,11 +254,12 @@ for f in 44100 22050-mono; do soxi -s "$tmp/$f.wav" >"$out/mp4-source-$f.frames"
 # ffmpeg, their headers stripped here) into a CAF as Apple's afconvert does: desc (aac , 1,024
 # frames a packet), kuki (an ES descriptor holding the AudioSpecificConfig built from the ADTS
 # header), pakt (the M4A's 1,024 frames of priming, the source's length as the valid frames,
-# the rest as remainder, then each packet's size as a variable-length integer), data. ffmpeg's
-# own CAF demuxer reads it back to the M4A's samples.
+# the rest as remainder, then each packet's size as a variable-length integer), data; and the
+# same with the table after the audio, as a recorder (or ffmpeg, for ALAC) writes it. ffmpeg's
+# own CAF demuxer reads both back to the M4A's samples.
 ffmpeg -v error -y -i "$out/mp4-aac-faststart.m4a" -c copy -f adts "$tmp/m4a.adts"
-perl -e "$(cat <<'PERL'
-use strict; binmode STDIN; binmode STDOUT; local $/; my $d = <STDIN>; my $valid = shift;
+cafaac() { perl -e "$(cat <<'PERL'
+use strict; binmode STDIN; binmode STDOUT; local $/; my $d = <STDIN>; my ($valid, $tableLast) = @ARGV;
 my (@sizes, $data, $h);
 my $i = 0;
 while ($i + 7 <= length $d) {
@@ -281,10 +282,13 @@ sub chunk { my ($name, $body) = @_; $name . pack("q>", length $body) . $body }
 sub varint { my $v = shift; my $s = chr($v & 127); while ($v >>= 7) { $s = chr(0x80 | ($v & 127)) . $s } $s }
 my ($total, $priming) = (1024 * @sizes, 1024);
 my $table = pack("q> q> N N", scalar @sizes, $valid, $priming, $total - $priming - $valid) . join("", map { varint($_) } @sizes);
+my ($pakt, $audio) = (chunk("pakt", $table), chunk("data", "\0\0\0\0" . $data));
 print "caff\0\1\0\0" . chunk("desc", pack("d> a4 N N N N N", $rates[$index], "aac ", 2, 0, 1024, $channels, 0))
-    . chunk("kuki", $cookie) . chunk("pakt", $table) . chunk("data", "\0\0\0\0" . $data);
+    . chunk("kuki", $cookie) . ($tableLast ? $audio . $pakt : $pakt . $audio);
 PERL
-)" "$(cat "$out/mp4-source-44100.frames")" <"$tmp/m4a.adts" >"$out/caf-aac.caf"
+)" "$@"; }
+cafaac "$(cat "$out/mp4-source-44100.frames")" 0 <"$tmp/m4a.adts" >"$out/caf-aac.caf"
+cafaac "$(cat "$out/mp4-source-44100.frames")" 1 <"$tmp/m4a.adts" >"$out/caf-aac-pakt-end.caf"
 
 # Reference figures.
 probe() { ffprobe -v quiet -select_streams a:0 -show_entries "$1" -of default=nw=1:nk=1 "$2" | head -1; }

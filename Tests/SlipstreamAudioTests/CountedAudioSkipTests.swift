@@ -11,7 +11,8 @@ import TestSupport
 struct CountedAudioSkipTests {
     static let fixtures =
         AudioFixtures.references.filter { $0.kind == "wav" }.map(\.name) + AIFFCAFTests.integerFixtures + AIFFCAFTests.floatFixtures
-        + ["mp4-aac-moov-end.m4a", "mp4-aac-faststart.m4a", "mp4-aac-chapters.m4b", "mp4-aac-chapters-faststart.m4b", "caf-aac.caf"]
+        + ["mp4-aac-moov-end.m4a", "mp4-aac-faststart.m4a", "mp4-aac-chapters.m4b", "mp4-aac-chapters-faststart.m4b"]
+        + CAFAACTests.fixtures
 
     /// Parses `bytes` whole, or jumping over what it would skip and over the audio after its
     /// first `head` bytes (as `info --exact` does); returns the final properties (or the error)

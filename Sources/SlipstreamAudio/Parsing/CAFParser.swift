@@ -3,8 +3,10 @@
 /// 32 bits or floats of 32 or 64, either byte order), its `data` (after its 4-byte edit count) cut
 /// into packets (`PCMDataChunk`), a `data` chunk of size -1 running to the end; or AAC (`aac `),
 /// its AudioSpecificConfig from the magic cookie (`kuki`, an ES descriptor), its packets
-/// delimited by the packet table (`pakt`, before `data`), which also gives the priming and
-/// remainder frames gapless playback trims. The rest is skipped.
+/// delimited by the packet table (`pakt`), which also gives the priming and remainder frames
+/// gapless playback trims. A table after the audio (as a recorder or ffmpeg writes it) is read
+/// first: the audio is skipped (`prefersJump` tells a reader that can seek to jump over it),
+/// then read again from its start. The rest is skipped.
 struct CAFParser: Sendable {
     private enum Phase: Hashable, Sendable {
         case fileHeader
@@ -34,11 +36,18 @@ struct CAFParser: Sendable {
     private var cursor: MP4SampleCursor?
     /// Where AAC's audio ends, when its size is stated.
     private var packetsEnd: Int64?
+    /// AAC's audio, passed over to read the packet table after it: its start and size.
+    private var audioBeforeTable: (start: Int64, size: Int64)?
+    /// The packet table came after the audio: once the packets end, so does the stream's use.
+    private var tableFollowsAudio = false
+    /// The bytes being skipped are AAC's audio before its packet table, better jumped over.
+    private(set) var prefersJump = false
 
     /// Handles the bytes at the window's front, at stream `offset`.
     mutating func step(
         _ window: UnsafeRawBufferPointer, offset: Int64, isFinal: Bool, state: inout StreamState
     ) throws(AudioParserError) -> ParseStep {
+        prefersJump = false
         switch phase {
         case .fileHeader:
             guard window.count >= 8 else { return isFinal ? .skip(Int64(window.count)) : .need(8) }
@@ -76,7 +85,9 @@ struct CAFParser: Sendable {
             guard window.starts(with: "data") else { return .skip(12 + size) }
             guard size == -1 || size >= 4 else { return .skip(12 + size) }
             if aacFramesPerPacket != nil {
-                return try startPackets(at: offset + 16, size: size == -1 ? nil : size - 4, offset: offset, state: &state)
+                guard packetTable != nil else { return try passOverAudio(at: offset, size: size) }
+                try placePackets(at: offset + 16, size: size == -1 ? nil : size - 4, offset: offset, state: &state)
+                return .skip(16)
             }
             guard let layout else {
                 throw AudioParserError(code: .malformed, message: "CAF data chunk before the desc chunk", offset: offset)
@@ -96,14 +107,23 @@ struct CAFParser: Sendable {
         case .packetTable(let remaining):
             let count = Int(min(Int64(window.count), remaining))
             try packetTable?.read(UnsafeRawBufferPointer(rebasing: window[..<count]), offset: offset)
-            phase = remaining == Int64(count) ? .chunkHeader : .packetTable(remaining: remaining - Int64(count))
-            if case .chunkHeader = phase, let table = packetTable, !table.isComplete {
+            guard remaining == Int64(count) else {
+                phase = .packetTable(remaining: remaining - Int64(count))
+                return .skip(Int64(count))
+            }
+            phase = .chunkHeader
+            if let table = packetTable, !table.isComplete {
                 throw AudioParserError(
                     code: .malformed,
                     message: "CAF packet table (pakt) holds \(table.table.sizes.count) of its \(table.packetCount) packet sizes",
                     offset: offset)
             }
-            return .skip(Int64(count))
+            guard let audio = audioBeforeTable else { return .skip(Int64(count)) }
+            // Back to the audio, now that its packets are known.
+            audioBeforeTable = nil
+            tableFollowsAudio = true
+            try placePackets(at: audio.start, size: audio.size, offset: offset, state: &state)
+            return .jump(to: audio.start)
         case .packets(let end):
             return nextPacket(window, offset: offset, end: end, isFinal: isFinal)
         case .ended:
@@ -126,6 +146,8 @@ struct CAFParser: Sendable {
     /// bytes to skip to reach it are returned); elsewhere, parsing starts over if `offset` is 0,
     /// and otherwise nothing more is emitted.
     mutating func resynchronise(at offset: Int64) -> Int64 {
+        prefersJump = false
+        audioBeforeTable = nil
         if let packets, offset > 0 {
             cursor = packets.sample(atOrAfter: offset)
             phase = cursor == nil ? .ended : .packets(end: packetsEnd)
@@ -166,18 +188,36 @@ struct CAFParser: Sendable {
         return .skip(Int64(total))
     }
 
+    /// At AAC's `data` chunk (at `offset`, of `size` bytes) before its packet table: the audio
+    /// skipped (a reader that can seek jumps), to be read again once the table is known.
+    private mutating func passOverAudio(at offset: Int64, size: Int64) throws(AudioParserError) -> ParseStep {
+        guard size >= 0 else {
+            throw AudioParserError(
+                code: .unsupportedFormat, message: "CAF with AAC whose audio runs to the end without a packet table (pakt) before it",
+                offset: offset)
+        }
+        audioBeforeTable = (offset + 16, size - 4)
+        prefersJump = true
+        return .skip(12 + size)
+    }
+
+    /// The error at the stream's end, if AAC's audio was passed over for a packet table that
+    /// never came.
+    func failureAtEnd() -> AudioParserError? {
+        guard let audio = audioBeforeTable else { return nil }
+        return AudioParserError(
+            code: .malformed, message: "CAF with AAC whose packet table (pakt) is missing", offset: audio.start - 16)
+    }
+
     /// At AAC's audio of `size` bytes (`nil`: to the end) from `start`: the packet table placed
     /// there, the totals, gapless figures and seek table it gives, and the first packet next.
-    private mutating func startPackets(
+    private mutating func placePackets(
         at start: Int64, size: Int64?, offset: Int64, state: inout StreamState
-    ) throws(AudioParserError) -> ParseStep {
+    ) throws(AudioParserError) {
         guard let config else {
             throw AudioParserError(code: .malformed, message: "CAF data chunk before the magic cookie (kuki) of its AAC", offset: offset)
         }
-        guard let table = packetTable else {
-            throw AudioParserError(
-                code: .unsupportedFormat, message: "CAF with AAC whose packet table (pakt) does not come before its audio", offset: offset)
-        }
+        guard let table = packetTable else { return }
         let placed = table.placed(at: start)
         let bytes = table.packetCount > 0 ? placed.totalSize : 0
         if let size, bytes > size {
@@ -204,13 +244,13 @@ struct CAFParser: Sendable {
         }
         state.changed = true
         phase = .packets(end: packetsEnd)
-        return .skip(16)
     }
 
     /// The next AAC packet; after the last, on to the chunks after the audio.
     private mutating func nextPacket(_ window: UnsafeRawBufferPointer, offset: Int64, end: Int64?, isFinal: Bool) -> ParseStep {
         guard let packets, let cursor else {
-            phase = end == nil ? .ended : .chunkHeader
+            // The chunks after the audio were read before it when the table was among them.
+            phase = end == nil || tableFollowsAudio ? .ended : .chunkHeader
             return end.map { .skip(max($0 - offset, 0)) } ?? .skip(Int64(window.count))
         }
         if cursor.offset > offset { return .skip(cursor.offset - offset) }
