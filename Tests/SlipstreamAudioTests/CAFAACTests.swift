@@ -79,6 +79,24 @@ struct CAFAACTests {
         #expect(packets.count == run.packets.count - 57)
     }
 
+    /// Played from a server (gapless, as the whole file decodes): read straight through, or, with
+    /// the packet table after the audio, the table fetched by a range request as soon as the
+    /// first answer shows where it is, then the audio (as an MP4's index after its audio).
+    @Test(arguments: fixtures)
+    func playedFromAServerATableAfterTheAudioIsFetchedByARange(name: String) async throws {
+        let content = try AudioFixtures.bytes(name)
+        let server = try TestHTTPServer { .file(content, for: $0) }
+        defer { server.stop() }
+        let requests = try await MP4OverHTTPTests.playChecked(server, content)
+        guard name != Self.name else {
+            #expect(requests.count == 1)
+            return
+        }
+        let pakt = try Self.chunk("pakt", in: content)
+        #expect(requests.count == 3)
+        #expect(requests.count > 1 && requests[1].range?.start == Int64(pakt))
+    }
+
     /// Where the fixture's chunks start.
     static func chunk(_ name: String, in bytes: [UInt8]) throws -> Int {
         var at = 8

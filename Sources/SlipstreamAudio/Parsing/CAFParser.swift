@@ -31,6 +31,7 @@ struct CAFParser: Sendable {
     /// packet table as it is read, the packets once placed, and the next packet.
     private var aacFramesPerPacket: Int?
     private var config: AudioSpecificConfig?
+    private var cookie: [UInt8] = []
     private var packetTable: CAFPacketTable?
     private var packets: MP4SampleTable?
     private var cursor: MP4SampleCursor?
@@ -68,7 +69,7 @@ struct CAFParser: Sendable {
                 throw AudioParserError(code: .malformed, message: "CAF chunk of \(size) bytes", offset: offset)
             }
             if aacFramesPerPacket != nil, window.starts(with: "kuki") {
-                return try readCookie(window, size: size, offset: offset, isFinal: isFinal, state: &state)
+                return try readCookie(window, size: size, offset: offset, isFinal: isFinal)
             }
             if let framesPerPacket = aacFramesPerPacket, window.starts(with: "pakt") {
                 guard size >= Int64(CAFPacketTable.headerSize) else {
@@ -163,10 +164,10 @@ struct CAFParser: Sendable {
 
     // MARK: - AAC
 
-    /// Reads the magic cookie of AAC: the ES descriptor's AudioSpecificConfig, which sets the
-    /// format.
+    /// Reads the magic cookie of AAC: the ES descriptor's AudioSpecificConfig, the format (set
+    /// with the packet table's figures, which a player takes with it).
     private mutating func readCookie(
-        _ window: UnsafeRawBufferPointer, size: Int64, offset: Int64, isFinal: Bool, state: inout StreamState
+        _ window: UnsafeRawBufferPointer, size: Int64, offset: Int64, isFinal: Bool
     ) throws(AudioParserError) -> ParseStep {
         guard size <= Self.maximumCookieSize else {
             throw AudioParserError(code: .malformed, message: "CAF magic cookie (kuki) of \(size) bytes", offset: offset)
@@ -181,10 +182,7 @@ struct CAFParser: Sendable {
                 offset: offset)
         }
         self.config = config
-        state.setFormat(
-            AudioFormat(
-                codec: .aacRaw, codecDescription: "\(config.description) (CAF)", sampleRate: config.outputSampleRate,
-                channels: config.outputChannels, framesPerPacket: config.framesPerPacket, magicCookie: bytes))
+        cookie = bytes
         return .skip(Int64(total))
     }
 
@@ -218,6 +216,10 @@ struct CAFParser: Sendable {
             throw AudioParserError(code: .malformed, message: "CAF data chunk before the magic cookie (kuki) of its AAC", offset: offset)
         }
         guard let table = packetTable else { return }
+        state.setFormat(
+            AudioFormat(
+                codec: .aacRaw, codecDescription: "\(config.description) (CAF)", sampleRate: config.outputSampleRate,
+                channels: config.outputChannels, framesPerPacket: config.framesPerPacket, magicCookie: cookie))
         let placed = table.placed(at: start)
         let bytes = table.packetCount > 0 ? placed.totalSize : 0
         if let size, bytes > size {
