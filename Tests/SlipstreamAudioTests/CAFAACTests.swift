@@ -97,6 +97,19 @@ struct CAFAACTests {
         #expect(requests.count > 1 && requests[1].range?.start == Int64(pakt))
     }
 
+    /// A server that answers every request with the whole file (saying nothing of ranges): as
+    /// for an MP4, the first answer, the jump over the audio and the way back to it, each read
+    /// from byte 0.
+    @Test func aServerWithoutRangesIsReadThroughToTheTable() async throws {
+        let content = try AudioFixtures.bytes("caf-aac-pakt-end.caf")
+        let server = try TestHTTPServer { _ in
+            TestHTTPServer.Response(status: 200, headers: [("Content-Type", "audio/x-caf")], body: content)
+        }
+        defer { server.stop() }
+        let requests = try await MP4OverHTTPTests.playChecked(server, content)
+        #expect(requests.count == 3)
+    }
+
     /// Where the fixture's chunks start.
     static func chunk(_ name: String, in bytes: [UInt8]) throws -> Int {
         var at = 8
