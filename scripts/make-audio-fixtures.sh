@@ -211,6 +211,12 @@ ffmpeg -v error -y -i "$tmp/48000.wav" -c:a pcm_f32be -f aiff "$out/aifc-f32.aif
 ffmpeg -v error -y -i "$tmp/44100.wav" -c:a pcm_s16le -f caf "$out/caf-s16.caf"
 ffmpeg -v error -y -i "$tmp/22050.wav" -c:a pcm_s24be -f caf "$out/caf-s24be.caf"
 ffmpeg -v error -y -i "$tmp/44100.wav" -c:a pcm_f32le -f caf "$out/caf-f32.caf"
+# 8 bits (signed in both containers) and 32-bit integers.
+sox -R -D "$tmp/44100.wav" -b 8 "$out/aiff-s8.aiff"
+sox -R -D "$tmp/22050-mono.wav" -b 8 -t aifc "$out/aifc-s8-mono.aiff"
+sox -R -D "$tmp/48000.wav" -b 32 "$out/aiff-s32.aiff"
+sox -R -D "$tmp/22050.wav" -b 8 -e signed-integer "$out/caf-s8.caf"
+ffmpeg -v error -y -i "$tmp/44100.wav" -c:a pcm_s32le -f caf "$out/caf-s32le.caf"
 
 # Containers the player cannot play yet, as ffmpeg writes them (refused by their first bytes,
 # by name).
@@ -242,6 +248,47 @@ m4a "$tmp/44100-long.wav" mp4-aac-long-fragmented-sidx.mp4 128k -movflags "$frag
 m4a "$tmp/44100-long.wav" mp4-aac-long-faststart.m4a 128k -movflags +faststart
 # The sources' lengths (frames), which gapless playback gives back.
 for f in 44100 22050-mono; do soxi -s "$tmp/$f.wav" >"$out/mp4-source-$f.frames"; done
+
+# AAC in CAF. ffmpeg's CAF muxer does not write AAC ("muxing codec currently unsupported") and
+# no other Debian tool does, so perl lays an M4A's own access units (copied out as ADTS by
+# ffmpeg, their headers stripped here) into a CAF as Apple's afconvert does: desc (aac , 1,024
+# frames a packet), kuki (an ES descriptor holding the AudioSpecificConfig built from the ADTS
+# header), pakt (the M4A's 1,024 frames of priming, the source's length as the valid frames,
+# the rest as remainder, then each packet's size as a variable-length integer), data; and the
+# same with the table after the audio, as a recorder (or ffmpeg, for ALAC) writes it. ffmpeg's
+# own CAF demuxer reads both back to the M4A's samples.
+ffmpeg -v error -y -i "$out/mp4-aac-faststart.m4a" -c copy -f adts "$tmp/m4a.adts"
+cafaac() { perl -e "$(cat <<'PERL'
+use strict; binmode STDIN; binmode STDOUT; local $/; my $d = <STDIN>; my ($valid, $tableLast) = @ARGV;
+my (@sizes, $data, $h);
+my $i = 0;
+while ($i + 7 <= length $d) {
+    my @b = unpack("C7", substr($d, $i, 7));
+    die "no ADTS frame at byte $i" unless $b[0] == 0xFF && ($b[1] & 0xF6) == 0xF0;
+    $h //= [@b];
+    my $length = (($b[3] & 3) << 11) | ($b[4] << 3) | ($b[5] >> 5);
+    my $header = ($b[1] & 1) ? 7 : 9;
+    $data .= substr($d, $i + $header, $length - $header);
+    push @sizes, $length - $header;
+    $i += $length;
+}
+my ($type, $index, $channels) = (($h->[2] >> 6) + 1, ($h->[2] >> 2) & 15, (($h->[2] & 1) << 2) | ($h->[3] >> 6));
+my @rates = (96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350);
+my $config = pack("n", ($type << 11) | ($index << 7) | ($channels << 3));
+sub descriptor { my ($tag, $body) = @_; pack("C5", $tag, 0x80, 0x80, 0x80, length $body) . $body }
+my $decoder = descriptor(4, "\x40\x15\0\x18\0" . pack("N N", 0, 0) . descriptor(5, $config));
+my $cookie = descriptor(3, "\0\0\0" . $decoder . descriptor(6, "\x02"));
+sub chunk { my ($name, $body) = @_; $name . pack("q>", length $body) . $body }
+sub varint { my $v = shift; my $s = chr($v & 127); while ($v >>= 7) { $s = chr(0x80 | ($v & 127)) . $s } $s }
+my ($total, $priming) = (1024 * @sizes, 1024);
+my $table = pack("q> q> N N", scalar @sizes, $valid, $priming, $total - $priming - $valid) . join("", map { varint($_) } @sizes);
+my ($pakt, $audio) = (chunk("pakt", $table), chunk("data", "\0\0\0\0" . $data));
+print "caff\0\1\0\0" . chunk("desc", pack("d> a4 N N N N N", $rates[$index], "aac ", 2, 0, 1024, $channels, 0))
+    . chunk("kuki", $cookie) . ($tableLast ? $audio . $pakt : $pakt . $audio);
+PERL
+)" "$@"; }
+cafaac "$(cat "$out/mp4-source-44100.frames")" 0 <"$tmp/m4a.adts" >"$out/caf-aac.caf"
+cafaac "$(cat "$out/mp4-source-44100.frames")" 1 <"$tmp/m4a.adts" >"$out/caf-aac-pakt-end.caf"
 
 # Reference figures.
 probe() { ffprobe -v quiet -select_streams a:0 -show_entries "$1" -of default=nw=1:nk=1 "$2" | head -1; }

@@ -7,7 +7,10 @@ import TestSupport
 /// exactly as sox decodes them (integers) and as ffmpeg does (floats).
 @Suite(.enabled(if: AudioFixtures.directory != nil, "SLIPSTREAM_TEST_AUDIO is not set"))
 struct AIFFCAFTests {
-    static let integerFixtures = ["aiff-s16.aiff", "aiff-s24-mono.aiff", "aifc-sowt.aiff", "caf-s16.caf", "caf-s24be.caf"]
+    static let integerFixtures = [
+        "aiff-s8.aiff", "aifc-s8-mono.aiff", "aiff-s16.aiff", "aiff-s24-mono.aiff", "aiff-s32.aiff", "aifc-sowt.aiff",
+        "caf-s8.caf", "caf-s16.caf", "caf-s24be.caf", "caf-s32le.caf",
+    ]
     static let floatFixtures = ["aifc-f32.aiff", "caf-f32.caf"]
 
     @Test(arguments: integerFixtures + floatFixtures)
@@ -52,8 +55,8 @@ struct AIFFCAFTests {
 
     @Test(arguments: [
         ("AIFF-C compressed as 'ima4' (only PCM is supported)", aifc(compression: "ima4", bits: 16)),
-        ("AIFF with 1 channels, 8000.0 Hz, 8 bits (8-bit AIFF is not supported)", aifc(compression: "NONE", bits: 8)),
-        ("CAF with 'aac ' audio (only PCM is supported)", caf(format: "aac ")),
+        ("AIFF with 1 channels, 8000.0 Hz, 40 bits", aifc(compression: "NONE", bits: 40)),
+        ("CAF with 'alac' audio (only PCM and AAC are supported)", caf(format: "alac")),
     ])
     func unsupportedVariantsAreRefusedByName(_ message: String, _ bytes: [UInt8]) {
         let run = ParserRun(bytes) { 1 }

@@ -4,14 +4,15 @@ import TestSupport
 
 @testable import SlipstreamAudio
 
-/// `skipAudioCountedBySize()`: the totals of PCM audio and of MP4's samples counted from sizes
-/// are those a parse of every byte gives (or the same error), for whole files and files cut
-/// short, and `info --exact` reads little of a large one.
+/// `skipAudioCountedBySize()`: the totals of PCM audio, of MP4's samples and of CAF's AAC packets
+/// counted from sizes are those a parse of every byte gives (or the same error), for whole files
+/// and files cut short, and `info --exact` reads little of a large one.
 @Suite(.enabled(if: AudioFixtures.directory != nil, "SLIPSTREAM_TEST_AUDIO is not set"))
 struct CountedAudioSkipTests {
     static let fixtures =
         AudioFixtures.references.filter { $0.kind == "wav" }.map(\.name) + AIFFCAFTests.integerFixtures + AIFFCAFTests.floatFixtures
         + ["mp4-aac-moov-end.m4a", "mp4-aac-faststart.m4a", "mp4-aac-chapters.m4b", "mp4-aac-chapters-faststart.m4b"]
+        + CAFAACTests.fixtures
 
     /// Parses `bytes` whole, or jumping over what it would skip and over the audio after its
     /// first `head` bytes (as `info --exact` does); returns the final properties (or the error)

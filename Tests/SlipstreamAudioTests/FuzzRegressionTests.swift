@@ -28,6 +28,18 @@ import Testing
         #expect(table.time(forOffset: .min)?.frame == 0)
     }
 
+    /// From AudioParserFuzzer: a FLAC STREAMINFO stating 2^36 samples in a stream of a few KiB
+    /// made the estimated bytes per frame so small that an offset's frame passed Int64 (a trap).
+    @Test func aLengthFarPastTheStreamGivesFramesInRange() throws {
+        var table = AudioSeekTable()
+        (table.sampleRate, table.framesPerPacket, table.dataOffset) = (44100, 4096, 42)
+        (table.headerFrameCount, table.streamSize) = (1 << 36, 8294)
+        for offset in [Int64.max, 1 << 40, 4000] {
+            let point = try #require(table.time(forOffset: offset))
+            #expect(point.frame >= 0 && point.frame <= AudioSeekTable.maximumFrame && point.time.isFinite)
+        }
+    }
+
     /// From MP4ParserFuzzer: a file whose `ftyp` was misspelt is not MP4, and in its bytes lay
     /// free-format MPEG-1 Layer I headers 8195 bytes apart. Read whole, they were frames; fed in
     /// small chunks, the search for the next header gave up 4 bytes short of the largest size

@@ -44,10 +44,11 @@ struct PCMPassthroughDecoderTests {
     /// Layouts the fixtures lack: 64-bit floats, big-endian 24 and 32 bits, clipping.
     @Test func everyLayoutConverts() throws {
         func decode(
-            _ bytes: [UInt8], bits: Int, float: Bool = false, bigEndian: Bool = false,
+            _ bytes: [UInt8], bits: Int, float: Bool = false, bigEndian: Bool = false, unsigned: Bool = false,
             as sampleType: PCMFormat.SampleType = .signed16
         ) throws -> [UInt8] {
-            let layout = AudioFormat.PCMLayout(bitsPerSample: bits, bytesPerFrame: bits / 8, isFloat: float, isBigEndian: bigEndian)
+            let layout = AudioFormat.PCMLayout(
+                bitsPerSample: bits, bytesPerFrame: bits / 8, isFloat: float, isBigEndian: bigEndian, isUnsigned: unsigned)
             let format = AudioFormat(
                 codec: .pcm, codecDescription: "PCM", sampleRate: 8000, channels: 1, framesPerPacket: 1024, pcm: layout)
             let decoder = try AudioDecoders.make(for: format, sampleType: sampleType)
@@ -61,7 +62,10 @@ struct PCMPassthroughDecoderTests {
         #expect(try decode(f64([0.5, -1, 2, -2, 1.0 / 65536]), bits: 64, float: true) == s16([16384, -32768, 32767, -32768, 0]))
         #expect(try decode([0x12, 0x34, 0x56, 0xFF, 0xFF, 0xFF], bits: 24, bigEndian: true) == s16([0x1234, -1]))
         #expect(try decode([0x80, 0, 0, 1, 0x7F, 0xFF, 0xFF, 0xFF], bits: 32, bigEndian: true) == s16([-32768, 32767]))
-        #expect(try decode([0, 128, 255], bits: 8) == s16([-32768, 0, 127 << 8]))
+        #expect(try decode([0, 128, 255], bits: 8, unsigned: true) == s16([-32768, 0, 127 << 8]))
+        #expect(try decode([0, 128, 255], bits: 8) == s16([0, -32768, -256]))
+        let eightBitFloats: [Float] = [-1, 127.0 / 128]
+        #expect(try decode([0x80, 0x7F], bits: 8, as: .float32) == eightBitFloats.withUnsafeBytes { Array($0) })
         let floats = try decode([0, 0x40], bits: 16, as: .float32)
         #expect(floats == withUnsafeBytes(of: Float(0.5), Array.init))
     }

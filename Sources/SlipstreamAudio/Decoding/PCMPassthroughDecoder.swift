@@ -1,5 +1,6 @@
-/// Converts the uncompressed samples of a WAV (or RIFX) stream to native 16-bit integers or
-/// 32-bit floats: 8-bit unsigned, 16/24/32-bit signed and 32/64-bit float, either byte order.
+/// Converts the uncompressed samples of a WAV (or RIFX), AIFF or CAF stream to native 16-bit
+/// integers or 32-bit floats: 8-bit unsigned or signed, 16/24/32-bit signed and 32/64-bit float,
+/// either byte order.
 ///
 /// To 16 bits, wider integers keep their top 16 bits and floats are scaled by 32768, rounded to
 /// nearest and clipped, as ffmpeg converts them (16-bit sources pass unchanged); to floats,
@@ -47,17 +48,18 @@ package final class PCMPassthroughDecoder: SelectableAudioDecoder {
 
     package func reset() {}
 
-    /// Uncompressed PCM (WAV).
+    /// Uncompressed PCM (WAV, AIFF, CAF).
     package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .pcm }
 
-    /// The `i`th sample of `source` as a 32-bit integer with the sample in its top bits (8-bit
-    /// samples made signed), for integer layouts.
+    /// The `i`th sample of `source` as a 32-bit integer with the sample in its top bits
+    /// (unsigned samples made signed), for integer layouts.
     @inline(__always)
     private func integer(_ source: UnsafeRawPointer, _ i: Int) -> Int32 {
         let p = source + i * sampleBytes
         switch sampleBytes {
         case 1:
-            return (Int32(p.load(as: UInt8.self)) - 128) << 24
+            let raw = p.load(as: UInt8.self)
+            return Int32(layout.isUnsigned ? Int8(bitPattern: raw ^ 0x80) : Int8(bitPattern: raw)) << 24
         case 2:
             let raw = p.loadUnaligned(as: UInt16.self)
             return Int32(Int16(bitPattern: layout.isBigEndian ? raw.bigEndian : raw.littleEndian)) << 16

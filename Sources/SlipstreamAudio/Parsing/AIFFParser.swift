@@ -1,6 +1,7 @@
 /// The AIFF stage of `AudioStreamParser`: a `FORM` of `AIFF` or `AIFF-C` (`AIFC`) chunks, big-endian;
 /// `COMM` for the format (its 80-bit sample rate; for AIFF-C the compression type: `NONE` and
-/// `twos` big-endian integers, `sowt` little-endian ones, `fl32`/`fl64` big-endian floats), and
+/// `twos` big-endian integers, `sowt` little-endian ones, `fl32`/`fl64` big-endian floats;
+/// integers of 8 to 32 bits, all signed), and
 /// `SSND` cut into packets (`PCMDataChunk`). Chunks are padded to even sizes; the rest is skipped.
 struct AIFFParser: Sendable {
     private enum Phase: Hashable, Sendable {
@@ -107,12 +108,10 @@ struct AIFFParser: Sendable {
         }
         // Samples narrower than their bytes are left-justified: 20 bits play as 24.
         let container = isFloat ? (compression.hasSuffix("32") ? 32 : 64) : (bits + 7) / 8 * 8
-        guard channels > 0, let rate, rate >= 1, rate < 10_000_000, (isFloat ? [32, 64] : [16, 24, 32]).contains(container)
+        guard channels > 0, let rate, rate >= 1, rate < 10_000_000, (isFloat ? [32, 64] : [8, 16, 24, 32]).contains(container)
         else {
-            let detail = bits == 8 ? " (8-bit AIFF is not supported)" : ""
             throw AudioParserError(
-                code: .unsupportedFormat,
-                message: "AIFF with \(channels) channels, \(rate ?? 0) Hz, \(bits) bits\(detail)", offset: offset)
+                code: .unsupportedFormat, message: "AIFF with \(channels) channels, \(rate ?? 0) Hz, \(bits) bits", offset: offset)
         }
         let sampleRate = Int(rate.rounded())
         let layout = AudioFormat.PCMLayout(

@@ -23,16 +23,28 @@ public struct AudioFormat: Hashable, Sendable, Codable {
         case aacRaw
     }
 
-    /// How uncompressed samples are laid out (WAV only).
+    /// How uncompressed samples are laid out (WAV, AIFF and CAF).
     public struct PCMLayout: Hashable, Sendable, Codable {
         /// Bits per sample in the container (8, 16, 24, 32 or 64).
         public var bitsPerSample: Int
         /// Bytes per frame (one sample for every channel).
         public var bytesPerFrame: Int
-        /// Samples are IEEE floating point (otherwise integers; 8-bit integers are unsigned).
+        /// Samples are IEEE floating point (otherwise integers).
         public var isFloat: Bool
-        /// Samples are big-endian (RIFX files); otherwise little-endian.
+        /// Samples are big-endian (RIFX, AIFF, most CAF); otherwise little-endian.
         public var isBigEndian: Bool
+        /// Integer samples are unsigned, offset by half their range (WAV's 8-bit ones);
+        /// otherwise two's complement (AIFF's and CAF's 8-bit ones too).
+        public var isUnsigned: Bool
+
+        /// A layout; integers are signed unless `isUnsigned`.
+        public init(bitsPerSample: Int, bytesPerFrame: Int, isFloat: Bool, isBigEndian: Bool, isUnsigned: Bool = false) {
+            self.bitsPerSample = bitsPerSample
+            self.bytesPerFrame = bytesPerFrame
+            self.isFloat = isFloat
+            self.isBigEndian = isBigEndian
+            self.isUnsigned = isUnsigned
+        }
     }
 
     /// The codec family.

@@ -107,8 +107,9 @@ public struct AudioSeekTable: Hashable, Sendable {
         if let frame = interpolate(offset, from: tableOffsets, to: tableFrames) {
             return point(frame: frame, offset: offset, tableMethod)
         }
+        // A stated length far past the stream's size makes the bytes per frame tiny.
         return estimatedBytesPerFrame.map {
-            point(frame: Int64(Double(relative) / $0), offset: dataOffset + relative, .averageBitRate)
+            point(frame: Int64(min(Double(relative) / $0, Double(Self.maximumFrame))), offset: dataOffset + relative, .averageBitRate)
         }
     }
 

@@ -10,11 +10,12 @@
 ///
 /// Formats: MPEG audio (Layers I-III, MPEG-1/2/2.5, with ID3v2, ID3v1, APE, Lyrics3, Xing/Info,
 /// LAME and VBRI), AAC in ADTS, PCM WAV (RIFF/RIFX), AAC in MP4 (M4A, M4B, fragmented MP4), native
-/// FLAC, PCM AIFF/AIFF-C and CAF, and Ogg (Vorbis, Opus, FLAC; chained).
+/// FLAC, PCM AIFF/AIFF-C, CAF (PCM and AAC), and Ogg (Vorbis, Opus, FLAC; chained).
 ///
-/// The next bytes must come from `nextByteOffset`: it moves by itself when an MP4's index comes
-/// after its audio (forward over the audio when `prefersJump` and `skipUnread()` are used, then
-/// back to the audio once the index is read); a reader that cannot go back fails.
+/// The next bytes must come from `nextByteOffset`: it moves by itself when an MP4's index or a
+/// CAF's packet table comes after its audio (forward over the audio when `prefersJump` and
+/// `skipUnread()` are used, then back to the audio once the index is read); a reader that cannot
+/// go back fails.
 public struct AudioStreamParser: Sendable {
     enum Stage: Sendable {
         case sniffing(FormatSniffer)
@@ -59,15 +60,20 @@ public struct AudioStreamParser: Sendable {
     public var seekTable: AudioSeekTable { state.seekTable }
 
     /// Stream offset of the next byte the parser expects: usually the one after those fed, but
-    /// an MP4 whose index follows its audio moves it back to the audio once the index is read.
+    /// an MP4 whose index follows its audio (or a CAF whose packet table does) moves it back to
+    /// the audio once the index is read.
     public var nextByteOffset: Int64 { position + Int64(heldCount) }
 
     /// Whether the bytes the parser is skipping are better jumped over (`skipUnread()`) than
-    /// read, by a reader that can seek: an MP4's audio that comes before its index, to be read
-    /// again once the index is known.
+    /// read, by a reader that can seek: an MP4's audio that comes before its index (a CAF's
+    /// before its packet table), to be read again once the index is known.
     public var prefersJump: Bool {
-        guard skipRemaining > 0, case .mp4(let parser) = stage else { return false }
-        return parser.prefersJump
+        guard skipRemaining > 0 else { return false }
+        switch stage {
+        case .mp4(let parser): return parser.prefersJump
+        case .caf(let parser): return parser.prefersJump
+        default: return false
+        }
     }
 
     /// Parses the next bytes of the stream, telling `sink` of property changes and packets.
@@ -83,6 +89,7 @@ public struct AudioStreamParser: Sendable {
         try run(UnsafeRawBufferPointer(start: nil, count: 0), isFinal: true, sink: &sink)
         if case .sniffing(let sniffer) = stage { throw fail(sniffer.failure(state.hints)) }
         if case .mp4(let parser) = stage, let error = parser.failureAtEnd(position) { throw fail(error) }
+        if case .caf(let parser) = stage, let error = parser.failureAtEnd() { throw fail(error) }
         state.isFinished = true
         sink.audioStream(propertiesChanged: state.snapshot())
     }

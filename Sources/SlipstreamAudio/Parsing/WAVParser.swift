@@ -112,8 +112,7 @@ struct WAVParser: Sendable {
                     "WAV with \(channels) channels, \(sampleRate) Hz, \(bits) bits, \(blockAlign)-byte frames", offset: offset)
         }
         let layout = AudioFormat.PCMLayout(
-            bitsPerSample: bits, bytesPerFrame: blockAlign, isFloat: isFloat,
-            isBigEndian: isBigEndian)
+            bitsPerSample: bits, bytesPerFrame: blockAlign, isFloat: isFloat, isBigEndian: isBigEndian, isUnsigned: bits == 8)
         self.layout = layout
         let kind = isFloat ? "float" : bits == 8 ? "unsigned" : "signed"
         let description = "PCM \(bits)-bit \(kind) \(isBigEndian ? "big" : "little")-endian"

@@ -108,9 +108,17 @@ enum MP4LeafBoxes {
         return nil
     }
 
-    /// The decoder configuration of an elementary stream descriptor (`esds`, ISO/IEC 14496-1).
+    /// The decoder configuration of an elementary stream descriptor box (`esds`): a full box
+    /// around an ES_Descriptor.
     private static func esds(_ body: UnsafeRawBufferPointer) -> SampleEntry? {
-        var at = 4
+        guard body.count > 4 else { return nil }
+        return elementaryStream(UnsafeRawBufferPointer(rebasing: body[4...]))
+    }
+
+    /// The decoder configuration of an ES_Descriptor (ISO/IEC 14496-1), as an `esds` box holds
+    /// it and as CAF's magic cookie for AAC is.
+    static func elementaryStream(_ body: UnsafeRawBufferPointer) -> SampleEntry? {
+        var at = 0
         // ES_Descriptor (tag 3): ES_ID, flags and what they add.
         guard let (tag, _) = descriptor(body, &at), tag == 3, at + 3 <= body.count else { return nil }
         let flags = body[at + 2]
