@@ -3,7 +3,7 @@
 // survive being written out (`render`) and read back; one that does not names a real line.
 
 import FuzzSupport
-import SlipstreamDownload
+@testable import SlipstreamDownload
 
 /// The input is the list's text, as bytes (invalid UTF-8 included, as a file may hold it).
 func fuzzDownloadList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -37,10 +37,9 @@ func check(_ list: DownloadList, lineCount: Int) {
     for entry in list.entries {
         require(!entry.urls.isEmpty, "an entry without a URL on line \(entry.line)")
         for url in entry.urls {
-            let start = url.prefix(8).lowercased()
             require(
-                (start.hasPrefix("http://") || start.hasPrefix("https://"))
-                    && !url.utf8.contains { $0 <= 0x20 || $0 == 0x7F }, "not an http(s) URL: \(url.debugDescription)")
+                HTTPURL.isAccepted(url) && !url.utf8.contains { $0 <= 0x20 || $0 == 0x7F },
+                "not an http, https, ftp, ftps or sftp URL: \(url.debugDescription)")
         }
         require(entry.line > previousLine && entry.line <= lineCount, "entry line \(entry.line) after \(previousLine)")
         previousLine = entry.line

@@ -90,20 +90,22 @@ struct IcecastRadioTests {
         let output = RecordingOutput(NullOutput(paced: false))
         let player = Self.player(icecast.url(mount), output: output)
         let heard = { output.segments.reduce(0) { $0 + $1.count } }
-        let run = try await PlayerRun.collect(player, limit: 120) { player in
+        // Long limits: in a full parallel run the restarts and the reconnects' backoff take
+        // minutes (the test takes 40 s alone).
+        let run = try await PlayerRun.collect(player, limit: 300) { player in
             player.play()
             try await PlayerRun.wait { player.state == .playing }
             // The source goes away for a moment.
             await source.stop()
             let beforeDrop = heard()
             source = try await icecast.startSource(on: mount, playing: fixture, as: .mp3)
-            try await PlayerRun.wait { heard() > beforeDrop + 44100 * 4 }
+            try await PlayerRun.wait(limit: 120) { heard() > beforeDrop + 44100 * 4 }
             // The server restarts.
             try await icecast.stopServer()
             let beforeRestart = heard()
             try await icecast.startServer()
             source = try await icecast.startSource(on: mount, playing: fixture, as: .mp3)
-            try await PlayerRun.wait { heard() > beforeRestart + 44100 * 4 }
+            try await PlayerRun.wait(limit: 120) { heard() > beforeRestart + 44100 * 4 }
             player.stop()
         }
         await source.stop()
