@@ -148,6 +148,21 @@ static inline CURLMcode slipstream_curl_multi_setopt_long(CURLM *multi, CURLMopt
     return set ? set(multi, option, value) : CURLM_INTERNAL_ERROR;
 }
 
+// MARK: A connection cache of its own, for transfers that must not reuse others' connections.
+
+/// A share handle that holds a connection cache, for one thread's easy handles (no locks:
+/// libcurl does not share connections between threads); NULL when libcurl or memory fails.
+static inline CURLSH *slipstream_connection_share_new(void) {
+    CURLSH *share = slipstream_curl_share_init();
+    if (!share) return NULL;
+    __typeof__(&curl_share_setopt) set = SLIPSTREAM_LAZY_ADDRESS(curl, curl_share_setopt);
+    if (set(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) != CURLSHE_OK) {
+        slipstream_curl_share_cleanup(share);
+        return NULL;
+    }
+    return share;
+}
+
 // MARK: A cookie store shared by many easy handles (CookieSession), on any threads.
 
 /// A share handle that shares cookies, with the recursive mutex its lock callbacks use.

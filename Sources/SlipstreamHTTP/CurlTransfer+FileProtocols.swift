@@ -85,6 +85,16 @@ extension CurlTransfer {
         file = state
     }
 
+    /// For an SFTP transfer, what its host was (or will be) trusted by: the known hosts file,
+    /// and whether a new host is accepted. libcurl reuses a cached SSH connection without
+    /// checking the host again, and does not compare these when it picks one, so transfers
+    /// trusted differently must not share connections (`EngineLoop` keeps a cache per value);
+    /// nil for every other transfer.
+    var sshTrust: String? {
+        guard let file, file.fileProtocol == .sftp else { return nil }
+        return (file.knownHosts ?? "") + "\0" + (request.access.ssh.acceptsNewHost ? "accept-new" : "strict")
+    }
+
     /// libcurl's range for a file protocol: from the start to the end of the file, always.
     static func fileRange(_ range: HTTPRequest.ByteRange) -> String { "\(range.start)-" }
 

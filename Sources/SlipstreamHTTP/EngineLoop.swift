@@ -16,6 +16,9 @@ final class EngineLoop {
     /// The longest wait for sockets when libcurl has no timer due sooner.
     private let idleWaitMilliseconds: Int32
     private var transfers: [UInt64: CurlTransfer] = [:]
+    /// The connection caches of SFTP transfers, one per way of trusting hosts
+    /// (`CurlTransfer.sshTrust`); every other transfer uses the multi handle's.
+    private var sshConnectionCaches: [String: UnsafeMutableRawPointer] = [:]
     private var shuttingDown = false
 
     init(multi: UnsafeMutableRawPointer, idleWaitMilliseconds: Int32) {
@@ -54,6 +57,8 @@ final class EngineLoop {
         }
         for id in Array(transfers.keys) { cancel(id) }
         slipstream_curl_multi_cleanup(multi)
+        // (A transfer object that outlives the engine keeps its handle, and the cache it uses.)
+        for cache in sshConnectionCaches.values { _ = slipstream_curl_share_cleanup(cache) }
     }
 
     private func handle(_ command: Command) {
@@ -62,6 +67,13 @@ final class EngineLoop {
             guard let transfer = CurlTransfer(id: id, request: request, sink: sink) else {
                 sink.complete(.failure(HTTPError(.other, url: request.url, message: "libcurl could not create a handle")))
                 return
+            }
+            if let trust = transfer.sshTrust {
+                guard let cache = sshConnectionCache(for: trust) else {
+                    sink.complete(.failure(HTTPError(.other, url: request.url, message: "libcurl could not create a connection cache")))
+                    return
+                }
+                _ = slipstream_curl_easy_setopt_pointer(transfer.easy, CURLOPT_SHARE, cache)
             }
             transfers[id] = transfer
             let code = slipstream_curl_multi_add_handle(multi, transfer.easy)
@@ -91,6 +103,14 @@ final class EngineLoop {
         case .shutdown:
             shuttingDown = true
         }
+    }
+
+    /// The connection cache of SFTP transfers that trust hosts as `trust` says, made on first use.
+    private func sshConnectionCache(for trust: String) -> UnsafeMutableRawPointer? {
+        if let cache = sshConnectionCaches[trust] { return cache }
+        guard let cache = slipstream_connection_share_new() else { return nil }
+        sshConnectionCaches[trust] = cache
+        return cache
     }
 
     /// How long the I/O thread may sleep instead of waiting for sockets: while every transfer

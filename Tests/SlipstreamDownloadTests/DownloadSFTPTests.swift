@@ -63,11 +63,16 @@ import TestSupport
         #expect(TestFiles.equal(result.path, file.path))
     }
 
+    /// Also when a download that trusted the host left its connection open: that connection is
+    /// not reused by a transfer that trusts hosts otherwise (libcurl would not check again).
     @Test func anUnknownHostIsRefused() async throws {
         let servers = try TestFTPServers.shared()
         let file = try uniqueFile(servers, "sftp-unknown", size: 1000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (trusted, out) = try await download(servers.sftpURL(file.name), configuration(servers) { $0.connections = 1 })
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        #expect(TestFiles.equal(trusted.path, file.path))
         let knownHosts = folder + "/known_hosts"
         #expect(FileManager.default.createFile(atPath: knownHosts, contents: Data()))
         let error = try await failure(servers.sftpURL(file.name), configuration(servers) { $0.access.ssh.knownHostsFile = knownHosts })
