@@ -29,6 +29,7 @@ packages=(
     pulseaudio             # a headless server with a null sink, for the paced-output tests
     icecast2               # the real radio server the live-stream tests play from (scripts/icecast.sh)
     ezstream               # a source that streams a playlist of files to it as they are
+    gdb                    # the stacks scripts/test.sh prints of tests that run past its limit
 )
 # Benchmarks only: the download and radio peers.
 if [[ "${1:-}" == "--benchmarks" ]]; then

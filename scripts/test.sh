@@ -60,8 +60,30 @@ step() {
     ((status == 0)) || failed=1
 }
 
+# swift test, ended if it runs past SLIPSTREAM_TEST_LIMIT seconds (default 2400; a whole run
+# takes about 10 minutes): a hung test then fails the run with every thread's stack printed,
+# where it hangs, instead of running into CI's own limit with nothing said.
+tests_within_limit() {
+    local limit="${SLIPSTREAM_TEST_LIMIT:-2400}" start=$SECONDS pid status=0
+    swift test "$@" &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        if ((SECONDS - start > limit)); then
+            echo "==> the tests ran past ${limit} s: every thread's stack, then they are ended"
+            for test_pid in $(pgrep -f 'PackageTests.xctest'); do
+                gdb -p "$test_pid" -batch -ex "thread apply all bt 40" 2>&1 | grep -E '^(Thread|#)' || true
+                kill -9 "$test_pid" 2>/dev/null || true
+            done
+            break
+        fi
+        sleep 5
+    done
+    wait "$pid" || status=$?
+    return "$status"
+}
+
 step build swift build
-step tests swift test "$@"
+step tests tests_within_limit "$@"
 lint_warn() {
     scripts/lint.sh --summary || echo "lint: not failing the run (SLIPSTREAM_LINT=warn); scripts/lint.sh lists them"
 }
