@@ -36,7 +36,8 @@ final class HLSConnection: AudioSourceConnection {
         /// A resume came while no transfer was known: for the transfer being started (its
         /// first bytes may come, and be paused, before `open` returns it).
         var isResumePending = false
-        var fetchTask: Task<Void, Never>?
+        /// The small fetch (playlist, key, map) the thread waits for.
+        var fetchTransfer: HTTPTransfer?
         var fetched: Result<HTTPResponse, HTTPError>?
     }
 
@@ -111,12 +112,12 @@ final class HLSConnection: AudioSourceConnection {
     }
 
     func cancel() {
-        let (segment, task) = shared.withLock { shared in
+        let (segment, fetch) = shared.withLock { shared in
             shared.isCancelled = true
-            return (shared.segment, shared.fetchTask)
+            return (shared.segment, shared.fetchTransfer)
         }
         segment?.cancel()
-        task?.cancel()
+        fetch?.cancel()
         prefetcher.cancelAll()
         wake.signal()
     }
@@ -380,28 +381,21 @@ final class HLSConnection: AudioSourceConnection {
     func fetchWhole(_ url: String, range: HLSMediaPlaylist.ByteRange?, limit: Int, what: String) throws(Ending) -> HTTPResponse {
         var request = setup.request(url)
         request.range = range.map { HTTPRequest.ByteRange(start: $0.offset, end: $0.offset + $0.length - 1) }
-        let engine = setup.engine
-        let task = Task { [self] in
-            let result: Result<HTTPResponse, HTTPError>
-            do throws(HTTPError) {
-                result = .success(try await engine.fetch(request, maxBodyBytes: limit))
-            } catch {
-                result = .failure(error)
-            }
+        let transfer = setup.engine.fetch(request, maxBodyBytes: limit) { [self] result in
             shared.withLock { $0.fetched = result }
             wake.signal()
         }
         if shared.withLock({ shared in
-            shared.fetchTask = task
+            shared.fetchTransfer = transfer
             return shared.isCancelled
         }) {
-            task.cancel()
+            transfer.cancel()
         }
         var result: Result<HTTPResponse, HTTPError>?
         while result == nil {
             let cancelled: Bool
             (result, cancelled) = shared.withLock { shared in
-                defer { if shared.fetched != nil { (shared.fetched, shared.fetchTask) = (nil, nil) } }
+                defer { if shared.fetched != nil { (shared.fetched, shared.fetchTransfer) = (nil, nil) } }
                 return (shared.fetched, shared.isCancelled)
             }
             if cancelled { throw .stopped }

@@ -10,7 +10,7 @@ final class HLSPrefetcher: Sendable {
     /// A segment's fetch.
     private struct Entry {
         var plan: HLSPrefetchPlan.Fetch
-        var tasks: [Task<Void, Never>] = []
+        var transfers: [HTTPTransfer] = []
         /// Fetches started, and those that failed while another went on.
         var started = 0
         var failures = 0
@@ -40,7 +40,6 @@ final class HLSPrefetcher: Sendable {
     func fetch(_ key: String, url: String, range: HLSMediaPlaylist.ByteRange?, now: Double) {
         var request = setup.request(url)
         request.range = range.map { HTTPRequest.ByteRange(start: $0.offset, end: $0.offset + $0.length - 1) }
-        let engine = setup.engine
         setup.traffic.withLock { $0.requests += 1 }
         // The entry counts the fetch before it can end.
         entries.withLock { entries in
@@ -52,22 +51,16 @@ final class HLSPrefetcher: Sendable {
             entries[key]!.started += 1
         }
         let limit = Int(clamping: range?.offset ?? 0) + Self.maximumSegmentSize + 1
-        let task = Task { [self] in
-            let result: Result<[UInt8], AudioStreamerError>
-            do throws(HTTPError) {
-                result = Self.body(of: try await engine.fetch(request, maxBodyBytes: limit), url: url, range: range)
-            } catch {
-                result = .failure(AudioStreamerError(error))
-            }
-            finished(key, result)
+        let transfer = setup.engine.fetch(request, maxBodyBytes: limit) { [self] response in
+            finished(key, response.mapError { AudioStreamerError($0) }.flatMap { Self.body(of: $0, url: url, range: range) })
         }
         // A fetch whose segment was forgotten or already fetched meanwhile is not needed.
         let isNeeded = entries.withLock { entries in
             guard entries[key]?.result == nil, entries[key] != nil else { return false }
-            entries[key]!.tasks.append(task)
+            entries[key]!.transfers.append(transfer)
             return true
         }
-        if !isNeeded { task.cancel() }
+        if !isNeeded { transfer.cancel() }
     }
 
     /// Whether `key` is being fetched or was.
@@ -86,14 +79,14 @@ final class HLSPrefetcher: Sendable {
 
     /// Cancels `key`'s fetch and forgets it.
     func cancel(_ key: String) {
-        entries.withLock { $0.removeValue(forKey: key) }?.tasks.forEach { $0.cancel() }
+        entries.withLock { $0.removeValue(forKey: key) }?.transfers.forEach { $0.cancel() }
     }
 
     /// Cancels every fetch.
     func cancelAll() {
         let all = entries.withLock { entries in
             defer { entries = [:] }
-            return entries.values.flatMap(\.tasks)
+            return entries.values.flatMap(\.transfers)
         }
         all.forEach { $0.cancel() }
     }
@@ -101,7 +94,7 @@ final class HLSPrefetcher: Sendable {
     /// A fetch of `key` ended with `result`: the first end counts (a failure only once every
     /// fetch of it failed); the other fetch is cancelled.
     private func finished(_ key: String, _ result: Result<[UInt8], AudioStreamerError>) {
-        let losers = entries.withLock { entries -> [Task<Void, Never>]? in
+        let losers = entries.withLock { entries -> [HTTPTransfer]? in
             guard var entry = entries[key], entry.result == nil else { return nil }
             if case .failure = result, entry.failures + 1 < entry.started {
                 // The other connection may still bring it.
@@ -112,8 +105,8 @@ final class HLSPrefetcher: Sendable {
             if case .success(let body) = result { setup.traffic.withLock { $0.bytes += Int64(body.count) } }
             entry.result = result
             entry.plan.isDone = true
-            let losers = entry.tasks
-            entry.tasks = []
+            let losers = entry.transfers
+            entry.transfers = []
             entries[key] = entry
             return losers
         }
