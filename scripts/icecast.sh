@@ -62,6 +62,17 @@ icecast_start() {
 icecast_stop() {
     if [[ -n "${ICECAST_PID:-}" ]]; then
         kill "$ICECAST_PID" 2>/dev/null || true
+        # Icecast 2.4 can hang in its shutdown (joining a client's thread): SIGKILL 10 s later.
+        local i
+        # (Ended, it stays a zombie until waited for: `kill -0` would still find it.)
+        for i in $(seq 1 100); do
+            case "$(ps -o stat= -p "$ICECAST_PID")" in Z* | "") break ;; esac
+            sleep 0.1
+        done
+        if ((i == 100)); then
+            echo "icecast did not stop within 10 s of SIGTERM: killed" >&2
+            kill -KILL "$ICECAST_PID" 2>/dev/null || true
+        fi
         wait "$ICECAST_PID" 2>/dev/null || true
         ICECAST_PID=""
     fi

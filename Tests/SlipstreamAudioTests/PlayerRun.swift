@@ -46,28 +46,42 @@ struct PlayerRun {
         return nil
     }
 
+    /// The player's events did not end within a minute of `stop()`.
+    struct DidNotStop: Error, CustomStringConvertible {
+        var events: [AudioStreamerEvent]
+        var description: String { "the player did not end within 60 s of stop(); its last events: \(events.suffix(12))" }
+    }
+
     /// Collects `player`'s events (after `start` ran) until the sequence ends; stops the player
-    /// after `limit` seconds so a broken test cannot hang the suite.
+    /// after `limit` seconds so a broken test cannot hang the suite, and throws `DidNotStop`
+    /// when its events go on for a minute after that.
     static func collect(_ player: AudioStreamer, limit: Double = 120, start: (AudioStreamer) async throws -> Void = { $0.play() })
         async throws -> PlayerRun
     {
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(limit))
-            player.stop()
-        }
-        defer { watchdog.cancel() }
         let collecting = Task {
             var run = PlayerRun()
+            // (Ends when the task is cancelled, too.)
             for await event in player.events { run.events.append(event) }
             return run
         }
+        let gaveUp = Atomic(false)
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(limit))
+            player.stop()
+            try await Task.sleep(for: .seconds(60))
+            gaveUp.store(true, ordering: .sequentiallyConsistent)
+            collecting.cancel()
+        }
+        defer { watchdog.cancel() }
         do {
             try await start(player)
         } catch {
             player.stop()
             throw error
         }
-        return await collecting.value
+        let run = await collecting.value
+        if gaveUp.load(ordering: .sequentiallyConsistent) { throw DidNotStop(events: run.events) }
+        return run
     }
 
     /// Plays `source` with `configure`d settings (from `.silent`: as fast as possible, no

@@ -99,7 +99,14 @@ public final class TestIcecast: Sendable {
                 guard let service else { throw Failure(description: "the shared Icecast is never stopped: use TestIcecast.startPrivate()") }
                 try service.input.write(contentsOf: Data((command + "\n").utf8))
                 var answer = Data()
+                // A stop or start takes seconds (a hung Icecast is killed 10 s after SIGTERM).
+                let deadline = Date().addingTimeInterval(60)
                 while answer.last != UInt8(ascii: "\n") {
+                    var ready = pollfd(fd: service.output.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                    let left = deadline.timeIntervalSinceNow
+                    guard left > 0, poll(&ready, 1, Int32(left * 1000)) > 0 else {
+                        throw Failure(description: "Icecast did not answer `\(command)` within 60 s")
+                    }
                     let data = service.output.availableData
                     guard !data.isEmpty else { throw Failure(description: "the Icecast service ended") }
                     answer += data
