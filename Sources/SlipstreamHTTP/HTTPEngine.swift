@@ -32,6 +32,10 @@ public final class HTTPEngine: Sendable {
     /// engine loads it. Any number of calls, from any thread.
     public static func prepare() { slipstream_curl_initialize_in_background() }
 
+    /// Waits until what `prepare()` started is done (nothing when it was not called). Call it
+    /// before the process exits: exiting while libcurl loads on another thread can crash.
+    public static func settle() { slipstream_curl_settle() }
+
     private struct Inbox {
         var commands: [EngineLoop.Command] = []
         var nextID: UInt64 = 1

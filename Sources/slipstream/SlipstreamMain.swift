@@ -45,6 +45,8 @@ enum SlipstreamMain {
             Terminal.error("unknown command '\(other)' (see slipstream --help)")
             status = .usage
         }
+        // (A run that ends at once, say on a usage error, may end while libcurl still loads.)
+        HTTPEngine.settle()
         exit(status.rawValue)
     }
 }

@@ -83,6 +83,17 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
+    /// A run with a URL loads libcurl on a thread of its own from the start; one that ends at
+    /// once (a usage error) waits for that before it exits (it crashed 1 time in 15 before).
+    @Test func aRunThatEndsAtOnceNeverCrashesWhileLibcurlLoads() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for _ in 0..<60 {
+            let output = try await CommandRunner.run(["get", "-H", "NoColon", "http://x/"], in: folder)
+            #expect(output.status == 2, "\(output.stderr)")
+        }
+    }
+
     @Test func helpAndVersion() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         let help = try await CommandRunner.run(["get", "--help"], in: folder)
