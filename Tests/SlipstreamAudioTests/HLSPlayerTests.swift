@@ -31,6 +31,34 @@ struct HLSPlayerTests {
         #expect(abs(played.count - ffmpeg.count) <= 1024 * 4, "\(played.count) bytes, ffmpeg \(ffmpeg.count)")
     }
 
+    /// The duration is the playlist's (its segments' durations), as the player's properties say
+    /// from the start; a live playlist's is unknown.
+    @Test func aRecordedPlaylistGivesItsDuration() async throws {
+        let folder = try await offPool { try HLSFixtures.transportStream() }
+        let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)
+        let segments = playlist.split(separator: "\n").compactMap { line in
+            line.hasPrefix("#EXTINF:") ? Double(line.dropFirst(8).prefix { $0 != "," }) : nil
+        }
+        #expect(segments.count > 1)
+        let (run, _) = try await PlaylistPlayerTests.play(try HLSFixtures.url("ts", "index.m3u8"))
+        #expect(run.finalState == .done, "\(run.events)")
+        let properties = run.events.compactMap { if case .properties(let properties) = $0 { properties } else { nil } }
+        let first = try #require(properties.first)
+        #expect(first.durationSource == .header)
+        #expect(abs((first.duration ?? 0) - segments.reduce(0, +)) < 1e-9, "\(String(describing: first.duration)) \(segments)")
+
+        let live = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\ns0.ts\n"
+        try live.write(toFile: folder + "/live-duration.m3u8", atomically: true, encoding: .utf8)
+        let player = AudioStreamer(url: try HLSFixtures.url("ts", "live-duration.m3u8"), configuration: .silent)
+        let liveRun = try await PlayerRun.collect(player) { player in
+            player.play()
+            try await PlayerRun.wait { player.state == .playing }
+            player.stop()
+        }
+        let liveProperties = liveRun.events.compactMap { if case .properties(let properties) = $0 { properties } else { nil } }
+        #expect(!liveProperties.isEmpty && liveProperties.allSatisfy { $0.duration == nil })
+    }
+
     /// A discontinuity that changes the format (44.1 kHz stereo, then 22.05 kHz mono): both
     /// parts play whole, the second converted to the output's format, and the second is heard.
     @Test func aDiscontinuityThatChangesTheFormatPlaysBothParts() async throws {

@@ -94,13 +94,13 @@ struct PlayerRun {
 
     struct WaitedTooLong: Error {}
 
-    /// Waits (polling) until `condition` holds; gives up after `limit` seconds, a bound no
-    /// working run comes near, so a broken test fails instead of hanging.
-    static func wait(limit: Double = 60, until condition: () -> Bool) async throws {
+    /// Waits (looking every `interval`) until `condition` holds; gives up after `limit`
+    /// seconds, a bound no working run comes near, so a broken test fails instead of hanging.
+    static func wait(limit: Double = 60, every interval: Duration = .milliseconds(10), until condition: () -> Bool) async throws {
         let deadline = Date().addingTimeInterval(limit)
         while !condition() {
             guard Date() < deadline else { throw WaitedTooLong() }
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: interval)
         }
     }
 }

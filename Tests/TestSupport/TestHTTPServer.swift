@@ -156,6 +156,12 @@ public final class TestHTTPServer: Sendable {
         for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
     }
 
+    /// Drops every open connection as a station does, and goes on accepting new ones: what was
+    /// written reaches the client, then the end of the stream (a blocked response ends).
+    public func dropConnections() {
+        for client in state.withLock({ $0.clients }) { shutdown(client, Int32(SHUT_RDWR)) }
+    }
+
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func acceptLoop() {

@@ -138,6 +138,7 @@ final class HLSConnection: AudioSourceConnection {
             var answer = AudioSourceAnswer(offset: offset, totalSize: nil, rangesSupported: false, isLive: media.isLive)
             answer.seeksByTime = seeksByTime
             answer.startTime = start?.time
+            answer.duration = media.isLive ? nil : media.duration
             guard case .proceed = receiver.sourceOpened(answer) else { return }
             var follower = HLSMediaFollower(startingAt: start?.sequence)
             follower.loaded(media, at: Self.now())

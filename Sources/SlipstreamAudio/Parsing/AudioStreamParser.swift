@@ -137,6 +137,11 @@ public struct AudioStreamParser: Sendable {
         state.seekTable.streamSize = size
     }
 
+    /// Tells the parser the stream's duration as its source knows it (`AudioStreamHints.duration`).
+    mutating func learnStreamDuration(_ seconds: Double) {
+        state.hints.duration = seconds
+    }
+
     /// Tells the parser the next bytes come from `offset` (after a seek): held bytes are
     /// dropped and the parser resynchronises. Packet times continue exactly where the seek
     /// table knows the first packet found after `offset` (by that packet's own offset, not by

@@ -123,6 +123,8 @@ struct StreamState: Sendable {
             result.trimmedFrameCount = trimmed
             result.duration = Double(trimmed) / rate
             result.durationSource = result.totalsSource
+        } else if let duration = hints.duration {
+            (result.duration, result.durationSource) = (duration, .header)
         } else if let total = hints.totalByteCount, let dataOffset = properties.dataOffset,
             let bitRate = result.bitRate, bitRate.bitsPerSecond > 0
         {

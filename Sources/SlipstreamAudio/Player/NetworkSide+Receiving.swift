@@ -26,6 +26,7 @@ extension NetworkSide {
             state.isLive = answer.isLive
             state.totalSize = answer.totalSize ?? state.totalSize
             if let size = state.totalSize { state.parser.learnStreamSize(size) }
+            if let duration = answer.duration { state.parser.learnStreamDuration(duration) }
             state.seekOffset = nil
             state.seekTime = nil
             state.seeksByTime = answer.seeksByTime

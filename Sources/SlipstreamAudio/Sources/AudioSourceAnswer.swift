@@ -38,6 +38,9 @@ package struct AudioSourceAnswer: Sendable {
     package var seeksByTime = false
     /// Where the bytes start, for a connection opened at a time.
     package var startTime: StartTime?
+    /// The whole stream's duration in seconds, when the source knows it apart from its bytes
+    /// (an HLS playlist that has ended: the sum of its segments' durations).
+    package var duration: Double?
 
     /// An answer; see the properties.
     package init(
