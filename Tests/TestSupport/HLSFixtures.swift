@@ -92,6 +92,36 @@ public enum HLSFixtures {
         }
     }
 
+    /// `fragmentedMP4()` with its initialization section and segments encrypted with AES-128
+    /// (by openssl: ffmpeg cannot write encrypted fMP4), the `EXT-X-KEY` (key `k.key`, the
+    /// fixed IV 00 01 ... 0f) before the `EXT-X-MAP`, so that it covers both (`index.m3u8`);
+    /// its folder. The plain stream is `fragmentedMP4()`'s.
+    public static func encryptedFragmentedMP4() throws -> String {
+        let plain = try fragmentedMP4()
+        return try folder("aes-fmp4") { folder in
+            let key = (0..<16).map { UInt8($0 * 17) }, iv = "000102030405060708090a0b0c0d0e0f"
+            try Data(key).write(to: URL(fileURLWithPath: folder + "/k.key"))
+            let playlist = try String(contentsOfFile: plain + "/index.m3u8", encoding: .utf8)
+            var lines: [String] = []
+            for line in playlist.split(separator: "\n").map(String.init) {
+                var file = line
+                if line.hasPrefix("#EXT-X-MAP:") {
+                    lines.append("#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\",IV=0x\(iv)")
+                    file = line.replacingOccurrences(of: #"^.*URI="([^"]+)".*$"#, with: "$1", options: .regularExpression)
+                } else if line.hasPrefix("#") || line.isEmpty {
+                    lines.append(line)
+                    continue
+                }
+                try ExternalProgram.run([
+                    "openssl", "enc", "-aes-128-cbc", "-K", key.map { String(format: "%02x", $0) }.joined(), "-iv", iv,
+                    "-in", plain + "/" + file, "-out", folder + "/" + file,
+                ])
+                lines.append(line)
+            }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/index.m3u8", atomically: true, encoding: .utf8)
+        }
+    }
+
     /// The MPEG-TS stream of `transportStream()` (44.1 kHz stereo), then after an
     /// `EXT-X-DISCONTINUITY` the same source at 22.05 kHz mono (`d0.ts` ...), in `index.m3u8`;
     /// its folder.

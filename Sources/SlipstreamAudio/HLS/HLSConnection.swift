@@ -147,7 +147,7 @@ final class HLSConnection: AudioSourceConnection {
                 switch follower.next(at: Self.now()) {
                 case .fetch(let segment):
                     if segment.map != map, let newMap = segment.map {
-                        try deliver(try fetch(newMap.uri, base: base, range: newMap.byteRange, what: "initialization section"))
+                        try deliver(try initializationSection(newMap, base: base, sequence: segment.sequence))
                         map = newMap
                     }
                     try planAhead(after: segment, in: follower.playlist ?? media, base: base)
@@ -214,14 +214,7 @@ final class HLSConnection: AudioSourceConnection {
     /// with the next segment, a recorded one ends with the error).
     private func play(_ segment: HLSMediaPlaylist.Segment, base: String, isLive: Bool) throws(Ending) {
         let url = try resolve(segment.uri, base: base)
-        var decryption: (key: [UInt8], iv: [UInt8])?
-        if let key = segment.key {
-            guard case .aes128 = key.method else {
-                let method = if case .other(let name) = key.method { name } else { "" }
-                throw .failed(Self.error(.unsupportedFormat, "\(url): the HLS segment is encrypted (\(method)), which is not played"))
-            }
-            decryption = (try self.key(key.uri, base: base), key.iv ?? HLSDecryptor.iv(sequence: segment.sequence))
-        }
+        let decryption = try decryption(segment.key, base: base, sequence: segment.sequence, url: url, what: "segment")
         var delivered = 0
         var attempt = 0
         var body = try prefetched(url, range: segment.byteRange)
@@ -229,14 +222,7 @@ final class HLSConnection: AudioSourceConnection {
             attempt += 1
             shared.withLock { $0.isResumePending = false }
             let request = setup.request(url)
-            var decryptor: HLSDecryptor?
-            if let decryption {
-                do throws(HLSDecryptor.Failure) {
-                    decryptor = try HLSDecryptor(key: decryption.key, iv: decryption.iv)
-                } catch {
-                    throw .failed(Self.error(.unsupportedFormat, "\(url): \(error.message)"))
-                }
-            }
+            let decryptor = try decryption.map { decryption throws(Ending) in try Self.decryptor(decryption, url: url) }
             // (Bytes fetched ahead were counted as they came.)
             let receiver = HLSSegmentReceiver(
                 connection: self, reader: HLSSegmentReader(kind: segment.map == nil ? nil : .fragmentedMP4), decryptor: decryptor,
@@ -371,10 +357,43 @@ final class HLSConnection: AudioSourceConnection {
         return (response.body, response.head.effectiveURL.isEmpty ? url : response.head.effectiveURL)
     }
 
-    /// The bytes of `uri` (resolved against `base`), `range` of them when given.
-    private func fetch(_ uri: String, base: String, range: HLSMediaPlaylist.ByteRange?, what: String) throws(Ending) -> [UInt8] {
-        let url = try resolve(uri, base: base)
-        return try fetchWhole(url, range: range, limit: 16 << 20, what: what).body
+    /// The bytes of `map`, decrypted when a key applies; `sequence`: the first segment it
+    /// initializes.
+    private func initializationSection(_ map: HLSMediaPlaylist.Map, base: String, sequence: Int64) throws(Ending) -> [UInt8] {
+        let url = try resolve(map.uri, base: base)
+        let bytes = try fetchWhole(url, range: map.byteRange, limit: 16 << 20, what: "initialization section").body
+        guard let decryption = try decryption(map.key, base: base, sequence: sequence, url: url, what: "initialization section")
+        else { return bytes }
+        let decryptor = try Self.decryptor(decryption, url: url)
+        var plain: [UInt8] = []
+        bytes.withUnsafeBytes { decryptor.decrypt($0, into: &plain) }
+        do throws(HLSDecryptor.Failure) {
+            return plain + (try decryptor.finish())
+        } catch {
+            throw .failed(Self.error(.unsupportedFormat, "\(url): \(error.message)"))
+        }
+    }
+
+    /// The key and IV of what `key` encrypts (the `what` at `url`, for segment `sequence`); nil
+    /// when nothing does. A method other than AES-128 is refused by name.
+    private func decryption(_ key: HLSMediaPlaylist.Key?, base: String, sequence: Int64, url: String, what: String) throws(Ending)
+        -> (key: [UInt8], iv: [UInt8])?
+    {
+        guard let key else { return nil }
+        guard case .aes128 = key.method else {
+            let method = if case .other(let name) = key.method { name } else { "" }
+            throw .failed(Self.error(.unsupportedFormat, "\(url): the HLS \(what) is encrypted (\(method)), which is not played"))
+        }
+        return (try self.key(key.uri, base: base), key.iv(sequence: sequence))
+    }
+
+    /// A decryptor with `decryption`'s key and IV.
+    private static func decryptor(_ decryption: (key: [UInt8], iv: [UInt8]), url: String) throws(Ending) -> HLSDecryptor {
+        do throws(HLSDecryptor.Failure) {
+            return try HLSDecryptor(key: decryption.key, iv: decryption.iv)
+        } catch {
+            throw .failed(Self.error(.unsupportedFormat, "\(url): \(error.message)"))
+        }
     }
 
     /// A whole small response (at most `limit` bytes), from the thread; a range is cut out of

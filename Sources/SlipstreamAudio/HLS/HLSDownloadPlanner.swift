@@ -62,29 +62,33 @@ package enum HLSDownloadPlanner {
             indexes[resolved] = plan.resources.count - 1
             return plan.resources.count - 1
         }
+        func decryption(_ key: HLSMediaPlaylist.Key?, _ what: String, sequence: Int64) throws(HLSDownloadFailure)
+            -> HLSDownloadPlan.Decryption?
+        {
+            guard let key else { return nil }
+            guard key.method == .aes128 else {
+                let name = if case .other(let name) = key.method { name } else { "" }
+                throw HLSDownloadFailure("\(url): \(what) is encrypted with \(name), which is not supported (only AES-128)")
+            }
+            return .init(key: try resource(key.uri, .key), iv: key.iv(sequence: sequence))
+        }
         var currentMap: HLSMediaPlaylist.Map?
         for segment in media.segments {
-            var decryption: HLSDownloadPlan.Decryption?
-            if let key = segment.key {
-                guard key.method == .aes128 else {
-                    let name = if case .other(let name) = key.method { name } else { "" }
-                    throw HLSDownloadFailure(
-                        "\(url): segment \(segment.sequence) is encrypted with \(name), which is not supported (only AES-128)")
-                }
-                decryption = .init(key: try resource(key.uri, .key), iv: key.iv ?? HLSDecryptor.iv(sequence: segment.sequence))
-            }
+            let segmentDecryption = try decryption(segment.key, "segment \(segment.sequence)", sequence: segment.sequence)
             if let map = segment.map, map != currentMap {
                 // An init section is written where it starts or changes (fragmented MP4).
+                let mapDecryption = try decryption(
+                    map.key, "the initialization section of segment \(segment.sequence)", sequence: segment.sequence)
                 plan.pieces.append(
                     .init(
                         resource: try resource(map.uri, .initSection), offset: map.byteRange?.offset, length: map.byteRange?.length,
-                        decryption: nil, isSegment: false, sequence: segment.sequence))
+                        decryption: mapDecryption, isSegment: false, sequence: segment.sequence))
             }
             currentMap = segment.map
             plan.pieces.append(
                 .init(
                     resource: try resource(segment.uri, .segment), offset: segment.byteRange?.offset,
-                    length: segment.byteRange?.length, decryption: decryption, isSegment: true, sequence: segment.sequence))
+                    length: segment.byteRange?.length, decryption: segmentDecryption, isSegment: true, sequence: segment.sequence))
             plan.segmentCount += 1
             plan.duration += segment.duration
         }

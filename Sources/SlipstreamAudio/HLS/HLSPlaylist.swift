@@ -64,6 +64,11 @@ struct HLSMediaPlaylist: Hashable, Sendable {
         var uri: String
         /// The 16-byte IV; nil: the segment's media sequence number, big-endian.
         var iv: [UInt8]?
+
+        /// The IV of the segment (or the initialization section of the segment) `sequence`.
+        func iv(sequence: Int64) -> [UInt8] {
+            iv ?? HLSDecryptor.iv(sequence: sequence)
+        }
     }
 
     /// A range of a resource's bytes (`EXT-X-BYTERANGE`, or the `BYTERANGE` of a map).
@@ -76,6 +81,11 @@ struct HLSMediaPlaylist: Hashable, Sendable {
     struct Map: Hashable, Sendable {
         var uri: String
         var byteRange: ByteRange?
+        /// How it is encrypted: the `EXT-X-KEY` in effect where the `EXT-X-MAP` tag is (RFC
+        /// 8216 4.3.2.5; its IV is required, and when a playlist leaves it out, the media
+        /// sequence number of the first segment it initializes stands in, as for segments);
+        /// nil: it is not.
+        var key: Key?
     }
 
     /// One media segment.

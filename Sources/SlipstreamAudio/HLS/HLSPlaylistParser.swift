@@ -85,7 +85,8 @@ enum HLSPlaylistParser {
                 let attributes = HLSAttributeList(value)
                 map = attributes["URI"].map { uri in
                     let range = attributes["BYTERANGE"].flatMap { Self.byteRange($0[...]) }
-                    return HLSMediaPlaylist.Map(uri: uri, byteRange: range.map { .init(offset: $0.offset ?? 0, length: $0.length) })
+                    return HLSMediaPlaylist.Map(
+                        uri: uri, byteRange: range.map { .init(offset: $0.offset ?? 0, length: $0.length) }, key: key)
                 }
             case "#EXT-X-STREAM-INF":
                 pendingVariant = Self.variant(HLSAttributeList(value))
