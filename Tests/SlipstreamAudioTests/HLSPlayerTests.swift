@@ -32,7 +32,7 @@ struct HLSPlayerTests {
     }
 
     /// The duration is the playlist's (its segments' durations), as the player's properties say
-    /// from the start; a live playlist's is unknown.
+    /// from the start (a live playlist's is unknown: HLSAudioSourceTests).
     @Test func aRecordedPlaylistGivesItsDuration() async throws {
         let folder = try await offPool { try HLSFixtures.transportStream() }
         let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)
@@ -46,17 +46,6 @@ struct HLSPlayerTests {
         let first = try #require(properties.first)
         #expect(first.durationSource == .header)
         #expect(abs((first.duration ?? 0) - segments.reduce(0, +)) < 1e-9, "\(String(describing: first.duration)) \(segments)")
-
-        let live = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\ns0.ts\n"
-        try live.write(toFile: folder + "/live-duration.m3u8", atomically: true, encoding: .utf8)
-        let player = AudioStreamer(url: try HLSFixtures.url("ts", "live-duration.m3u8"), configuration: .silent)
-        let liveRun = try await PlayerRun.collect(player) { player in
-            player.play()
-            try await PlayerRun.wait { player.state == .playing }
-            player.stop()
-        }
-        let liveProperties = liveRun.events.compactMap { if case .properties(let properties) = $0 { properties } else { nil } }
-        #expect(!liveProperties.isEmpty && liveProperties.allSatisfy { $0.duration == nil })
     }
 
     /// A discontinuity that changes the format (44.1 kHz stereo, then 22.05 kHz mono): both
@@ -97,6 +86,17 @@ struct HLSPlayerTests {
         let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("aes-iv", "index.m3u8"))
         #expect(run.finalState == .done, "\(run.events)")
         let (_, plain) = try await PlaylistPlayerTests.play(try HLSFixtures.url("aes-iv", "plain.m3u8"))
+        #expect(!played.isEmpty)
+        #expect(played == plain)
+    }
+
+    /// An fMP4 stream whose key covers its initialization section too (the key before the
+    /// `EXT-X-MAP`): both are decrypted, and it plays as its plain twin.
+    @Test func anEncryptedInitializationSectionIsDecrypted() async throws {
+        _ = try await offPool { try HLSFixtures.encryptedFragmentedMP4() }
+        let (run, played) = try await PlaylistPlayerTests.play(try HLSFixtures.url("aes-fmp4", "index.m3u8"))
+        #expect(run.finalState == .done, "\(run.events)")
+        let (_, plain) = try await PlaylistPlayerTests.play(try HLSFixtures.url("fmp4", "index.m3u8"))
         #expect(!played.isEmpty)
         #expect(played == plain)
     }

@@ -92,14 +92,20 @@ struct PlayerRun {
         return try await collect(AudioStreamer(url: source, configuration: configuration))
     }
 
-    struct WaitedTooLong: Error {}
+    /// A `wait` that gave up: where it was called.
+    struct WaitedTooLong: Error {
+        var at: String
+    }
 
     /// Waits (looking every `interval`) until `condition` holds; gives up after `limit`
     /// seconds, a bound no working run comes near, so a broken test fails instead of hanging.
-    static func wait(limit: Double = 60, every interval: Duration = .milliseconds(10), until condition: () -> Bool) async throws {
+    static func wait(
+        limit: Double = 60, every interval: Duration = .milliseconds(10), file: String = #fileID, line: Int = #line,
+        until condition: () -> Bool
+    ) async throws {
         let deadline = Date().addingTimeInterval(limit)
         while !condition() {
-            guard Date() < deadline else { throw WaitedTooLong() }
+            guard Date() < deadline else { throw WaitedTooLong(at: "\(file):\(line)") }
             try await Task.sleep(for: interval)
         }
     }
