@@ -56,6 +56,7 @@ struct HLSInfoTests {
             ("packed", "packed.m3u8", AudioInfo.HLSStream.SegmentFormat.packedAudio, nil),
             ("fmp4", "index.m3u8", .fragmentedMP4, nil),
             ("aes-iv", "index.m3u8", .transportStream, "AES-128"),
+            ("aes-fmp4", "index.m3u8", .fragmentedMP4, "AES-128"),
         ] as [(String, String, AudioInfo.HLSStream.SegmentFormat, String?)])
     func segmentFormatsAndEncryptionAreTold(
         _ folder: String, _ playlist: String, _ format: AudioInfo.HLSStream.SegmentFormat, _ encryption: String?
@@ -66,6 +67,7 @@ struct HLSInfoTests {
             switch folder {
             case "packed": try HLSFixtures.packedAudio()
             case "fmp4": try HLSFixtures.fragmentedMP4()
+            case "aes-fmp4": try HLSFixtures.encryptedFragmentedMP4()
             default: try HLSFixtures.encrypted(iv: "000102030405060708090a0b0c0d0e0f")
             }
         }
