@@ -79,9 +79,16 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: folder + "/completed"))
     }
 
-    @Test func fragmentedMP4IsTheInitSectionThenTheFragments() async throws {
+    /// The init section, then the fragments, byte for byte; also when the key before the
+    /// `EXT-X-MAP` covers the init section too (`aes-fmp4`): the plain stream's bytes.
+    @Test(arguments: ["fmp4", "aes-fmp4"])
+    func fragmentedMP4IsTheInitSectionThenTheFragments(_ name: String) async throws {
         let stream = try await offPool { try HLSFixtures.fragmentedMP4() }
-        let url = try HLSFixtures.url("fmp4", "index.m3u8")
+        if name == "aes-fmp4" {
+            let encrypted = try await offPool { try HLSFixtures.encryptedFragmentedMP4() }
+            #expect(try String(contentsOfFile: encrypted + "/index.m3u8", encoding: .utf8).contains("METHOD=AES-128"))
+        }
+        let url = try HLSFixtures.url(name, "index.m3u8")
         let (output, folder, file) = try await Self.get(url, ext: "mp4")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(output.status == 0, "\(output.stderr)")
@@ -90,23 +97,7 @@ import TestSupport
             try HLSFixtures.bytes(stream + "/init.mp4") + (0..<fragments).flatMap { try HLSFixtures.bytes(stream + "/f\($0).m4s") }
         let joinedAsExpected = TestFiles.contents(of: file, equal: expected)
         #expect(joinedAsExpected)
-        #expect(try await Self.sameAudio(file, as: url))
-    }
-
-    /// The key before the `EXT-X-MAP` covers the initialization section too: the file is the
-    /// plain stream's init section and fragments, byte for byte.
-    @Test func anEncryptedInitializationSectionIsDecrypted() async throws {
-        let plain = try await offPool { try HLSFixtures.fragmentedMP4() }
-        let encrypted = try await offPool { try HLSFixtures.encryptedFragmentedMP4() }
-        #expect(try String(contentsOfFile: encrypted + "/index.m3u8", encoding: .utf8).contains("METHOD=AES-128"))
-        let (output, folder, file) = try await Self.get(try HLSFixtures.url("aes-fmp4", "index.m3u8"), ext: "mp4")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        #expect(output.status == 0, "\(output.stderr)")
-        let fragments = try FileManager.default.contentsOfDirectory(atPath: plain).filter { $0.hasSuffix(".m4s") }.count
-        let expected =
-            try HLSFixtures.bytes(plain + "/init.mp4") + (0..<fragments).flatMap { try HLSFixtures.bytes(plain + "/f\($0).m4s") }
-        let joinedAsExpected = TestFiles.contents(of: file, equal: expected)
-        #expect(joinedAsExpected)
+        #expect(try await Self.sameAudio(file, as: try HLSFixtures.url("fmp4", "index.m3u8")))
     }
 
     @Test func masterPlaylistGetsTheVariantThePlayerChooses() async throws {
