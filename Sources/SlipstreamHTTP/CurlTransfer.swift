@@ -15,6 +15,9 @@ final class CurlTransfer {
     /// Header fields of the response being received; reset at each status line
     /// (redirects, `100 Continue`, proxy CONNECT answers).
     private var headers = HTTPHeaders()
+    /// The status of the last header block, taken as it ended: libcurl's response code may
+    /// change later (closing a cached FTP connection with this handle stores its `221` reply).
+    private var headerStatus: Int?
     var headDelivered = false
     /// Set when the sink ended the transfer itself: `.finish` (nil) or `.abort` (the error).
     private(set) var sinkEnded: Result<Void, HTTPError>?
@@ -144,8 +147,13 @@ final class CurlTransfer {
         var end = line.count
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
         let text = UnsafeRawBufferPointer(rebasing: line[..<end])
-        if text.starts(with: "HTTP/".utf8) || text.starts(with: "ICY ".utf8) {
+        if text.isEmpty {
+            var status = 0
+            _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            headerStatus = status
+        } else if text.starts(with: "HTTP/".utf8) || text.starts(with: "ICY ".utf8) {
             headers = HTTPHeaders()
+            headerStatus = nil
         } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
             var start = colon + 1
             while start < end, text[start] == 32 || text[start] == 9 { start += 1 }
@@ -185,8 +193,8 @@ final class CurlTransfer {
         headDelivered = true
         if let head { return deliver(head) }
         if file != nil { return deliver(fileHead()) }
-        var status = 0
-        _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var status = headerStatus ?? 0
+        if headerStatus == nil { _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
         var urlPointer: UnsafeMutablePointer<CChar>?
         _ = slipstream_curl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &urlPointer)
         let effectiveURL = urlPointer.map { String(cString: $0) } ?? request.url

@@ -36,4 +36,30 @@ import TestSupport
         let file = try #require(FileManager.default.contents(atPath: servers.root + "/engine-range-sftp.bin"))
         #expect(response.body == Array(file[99_000..<99_500]))
     }
+
+    /// An FTP connection closed to make room in the connection cache is closed with the handle
+    /// of the transfer that needs the room (libcurl sends QUIT and stores the `221` reply as
+    /// that handle's response code): an empty HTTP body's head still has its own status.
+    @Test func anFTPConnectionClosedForRoomLeavesTheHTTPStatusAlone() async throws {
+        let servers = try TestFTPServers.shared()
+        try servers.makeFile("engine-room.bin", size: 1000)
+        try TestNginx.makeFile("engine-empty.bin", size: 0)
+        var configuration = HTTPEngine.Configuration()
+        configuration.connectionCacheSize = 1
+        let engine = HTTPEngine(configuration: configuration)
+        defer { engine.shutdown() }
+        var ftp = HTTPRequest(url: servers.ftpURL("engine-room.bin"))
+        ftp.allowsFileProtocols = true
+        ftp.access.credentials = Credentials(user: "test", password: "secret")
+        let empty = HTTPRequest(url: try TestNginx.url("engine-empty.bin"))
+        // Rounds of an FTP transfer and two HTTP ones (the cache then holds more than it may,
+        // and the oldest idle connection, the FTP one, is closed as an HTTP transfer ends).
+        for _ in 0..<3 {
+            #expect(try await engine.fetch(ftp).body.count == 1000)
+            for request in [empty, HTTPRequest(url: empty.url.replacingOccurrences(of: "127.0.0.1", with: "localhost"))] {
+                let response = try await engine.fetch(request)
+                #expect(response.head.status == 200 && response.body.isEmpty, "\(response.head.status)")
+            }
+        }
+    }
 }
