@@ -230,9 +230,9 @@ final class CurlTransfer {
         }
         if let outcome = fileOutcome(of: code) { return outcome }
         var message = curlMessage(code)
-        var status = 0
+        var status = headerStatus ?? 0
         // An FTP reply code is no HTTP status.
-        if file == nil { _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
+        if file == nil, headerStatus == nil { _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
         var verifyResult = 0
         _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &verifyResult)
         let problem =
