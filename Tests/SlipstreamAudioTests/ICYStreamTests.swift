@@ -154,9 +154,14 @@ extension ICYStreamTests {
             // paused once its 64 KiB buffer was), then drops the connection while the player is
             // paused: it cannot know yet.
             var sent = -1
-            try await PlayerRun.wait(every: .seconds(1)) {
-                defer { sent = server.bodyBytesSent }
-                return sent == server.bodyBytesSent && sent > 64 * 1024
+            do {
+                try await PlayerRun.wait(every: .seconds(1)) {
+                    defer { sent = server.bodyBytesSent }
+                    return sent == server.bodyBytesSent && sent > 64 * 1024
+                }
+            } catch {
+                Issue.record("sent \(sent), received \(player.progress.bytesReceived), \(player.state)")
+                throw error
             }
             server.dropConnections()
             let received = player.progress.bytesReceived
