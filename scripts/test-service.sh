@@ -35,6 +35,21 @@ if [[ -z "${SLIPSTREAM_TEST_SERVICE_UNBLOCKED:-}" ]]; then
         -- "$0" "$@"
 fi
 
+# start_with_retries STOP START...: runs START (which picks free ports), and when it fails runs
+# STOP, empties $run and tries again, three times in all: between picking a free port and
+# binding it, another service of the same test process may take it.
+start_with_retries() {
+    local stop="$1" attempt
+    shift
+    for attempt in 1 2 3; do
+        "$@" >&2 && return 0
+        "$stop"
+        rm -rf "${run:?}"/*
+        echo "test-service.sh: starting again (attempt $attempt failed)" >&2
+    done
+    return 1
+}
+
 # Every other descriptor of the test process is closed already (Foundation's Process closes
 # them in the child) but one: a socket whose closing tells Foundation that this process ended.
 # It must stay open (Foundation then waits for this process, blocking the thread that reaps
@@ -71,7 +86,7 @@ access)
     trap 'exit 1' INT TERM HUP
     command -v nginx > /dev/null || { echo "nginx is not installed" >&2; exit 1; }
     command -v openssl > /dev/null || { echo "openssl is not installed" >&2; exit 1; }
-    access_start "$run" >&2
+    start_with_retries access_stop access_start "$run" || exit 1
     for name in HTTP_PORT OTHER_PORT TLS_PORT EXPIRED_PORT WRONGNAME_PORT HTTP6_PORT CA CAPATH PIN WWW LOG \
         HTTP_PROXY_PORT SOCKS_PORT DIGEST_PORT; do
         variable="ACCESS_$name"
@@ -87,7 +102,7 @@ ftp)
         echo "pyftpdlib is not installed (python3-pyftpdlib, python3-openssl)" >&2
         exit 1
     }
-    ftp_start "$run" >&2
+    start_with_retries ftp_stop ftp_start "$run" || exit 1
     for name in FTP_PORT FTP_NOREST_PORT FTP_EXPLICIT_PORT FTP_IMPLICIT_PORT FTP_CA FTP_ROOT FTP_LOG SFTP_PORT SFTP_USER \
         SFTP_KEY SFTP_PASSPHRASE_KEY SFTP_PASSPHRASE SFTP_OTHER_KEY SFTP_KNOWN_HOSTS SFTP_LOG; do
         echo "SLIPSTREAM_TEST_$name=${!name}"
@@ -99,7 +114,7 @@ icecast)
     trap 'icecast_stop; rm -rf "$run"' EXIT
     trap 'exit 1' INT TERM HUP
     command -v icecast2 > /dev/null || { echo "icecast2 is not installed" >&2; exit 1; }
-    icecast_start "$run" >&2
+    start_with_retries icecast_stop icecast_start "$run" || exit 1
     echo "SLIPSTREAM_TEST_ICECAST_PORT=$ICECAST_PORT"
     echo "SLIPSTREAM_TEST_ICECAST_SOURCE_PASSWORD=$ICECAST_SOURCE_PASSWORD"
     echo "SLIPSTREAM_TEST_ICECAST_ADMIN_USER=$ICECAST_ADMIN_USER"
