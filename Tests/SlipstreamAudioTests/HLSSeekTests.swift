@@ -97,6 +97,30 @@ struct HLSSeekTests {
         Self.expectTail(after, of: whole, from: Int(1.1 * 44100))
     }
 
+    /// Joined late, an EVENT playlist's position is its time from the playlist's start, from
+    /// the first progress on: the second segment's, 2 s (the third starts less than three
+    /// target durations before the end), not 0.
+    @Test func anEventPlaylistJoinedLateTellsItsTimeFromItsStart() async throws {
+        let folder = try await offPool { try HLSFixtures.transportStream() }
+        let vod = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)
+        let event = vod.replacingOccurrences(of: "#EXT-X-PLAYLIST-TYPE:VOD", with: "#EXT-X-PLAYLIST-TYPE:EVENT")
+            .replacingOccurrences(of: #"#EXT-X-TARGETDURATION:\d+"#, with: "#EXT-X-TARGETDURATION:1", options: .regularExpression)
+            .replacingOccurrences(of: "#EXT-X-ENDLIST\n", with: "")
+        try event.write(toFile: folder + "/event-late.m3u8", atomically: true, encoding: .utf8)
+        var configuration = AudioStreamerConfiguration.silent
+        configuration.output = { NullOutput(paced: true) }
+        let player = AudioStreamer(url: try HLSFixtures.url("ts", "event-late.m3u8"), configuration: configuration)
+        let first = Mutex<Double?>(nil)
+        _ = try await PlayerRun.collect(player) { player in
+            player.play()
+            try await PlayerRun.wait { player.progress.position > 0 }
+            first.withLock { $0 = player.progress.position }
+            player.stop()
+        }
+        let position = try #require(first.withLock { $0 })
+        #expect(position > 1.9 && position < 4, "\(position)")
+    }
+
     /// An EVENT playlist not yet ended starts near its live end (the third segment here), yet
     /// keeps its segments: a seek goes back to the first; the playlist ends once the seek was made.
     @Test func anEventPlaylistSeeksBackToItsStart() async throws {

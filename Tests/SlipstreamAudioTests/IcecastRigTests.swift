@@ -80,8 +80,10 @@ struct IcecastRigTests {
         let (bitRate, titles) = try await offPool {
             let listener = try IcyListener(port: icecast.port, mount: mount)
             var titles: [String] = []
-            // Three changes: each file's title at least once, whichever came first.
-            while titles.count < 3, let block = try listener.nextMetadata() {
+            // Until each file's title came, whichever first. (A title may come more than once:
+            // in a loaded CI run the first came three times in a row, as when ezstream starts
+            // its file again after it reconnects.)
+            while Set(titles).count < 2, titles.count < 12, let block = try listener.nextMetadata() {
                 titles.append(String(decoding: block.prefix { $0 != 0 }, as: UTF8.self))
             }
             return (listener.connection.header("icy-br"), titles)
