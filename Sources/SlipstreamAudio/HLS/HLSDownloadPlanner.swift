@@ -57,7 +57,13 @@ package enum HLSDownloadPlanner {
         func resource(_ uri: String, _ kind: HLSDownloadPlan.ResourceKind) throws(HLSDownloadFailure) -> Int {
             let resolved = try resolve(uri, base: base)
             guard resolved != url, resolved != base else { throw HLSDownloadFailure("\(url): the HLS playlist lists itself as a segment") }
-            if let index = indexes[resolved] { return index }
+            if let index = indexes[resolved] {
+                // A file may hold an init section and segments (byte ranges), never a key and media.
+                guard (plan.resources[index].kind == .key) == (kind == .key) else {
+                    throw HLSDownloadFailure("\(url): \(resolved) is listed both as an AES-128 key and as media")
+                }
+                return index
+            }
             plan.resources.append(.init(url: resolved, kind: kind))
             indexes[resolved] = plan.resources.count - 1
             return plan.resources.count - 1
