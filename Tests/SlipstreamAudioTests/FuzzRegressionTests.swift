@@ -96,6 +96,31 @@ import Testing
 
 /// The widest WAV frames (65535-byte blocks) still make packets of at most 64 KiB, so the
 /// parser never holds more than that (a lead from the fuzzing run).
+/// A CAF whose packet table has a size over the largest packet (AudioParserFuzzer, the head of
+/// its input): the error names the byte where the size passed it, in any split (it named the
+/// start of the bytes fed, which moved with the split).
+@Test func aCAFPacketSizeTooLargeIsTheSameErrorInAnySplit() throws {
+    let hex =
+        [
+            "636166660001000064657363000000000000002040e58880000000006161632000000002000000000000040000000002",
+            "000000006b756b6900000000000000270380808022000000048080801440150018000000000000000000058080800212",
+            "1006808080010270616b74000000000000011d000000000000008300000000000204cc00000400000003348256830a82",
+            "09822c823b82318231822d825582378252826982528255826b82738264830d825b826a827a825f827282788326827f82",
+            "5c8256827683138272830c82478307827282788277825b826c8278827b82768277831a8262825a83098266825d833183",
+            "058267825283188255827882618271826b8271830a826c827882678279e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0",
+            "e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0",
+        ].joined()
+    let bytes = stride(from: 0, to: hex.count, by: 2).map { start in
+        UInt8(hex[hex.index(hex.startIndex, offsetBy: start)..<hex.index(hex.startIndex, offsetBy: start + 2)], radix: 16)!
+    }
+    let whole = ParserRun(bytes) { bytes.count }
+    let error = try #require(whole.error)
+    #expect(error.message.contains("a packet of over 65536 bytes"), "\(error.message)")
+    for size in [1, 7, 64, 139] {
+        #expect(ParserRun(bytes) { size }.error == error, "chunks of \(size)")
+    }
+}
+
 @Test func wideWAVFramesMakeSmallPackets() throws {
     var bytes: [UInt8] = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WAVE".utf8)
     // fmt: PCM, 21845 channels of 24 bits -> 65535-byte frames.

@@ -48,19 +48,21 @@ struct CAFPacketTable: Hashable, Sendable {
     /// Every packet's size has been read.
     var isComplete: Bool { table.sizes.count == packetCount }
 
-    /// Reads the sizes in `bytes` (the table's next bytes, which may end inside a size).
+    /// Reads the sizes in `bytes` (the table's next bytes, from stream offset `offset`, which
+    /// may end inside a size); an error names the offending byte, wherever the input was split.
     mutating func read(_ bytes: UnsafeRawBufferPointer, offset: Int64) throws(AudioParserError) {
-        for byte in bytes {
+        for (index, byte) in bytes.enumerated() {
             guard !isComplete else { return }
             value = value << 7 | Int(byte & 0x7F)
             guard value <= Self.maximumPacketSize else {
                 throw AudioParserError(
                     code: .malformed, message: "CAF packet table (pakt) with a packet of over \(Self.maximumPacketSize) bytes",
-                    offset: offset)
+                    offset: offset + Int64(index))
             }
             guard byte & 0x80 == 0 else { continue }
             guard value > 0 else {
-                throw AudioParserError(code: .malformed, message: "CAF packet table (pakt) with a packet of 0 bytes", offset: offset)
+                throw AudioParserError(
+                    code: .malformed, message: "CAF packet table (pakt) with a packet of 0 bytes", offset: offset + Int64(index))
             }
             table.sizes.append(Int64(value))
             value = 0
