@@ -225,7 +225,7 @@ struct CAFParser: Sendable {
         if let size, bytes > size {
             throw AudioParserError(
                 code: .malformed,
-                message: "CAF packet table (pakt) placing \(bytes) bytes of packets in \(size) bytes of audio", offset: offset)
+                message: "CAF packet table (pakt) placing \(bytes) bytes of packets in \(size) bytes of audio", offset: start)
         }
         packets = placed
         packetsEnd = size.map { start + $0 }
