@@ -84,9 +84,12 @@ extension DownloadQueue {
     }
 
     /// A started download ended: its permit goes back, and it is paused or out of the queue.
+    /// Its end is told before the queue can count as idle: two downloads ending at once on
+    /// two threads, the second must not wake `waitUntilIdle` before the first's event is out.
     private func ended(_ id: ID, host: String, outcome: Result<DownloadResult, DownloadError>) {
         limiter.release(host)
         let stop = state.withLock { state in
+            state.endingsBeingTold += 1
             let stop = outcome.failureError?.code == .cancelled ? state.records[id]?.stop : nil
             switch stop {
             case .pause?, .requeue?:
@@ -104,6 +107,7 @@ extension DownloadQueue {
         case .success(let result): emit(.finished(id, result), endingDownload: true)
         case .failure(let error): emit(.failed(id, error), endingDownload: true)
         }
+        state.withLock { $0.endingsBeingTold -= 1 }
         changed()
     }
 

@@ -119,9 +119,15 @@ public final class DownloadQueue: Sendable {
         var sessionSaving = false
         /// Set by `stopAll`: nothing starts any more.
         var stopped = false
+        /// Downloads that have ended (out of the scheduler's count) whose last event is still
+        /// being told: the queue is not idle before its readers have every end.
+        var endingsBeingTold = 0
 
-        /// Nothing runs, and nothing waits to run (or nothing may start any more).
-        var isIdle: Bool { stopped ? scheduler.activeCount == 0 : scheduler.isIdle }
+        /// Nothing runs, nothing waits to run (or nothing may start any more), and every
+        /// download's end has been told.
+        var isIdle: Bool {
+            endingsBeingTold == 0 && (stopped ? scheduler.activeCount == 0 : scheduler.isIdle)
+        }
     }
 
     /// The settings.

@@ -68,6 +68,35 @@ import TestSupport
         #expect(queue.limiter.connections(to: HostConnectionLimiter.host(of: server.url("/"))) == 0)
     }
 
+    /// Downloads ending together on several threads: once `waitUntilIdle` returns, every end
+    /// has been told (a reader cancelled then still gets them all). Before, the last of two
+    /// ends could wake the waiter while the first's event was not out yet ("198 of 200 done").
+    @Test func everyEndIsToldBeforeTheQueueIsIdle() async throws {
+        let content = TestFiles.fastRandomBytes(4 << 10, seed: 9)
+        for round in 0..<100 {  // without the fix, about 1 round in 450 failed
+            let gate = Gate()
+            let server = try Self.server(["/e.bin": content], holdAfter: 1 << 10, gate: gate)
+            defer { server.stop() }
+            let folder = try TestFiles.makeTemporaryFolder()
+            let queue = Self.queue(jobs: 16, connections: 1)
+            let events = queue.events { if case .finished = $0 { true } else { false } }
+            let reader = Task {
+                var ends = 0
+                for await _ in events { ends += 1 }
+                return ends
+            }
+            for index in 0..<16 {
+                try queue.add(.init(url: server.url("/e.bin"), destination: .file(folder + "/e\(index).bin")))
+            }
+            // All held at the gate, then all let go at once: they end together.
+            while server.requests.count < 16 { try await Task.sleep(for: .milliseconds(2)) }
+            gate.open()
+            try await queue.waitUntilIdle()
+            reader.cancel()
+            #expect(await reader.value == 16, "round \(round)")
+        }
+    }
+
     @Test func pauseKeepsTheFileAndFreesTheConnectionsAndResumeCarriesOn() async throws {
         let gate = Gate()
         let content = TestFiles.fastRandomBytes(4 << 20, seed: 3)
