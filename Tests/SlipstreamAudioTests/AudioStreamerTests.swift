@@ -242,6 +242,28 @@ struct AudioStreamerTests {
         #expect(try ReferenceDecoder.wavData(wav).elementsEqual(reference))
     }
 
+    /// Paused while its output opens: the output that then opens is paused at once and plays
+    /// nothing until play (before, an unpaced output played the whole file while "paused").
+    @Test func aPauseWhileTheOutputOpensKeepsItPaused() async throws {
+        let opening = OpeningGateOutput(NullOutput(paced: false))
+        var configuration = AudioStreamerConfiguration()
+        configuration.output = { opening }
+        let player = AudioStreamer(url: try PlayerFiles.served("mp3-cbr128.mp3"), configuration: configuration)
+        let run = try await PlayerRun.collect(player) { player in
+            player.play()
+            try await PlayerRun.wait { opening.isOpening }
+            player.pause()
+            try await PlayerRun.wait { player.state == .paused }
+            opening.letOpen()
+            try await PlayerRun.wait(limit: 10) { opening.pauses.first == true }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(player.state == .paused)
+            #expect(player.progress.position < 0.5, "\(player.progress.position)")
+            player.play()
+        }
+        #expect(run.finalState == .done)
+    }
+
     @Test func aConnectionClosedWhilePausedIsReopenedOnResume() async throws {
         let name = "mp3-cbr320.mp3"
         let content = try AudioFixtures.bytes(name)

@@ -31,6 +31,44 @@ final class RecordingOutput: AudioOutput, @unchecked Sendable {
     func close() { inner.close() }
 }
 
+/// An output whose `open` waits until the test lets it (a device that is slow to open), and
+/// that keeps every `setPaused` it was told.
+final class OpeningGateOutput: AudioOutput, @unchecked Sendable {
+    // @unchecked: `inner` is used only by the playback thread; the rest is behind Mutexes.
+    private let inner: any AudioOutput
+    private let gate = DispatchSemaphore(value: 0)
+    private let opening = Mutex(false)
+    private let told = Mutex<[Bool]>([])
+
+    init(_ inner: any AudioOutput) { self.inner = inner }
+
+    /// Whether `open` is waiting.
+    var isOpening: Bool { opening.withLock { $0 } }
+    /// What `setPaused` was told, in order.
+    var pauses: [Bool] { told.withLock { $0 } }
+    /// Lets `open` finish.
+    func letOpen() { gate.signal() }
+
+    func open(_ format: PCMFormat) throws(AudioOutputError) {
+        opening.withLock { $0 = true }
+        gate.wait()
+        opening.withLock { $0 = false }
+        try inner.open(format)
+    }
+    func write(_ frames: UnsafeRawBufferPointer) throws(AudioOutputError) { try inner.write(frames) }
+    func framesPlayed() -> Int64 { inner.framesPlayed() }
+    func setPaused(_ paused: Bool) throws(AudioOutputError) {
+        told.withLock { $0.append(paused) }
+        try inner.setPaused(paused)
+    }
+    func flush() throws(AudioOutputError) { try inner.flush() }
+    func drain() throws(AudioOutputError) { try inner.drain() }
+    func close() {
+        gate.signal()
+        inner.close()
+    }
+}
+
 /// Runs an `AudioStreamer` and collects its events until it is done or stopped.
 struct PlayerRun {
     var events: [AudioStreamerEvent] = []

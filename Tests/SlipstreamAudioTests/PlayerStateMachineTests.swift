@@ -125,6 +125,10 @@ struct PlayerStateMachineTests {
                 }
                 // The start seek is planned only once the decoder's facts are known.
                 if actions.contains(.seekToStart) { #expect(machine.decoder != nil && !machine.isStartSeekPending, "\(context)") }
+                // A paused machine's running output was told to pause (when it became both).
+                if machine.state == .paused, machine.isOutputRunning, !(before.state == .paused && before.isOutputRunning) {
+                    #expect(actions.contains(.pauseOutput), "\(context)")
+                }
                 // Bytes are never expected while paused, backpressured or finished.
                 if machine.isExpectingData {
                     #expect(machine.state != .paused && !machine.isBackpressured && !machine.state.isFinal, "\(context)")
@@ -145,6 +149,18 @@ struct PlayerStateMachineTests {
         #expect(m.handle(.bufferReady(id: 1)) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
         #expect(m.handle(.outputStarted) == [.emit(.stateChanged(.playing)), .emit(.bufferingEnded)])
         #expect(m.handle(.play) == [])
+    }
+
+    /// Paused while its output starts (a pause right after play, or on a busy machine): the
+    /// output that then starts is paused at once, and play resumes it.
+    @Test func anOutputThatStartsWhilePausedIsPausedAtOnce() {
+        var m = Machine()
+        _ = m.handle(.play)
+        #expect(m.handle(.bufferReady(id: 1)) == [.emit(.stateChanged(.waitingForOutput)), .startOutput])
+        #expect(m.handle(.pause) == [.emit(.stateChanged(.paused))])
+        #expect(m.handle(.outputStarted) == [.pauseOutput])
+        #expect(m.state == .paused)
+        #expect(m.handle(.play) == [.emit(.stateChanged(.playing)), .resumeOutput, .emit(.bufferingEnded)])
     }
 
     @Test func anUnderrunBuffersWithTheRestartThresholdAndResumesTheSameOutput() {

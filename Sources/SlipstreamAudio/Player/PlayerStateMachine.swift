@@ -189,8 +189,13 @@ extension PlayerStateMachine {
             return [.resumeProducer]
         case .outputStarted:
             isOutputRunning = true
-            guard state == .waitingForOutput else { return [] }
-            return move(to: .playing) + buffering(false)
+            switch state {
+            case .waitingForOutput: return move(to: .playing) + buffering(false)
+            // Paused while it started: it starts playing, so it is paused at once (else an
+            // output that is not paced by a device plays the whole stream while "paused").
+            case .paused: return [.pauseOutput]
+            default: return []
+            }
         case .underrun: return underrun()
         case .endOfStream:
             guard state != .initialized else { return [] }
