@@ -23,6 +23,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "FetchOnThread",
+            dependencies: [.product(name: "SlipstreamHTTP", package: "Slipstream")]
+        ),
+        .executableTarget(
             name: "PlayStream",
             dependencies: [.product(name: "SlipstreamAudio", package: "Slipstream")]
         ),

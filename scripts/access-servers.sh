@@ -80,6 +80,15 @@ access_port() {
     printf -v "$1" '%s' "$port"
 }
 
+# access_listening: whether each of nginx's loopback ports accepts a connection.
+access_listening() {
+    local port
+    for port in "$ACCESS_HTTP_PORT" "$ACCESS_OTHER_PORT" "$ACCESS_TLS_PORT" "$ACCESS_EXPIRED_PORT" \
+        "$ACCESS_WRONGNAME_PORT"; do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || return 1
+    done
+}
+
 access_start() {
     local run="$1"
     mkdir -p "$run/www/files" "$run/tls/new" "$run/tls/capath"
@@ -124,7 +133,9 @@ access_start() {
     ACCESS_LOG="$run/access.log"
     local i
     for i in $(seq 1 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$ACCESS_WRONGNAME_PORT") 2>/dev/null; then
+        # Every port, and nginx's own log clean: a port taken meanwhile by another service
+        # accepts too, while nginx, which could not bind it, has ended.
+        if access_listening && ! grep -q "\[emerg\]" "$run/error.log" 2> /dev/null; then
             export ACCESS_HTTP_PORT ACCESS_OTHER_PORT ACCESS_TLS_PORT ACCESS_EXPIRED_PORT ACCESS_WRONGNAME_PORT \
                 ACCESS_HTTP6_PORT ACCESS_CA ACCESS_CAPATH ACCESS_PIN ACCESS_WWW ACCESS_LOG ACCESS_PID \
                 ACCESS_HTTP_PROXY_PORT ACCESS_SOCKS_PORT ACCESS_DIGEST_PORT

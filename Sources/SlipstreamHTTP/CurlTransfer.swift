@@ -148,9 +148,7 @@ final class CurlTransfer {
         while end > 0, line[end - 1] == 13 || line[end - 1] == 10 { end -= 1 }
         let text = UnsafeRawBufferPointer(rebasing: line[..<end])
         if text.isEmpty {
-            var status = 0
-            _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-            headerStatus = status
+            headerStatus = responseCode()
         } else if text.starts(with: "HTTP/".utf8) || text.starts(with: "ICY ".utf8) {
             headers = HTTPHeaders()
             headerStatus = nil
@@ -193,8 +191,7 @@ final class CurlTransfer {
         headDelivered = true
         if let head { return deliver(head) }
         if file != nil { return deliver(fileHead()) }
-        var status = headerStatus ?? 0
-        if headerStatus == nil { _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
+        let status = headerStatus ?? responseCode()
         var urlPointer: UnsafeMutablePointer<CChar>?
         _ = slipstream_curl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &urlPointer)
         let effectiveURL = urlPointer.map { String(cString: $0) } ?? request.url
@@ -230,9 +227,8 @@ final class CurlTransfer {
         }
         if let outcome = fileOutcome(of: code) { return outcome }
         var message = curlMessage(code)
-        var status = headerStatus ?? 0
         // An FTP reply code is no HTTP status.
-        if file == nil, headerStatus == nil { _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
+        let status = headerStatus ?? (file == nil ? responseCode() : 0)
         var verifyResult = 0
         _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &verifyResult)
         let problem =
@@ -246,6 +242,14 @@ final class CurlTransfer {
 }
 
 extension CurlTransfer {
+    /// libcurl's response code of the transfer so far (0 before any); see `headerStatus` for
+    /// why a head's status is read as its block ends.
+    func responseCode() -> Int {
+        var status = 0
+        _ = slipstream_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        return status
+    }
+
     /// libcurl's words for its failure `code`: the error buffer's, else the code's.
     func curlMessage(_ code: CURLcode) -> String {
         let detail = String(cString: errorBuffer)

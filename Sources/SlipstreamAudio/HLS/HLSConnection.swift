@@ -365,10 +365,8 @@ final class HLSConnection: AudioSourceConnection {
         guard let decryption = try decryption(map.key, base: base, sequence: sequence, url: url, what: "initialization section")
         else { return bytes }
         let decryptor = try Self.decryptor(decryption, url: url)
-        var plain: [UInt8] = []
-        bytes.withUnsafeBytes { decryptor.decrypt($0, into: &plain) }
         do throws(HLSDecryptor.Failure) {
-            return plain + (try decryptor.finish())
+            return try decryptor.decryptAll(bytes)
         } catch {
             throw .failed(Self.error(.unsupportedFormat, "\(url): \(error.message)"))
         }

@@ -54,6 +54,15 @@ final class HLSDecryptor {
         }
     }
 
+    /// A whole encrypted resource (an initialization section) decrypted, its padding checked
+    /// and removed: `decrypt` and `finish` in one.
+    func decryptAll(_ input: [UInt8]) throws(Failure) -> [UInt8] {
+        var plain: [UInt8] = []
+        plain.reserveCapacity(input.count + 16)
+        input.withUnsafeBytes { decrypt($0, into: &plain) }
+        return plain + (try finish())
+    }
+
     /// The last plain bytes, the padding checked and removed.
     func finish() throws(Failure) -> [UInt8] {
         var last = [UInt8](repeating: 0, count: 32)
