@@ -54,7 +54,7 @@ import TestSupport
         #expect(allocations == 0, "\(allocations) allocations over \(stream.packets.count - 20) packets")
     }
 
-    @Test(arguments: ["vorbis-q3.ogg", "opus-64k.opus"])
+    @Test(arguments: ["vorbis-q3.ogg", "vorbis-5.1.ogg", "opus-64k.opus", "opus-5.1.opus"])
     func float32FollowsSigned16(_ name: String) throws {
         let stream = try ParsedStream(OggFixtures.bytes(name))
         let integers = try stream.decodeRaw()

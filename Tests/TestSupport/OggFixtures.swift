@@ -9,7 +9,7 @@ public enum OggFixtures {
     /// Fixture names, by codec (3 s or less; the chained ones are 3 s and 1.3 s; the 5.1 one has
     /// a tone of its own in each channel, so that channels out of order fail). Also
     /// `vorbis-long.ogg` and `opus-long.opus`: 40 s, for reads of part of a file.
-    public static let vorbis = ["vorbis-q3.ogg", "vorbis-mono-22050.ogg", "vorbis-chained.ogg"]
+    public static let vorbis = ["vorbis-q3.ogg", "vorbis-mono-22050.ogg", "vorbis-chained.ogg", "vorbis-5.1.ogg"]
     public static let opus = ["opus-64k.opus", "opus-mono-24k.opus", "opus-chained.opus", "opus-short.opus", "opus-5.1.opus"]
 
     /// The path of fixture `name`.
@@ -23,18 +23,44 @@ public enum OggFixtures {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: try path(name))))
     }
 
-    /// The reference decoder's 16-bit PCM of fixture `name`: `oggdec` for Vorbis,
-    /// `opusdec --no-dither --rate 48000` for Opus.
+    /// The reference decoder's 16-bit PCM of fixture `name`, channels in WAV order: `oggdec`
+    /// for Vorbis, `opusdec --no-dither --rate 48000` for Opus.
     public static func reference(_ name: String) throws -> [UInt8] {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let out = folder + "/out.wav"
         if name.hasSuffix(".opus") {
+            let out = folder + "/out.wav"
             try ExternalProgram.run(["opusdec", "--quiet", "--no-dither", "--rate", "48000", try path(name), out])
-        } else {
-            try ExternalProgram.run(["oggdec", "--quiet", "-o", out, try path(name)])
+            return try ReferenceDecoder.wavData(out)
         }
-        return try ReferenceDecoder.wavData(out)
+        let out = folder + "/out.pcm"
+        // oggdec's WAV output lays 5.1 out wrongly (FL FR FC BR LFE BL, vorbis-tools 1.4.2; ffmpeg
+        // and the specification agree on FL FR FC LFE BL BR); its raw output keeps the stream's
+        // own order, laid out here by the channels' names.
+        try ExternalProgram.run(["oggdec", "--quiet", "--raw", "-o", out, try path(name)])
+        let raw = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        let bytes = try bytes(name)
+        // The identification header, alone on the first page: its channel count is byte 11.
+        let channels = Int(bytes[27 + Int(bytes[26]) + 11])
+        return wavOrder(fromVorbis: raw, channels: channels)
+    }
+
+    /// The Vorbis I specification's channel orders (section 4.3.9) and WAV's, by name.
+    private static let vorbisNames = [6: ["FL", "FC", "FR", "BL", "BR", "LFE"]]
+    private static let wavNames = [6: ["FL", "FR", "FC", "LFE", "BL", "BR"]]
+
+    /// 16-bit PCM in Vorbis order laid out in WAV order (as it is for 1, 2 and 4 channels).
+    static func wavOrder(fromVorbis pcm: [UInt8], channels: Int) -> [UInt8] {
+        guard let vorbis = vorbisNames[channels], let wav = wavNames[channels] else { return pcm }
+        let sources = wav.map { vorbis.firstIndex(of: $0)! }
+        var out = pcm
+        for frame in stride(from: 0, to: pcm.count, by: 2 * channels) {
+            for (channel, source) in sources.enumerated() {
+                out[frame + 2 * channel] = pcm[frame + 2 * source]
+                out[frame + 2 * channel + 1] = pcm[frame + 2 * source + 1]
+            }
+        }
+        return out
     }
 
     private static func make() throws -> String {
@@ -71,6 +97,7 @@ public enum OggFixtures {
         ])
         try run(["opusenc", "--quiet", "--serial", "7", f("short.wav"), f("opus-short.opus")])
         try run(["opusenc", "--quiet", "--bitrate", "256", "--serial", "10", f("surround.wav"), f("opus-5.1.opus")])
+        try run(["oggenc", "-Q", "-q", "3", "-s", "11", "-o", f("vorbis-5.1.ogg"), f("surround.wav")])
         try run(["oggenc", "-Q", "-q", "6", "-s", "8", "-t", "Long", "-o", f("vorbis-long.ogg"), f("long.wav")])
         try run(["opusenc", "--quiet", "--bitrate", "96", "--serial", "9", f("long.wav"), f("opus-long.opus")])
         for (chained, parts) in [("vorbis-chained.ogg", ["vorbis-q3.ogg", "b.ogg"]), ("opus-chained.opus", ["opus-64k.opus", "b.opus"])] {

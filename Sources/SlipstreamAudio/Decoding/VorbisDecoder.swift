@@ -2,7 +2,8 @@ import CVorbis
 
 /// Decodes Vorbis packets from the Ogg parser with libvorbis in push mode (a packet in, its PCM
 /// out; no read callbacks), to native 16-bit integers (converted as libvorbisfile's `ov_read`
-/// converts, so the output equals `oggdec`'s) or 32-bit floats.
+/// converts, so the output equals `oggdec`'s) or 32-bit floats, its channels in the output's
+/// (WAV) order.
 ///
 /// The format's `magicCookie` holds the three header packets, Xiph-laced. Each packet gives the
 /// frames the parser counted (`packet.frameCount`): libvorbis's output, cut at the end where
@@ -20,10 +21,14 @@ package final class VorbisDecoder: SelectableAudioDecoder {
     private let block = UnsafeMutablePointer<vorbis_block>.allocate(capacity: 1)
     private var isSynthesisReady = false
     private var packetNumber: Int64 = 3
+    /// For each output channel, libvorbis's plane it takes: the stream's Vorbis order laid out
+    /// in the output's (WAV) order (`VorbisChannelOrder`).
+    private let planeOrder: [Int]
 
     /// Creates a decoder for the Vorbis stream of `format` that outputs `sampleType` PCM.
     package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
+        planeOrder = VorbisChannelOrder.sources(channels: format.channels) ?? Array(0..<format.channels)
         vorbis_info_init(info)
         vorbis_comment_init(comment)
         guard format.codec == .vorbis, let headers = Self.unlace(format.magicCookie) else {
@@ -95,7 +100,7 @@ package final class VorbisDecoder: SelectableAudioDecoder {
         if outputFormat.sampleType == .float32 {
             let samples = target.assumingMemoryBound(to: Float.self)
             for channel in 0..<channels {
-                let plane = planes[channel]!
+                let plane = planes[planeOrder[channel]]!
                 for i in 0..<count { samples[i * channels + channel] = plane[i] }
             }
             return
@@ -110,7 +115,7 @@ package final class VorbisDecoder: SelectableAudioDecoder {
             return
         }
         for channel in 0..<channels {
-            let plane = planes[channel]!
+            let plane = planes[planeOrder[channel]]!
             for i in 0..<count { samples[i * channels + channel] = Self.sample16(plane[i]) }
         }
     }
