@@ -267,8 +267,10 @@ final class PlaybackLoop {
 extension PlaybackLoop {
     /// Makes the decoder for format `index`: as soon as the stream's first format is known
     /// (before playback starts, so a seek planned early knows the gapless trim), and again where
-    /// the format changes. A change in the middle of playback first lets the output play out
-    /// what it holds; the output is reopened for the new PCM at its next write.
+    /// the format changes. A change in the middle of playback to other PCM first lets the output
+    /// play out what it holds; the output is reopened for the new PCM at its next write. A new
+    /// decoder of the same PCM (the next link of a chained Ogg stream, a station's next song)
+    /// writes on to the open output, without a gap.
     private func changeFormat(to index: Int, _ record: PacketQueue.FormatRecord) {
         let next: any AudioDecoder
         do throws(AudioDecoderError) {
@@ -277,7 +279,8 @@ extension PlaybackLoop {
             fail(AudioStreamerError(decoderError: error))
             return
         }
-        if decoder != nil, openFormat != nil, basePosition != nil {
+        let samePCM = openFormat.map { (converter?.input ?? $0) == next.outputFormat } ?? false
+        if decoder != nil, openFormat != nil, basePosition != nil, !samePCM {
             flushConverter()
             perform { output throws(AudioOutputError) in try output.drain() }
             // The clock goes on from where the old format's audio ended; the output is opened
