@@ -155,23 +155,29 @@ extension ICYStreamTests {
         let run = try await PlayerRun.collect(player) { player in
             player.play()
             player.pause()
-            // The player's transfer pauses once its 64 KiB buffer is full; then the station
+            // The player's transfer pauses once its 64 KiB buffer is full (how full depends on
+            // the sizes of the reads: the first that does not fit pauses it); then the station
             // drops the connection while the player is paused: it cannot know yet. (The
             // sockets between them never settle: the kernel takes in more, slowly, for a
             // minute and more.)
             var received: Int64 = -1
+            var history: [Int64] = []
             do {
                 try await PlayerRun.wait(every: .seconds(1)) {
                     defer { received = player.progress.bytesReceived }
-                    return received == player.progress.bytesReceived && received >= 64000
+                    history.append(player.progress.bytesReceived)
+                    return received == player.progress.bytesReceived && received >= 32 * 1024
                 }
             } catch {
-                Issue.record("sent \(server.bodyBytesSent), received \(player.progress.bytesReceived), \(player.state)")
+                Issue.record(
+                    "sent \(server.bodyBytesSent), received \(player.progress.bytesReceived) (each second: \(history.suffix(12))), "
+                        + "\(player.state)")
                 throw error
             }
             server.dropConnections()
             let sent = server.bodyBytesSent
-            #expect(received < Int64(sent), "the paused player read on: \(received) of \(sent)")
+            // The buffer and at most one read more (libcurl's reads are 16 KiB at most).
+            #expect(received <= 80 * 1024, "the paused player read on: \(received) of \(sent)")
             #expect(player.state == .paused)
             player.play()
             // Bytes beyond the first response's came from the second (an unpaced output flips
