@@ -169,9 +169,8 @@ extension ICYStreamTests {
                     return received == player.progress.bytesReceived && received >= 32 * 1024
                 }
             } catch {
-                Issue.record(
-                    "sent \(server.bodyBytesSent), received \(player.progress.bytesReceived) (each second: \(history.suffix(12))), "
-                        + "\(player.state)")
+                let counts = history.suffix(12).map(String.init).joined(separator: ", ")
+                Issue.record("sent \(server.bodyBytesSent), received \(counts) (a second apart), \(player.state)")
                 throw error
             }
             server.dropConnections()
