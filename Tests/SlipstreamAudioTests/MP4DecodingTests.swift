@@ -44,6 +44,34 @@ import Testing
         #expect(same, "differs from faad: \(largestStep(pcm, Array(reference.prefix(pcm.count))))")
     }
 
+    /// HE-AAC signalled after the core's configuration (no Debian encoder writes HE-AAC: ffmpeg's
+    /// 22.05 kHz file with its "no SBR" extension flag set, and the output rate 44.1 kHz):
+    /// decoded at 44.1 kHz, 2048 frames a packet, its start trimmed at the output rate, as
+    /// `faad` decodes the same file.
+    @Test func heAACSignalledAfterTheCoreDecodesAtTheOutputRateAsFaadDoes() throws {
+        var bytes = try AudioFixtures.bytes("mp4-aac-22050-mono.m4a")
+        // LC, 22.05 kHz, mono, 0x2B7, type 5, SBR 0 -> SBR 1 and index 4 (44.1 kHz).
+        let config: [UInt8] = [0x13, 0x88, 0x56, 0xE5, 0x00]
+        let at = try #require((0...(bytes.count - config.count)).first { bytes[$0..<$0 + config.count].elementsEqual(config) })
+        bytes[at + 4] = 0xA0
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("he-aac-\(getpid()).m4a").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (summary, pcm) = try Self.decode(bytes)
+        let format = try #require(summary.format)
+        #expect(format.sampleRate == 44100 && format.channels == 1)
+        #expect(summary.frameCount == 2 * (try MP4ParserTests.sourceFrames("mp4-aac-22050-mono.m4a")))
+        let output = path + ".wav"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        try ExternalProgram.run(["faad", "-q", "-o", output, path])
+        let stereo = try ReferenceDecoder.wavData(output)
+        // faad writes the mono core as two equal channels (it may carry parametric stereo).
+        let reference = stride(from: 0, to: stereo.count - 3, by: 4).flatMap { stereo[$0..<$0 + 2] }
+        #expect(reference.count >= pcm.count)
+        let same = pcm == Array(reference.prefix(pcm.count))
+        #expect(same, "differs from faad: \(largestStep(pcm, Array(reference.prefix(pcm.count))))")
+    }
+
     @Test func fragmentsDecodeAsTheWholeFile() throws {
         // The same encoder, the same access units: fragments change only where they lie.
         let (_, fragmented) = try Self.decode(try AudioFixtures.bytes("mp4-aac-fragmented.mp4"), gapless: false)

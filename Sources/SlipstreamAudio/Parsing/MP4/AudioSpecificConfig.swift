@@ -1,7 +1,8 @@
 /// The MPEG-4 AudioSpecificConfig (ISO/IEC 14496-3 1.6.2.1) an MP4's `esds` carries: the audio
 /// object type, rates and channels, enough to name the codec and to say what libfaad2 will
-/// output after `NeAACDecInit2` with these bytes. Explicit SBR (HE-AAC, object type 5) and PS
-/// (HE-AAC v2, 29) are decoded at the extension rate, 2048 frames a packet (960-frame AAC: 1920).
+/// output after `NeAACDecInit2` with these bytes. Explicit SBR (HE-AAC: object type 5, or the
+/// core's type followed by the SBR sync extension) and PS (HE-AAC v2: 29, or the PS sync
+/// extension) are decoded at the extension rate, 2048 frames a packet (960-frame AAC: 1920).
 struct AudioSpecificConfig: Hashable, Sendable {
     /// The core audio object type: 2 for AAC LC, 1 Main, 3 SSR, 4 LTP.
     var objectType: Int
@@ -33,7 +34,19 @@ struct AudioSpecificConfig: Hashable, Sendable {
             type = core
         }
         // AAC Main, LC, SSR and LTP; configuration 0 (a program config element) is not taken.
-        guard (1...4).contains(type), (1...7).contains(configuration), let frameFlag = reader.read(1) else { return nil }
+        guard (1...4).contains(type), (1...7).contains(configuration), let frameFlag = reader.read(1),
+            let dependsOnCoreCoder = reader.read(1), dependsOnCoreCoder == 0 || reader.read(14) != nil,
+            let extensionFlag = reader.read(1), extensionFlag == 0 || reader.read(1) != nil
+        else { return nil }
+        // SBR and PS signalled after the core's configuration, where a decoder that knows
+        // nothing of them stops reading ("backward compatible", 1.6.6.2): the sync word 0x2B7,
+        // object type 5 and the SBR flag with the output rate, then 0x548 and the PS flag.
+        if extensionRate == nil, reader.read(11) == 0x2B7, Self.objectType(&reader) == 5, reader.read(1) == 1,
+            let rate = Self.rate(&reader)
+        {
+            extensionRate = rate
+            parametric = reader.read(11) == 0x548 && reader.read(1) == 1
+        }
         objectType = type
         sampleRate = rate
         channels = configuration == 7 ? 8 : configuration
