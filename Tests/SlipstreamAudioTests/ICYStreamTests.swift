@@ -160,18 +160,19 @@ extension ICYStreamTests {
             // drops the connection while the player is paused: it cannot know yet. (The
             // sockets between them never settle: the kernel takes in more, slowly, for a
             // minute and more.)
-            var received: Int64 = -1
-            var history: [Int64] = []
-            do {
-                try await PlayerRun.wait(every: .seconds(1)) {
-                    defer { received = player.progress.bytesReceived }
-                    history.append(player.progress.bytesReceived)
-                    return received == player.progress.bytesReceived && received >= 32 * 1024
+            // Looked at from a thread of its own, once a second: in a full parallel run the
+            // concurrency pool was once so busy that a task's sleep of a second lasted half a
+            // minute (two looks in a minute).
+            let received = try await offPool { () throws -> Int64 in
+                var counts: [Int64] = []
+                let deadline = Date().addingTimeInterval(60)
+                while Date() < deadline {
+                    counts.append(player.progress.bytesReceived)
+                    if counts.count >= 2, counts[counts.count - 2] == counts.last!, counts.last! >= 32 * 1024 { return counts.last! }
+                    Thread.sleep(forTimeInterval: 1)
                 }
-            } catch {
-                let counts = history.suffix(12).map(String.init).joined(separator: ", ")
-                Issue.record("sent \(server.bodyBytesSent), received \(counts) (a second apart), \(player.state)")
-                throw error
+                let shown = counts.suffix(12).map(String.init).joined(separator: ", ")
+                throw PlayerRun.WaitedTooLong(at: "sent \(server.bodyBytesSent), received \(shown) (a second apart), \(player.state)")
             }
             server.dropConnections()
             let sent = server.bodyBytesSent

@@ -135,16 +135,24 @@ struct PlayerRun {
         var at: String
     }
 
+    /// The looks a wait takes at least before it gives up, however long they took.
+    static let minimumLooks = 10
+
     /// Waits (looking every `interval`) until `condition` holds; gives up after `limit`
-    /// seconds, a bound no working run comes near, so a broken test fails instead of hanging.
+    /// seconds, a bound no working run comes near, so a broken test fails instead of hanging,
+    /// but not before it has looked `minimumLooks` times: in a full parallel run the
+    /// concurrency pool can be so busy that a sleep of a second lasts half a minute (seen: two
+    /// looks in a minute).
     static func wait(
         limit: Double = 60, every interval: Duration = .milliseconds(10), file: String = #fileID, line: Int = #line,
         until condition: () -> Bool
     ) async throws {
         let deadline = Date().addingTimeInterval(limit)
+        var looks = 1
         while !condition() {
-            guard Date() < deadline else { throw WaitedTooLong(at: "\(file):\(line)") }
+            guard Date() < deadline || looks < minimumLooks else { throw WaitedTooLong(at: "\(file):\(line)") }
             try await Task.sleep(for: interval)
+            looks += 1
         }
     }
 }
