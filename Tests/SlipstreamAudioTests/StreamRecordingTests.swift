@@ -213,6 +213,21 @@ struct StreamRecordingTests {
         #expect(failures.count == 1 && failures.first?.message.contains("did not finish") == true, "\(failures)")
     }
 
+    /// An Ogg stream cannot be recorded yet (its packets are kept without their pages): the
+    /// recording is refused naming the codec, and playback goes on.
+    @Test(.enabled(if: OggFixtures.folder != nil, "sox and oggenc make the fixtures"))
+    func anOggStreamsRecordingIsRefusedByItsCodecsName() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try await PlayerRun.collect(
+            Self.player(try OggFixtures.path("vorbis-q3.ogg"), recording: AudioRecording(.folder(folder))))
+        #expect(run.finalState == .done)
+        let failures = run.events.compactMap { if case .recordingFailed(let error) = $0 { error } else { nil } }
+        #expect(failures.count == 1)
+        #expect(failures.first?.message.hasPrefix("cannot record Ogg Vorbis audio: only MPEG audio and AAC are recorded") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     @Test func aFolderThatCannotBeWrittenEndsTheRecordingNotPlayback() async throws {
         let station = try Self.station()
         defer { station.server.stop() }

@@ -41,6 +41,18 @@ struct RecordingPlan {
         }
     }
 
+    /// The name of a codec that is not recorded, for the refusal.
+    static func name(of codec: AudioFormat.Codec) -> String {
+        switch codec {
+        case .pcm: "PCM (WAV, AIFF, CAF)"
+        case .vorbis: "Ogg Vorbis"
+        case .opus: "Ogg Opus"
+        case .flac: "FLAC"
+        case .aacRaw: "AAC in MP4"
+        case .mp1, .mp2, .mp3, .aac: codec.rawValue
+        }
+    }
+
     /// A title starts: true when the open file ends here.
     mutating func titleStarts(_ title: StreamTitle) -> Bool {
         self.title = title.title.isEmpty ? nil : title

@@ -37,8 +37,9 @@ struct RecordingWriter {
             guard RecordingPlan.fileExtension(for: codec) != nil else {
                 return fail(
                     AudioStreamerError(
-                        .recording, "cannot record PCM (WAV) audio: only MPEG audio and AAC are recorded (--save keeps the whole file)"
-                    ))
+                        .recording,
+                        "cannot record \(RecordingPlan.name(of: codec)) audio: only MPEG audio and AAC are recorded "
+                            + "(--save keeps the whole stream)"))
             }
             if plan.codecStarts(codec) { closeFile() }
         case .mark(.title(let title)):
