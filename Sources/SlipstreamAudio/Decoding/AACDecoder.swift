@@ -27,6 +27,13 @@ package final class AACDecoder: SelectableAudioDecoder {
     private var frameInfo = NeAACDecFrameInfo()
     /// The AudioSpecificConfig of raw access units; `nil` for ADTS.
     private var configuration: [UInt8]?
+    /// For 16-bit output: libfaad2's floats of one frame, rounded to 16 bits here
+    /// (`Int16Rounding`, the integers its own 16-bit output gives, without its `lrintf` call
+    /// per sample); nil for float output, which libfaad2 writes straight into the batch.
+    private let floats: UnsafeMutableRawBufferPointer?
+
+    /// The most samples one frame gives: 2048 frames (SBR) of 8 channels.
+    private static let maximumSamples = 2048 * 8
 
     /// Creates a decoder for ADTS AAC of `format` that outputs `sampleType` PCM.
     package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
@@ -41,10 +48,16 @@ package final class AACDecoder: SelectableAudioDecoder {
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
         codecDescription = format.codecDescription
         configuration = format.codec == .aacRaw ? format.magicCookie : nil
+        floats =
+            sampleType == .signed16
+            ? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.maximumSamples * 4, alignment: 16) : nil
         handle = try makeHandle()
     }
 
-    deinit { if let handle { NeAACDecClose(handle) } }
+    deinit {
+        if let handle { NeAACDecClose(handle) }
+        floats?.deallocate()
+    }
 
     /// AAC in ADTS frames or as raw access units.
     package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .aac || format.codec == .aacRaw }
@@ -76,28 +89,41 @@ package final class AACDecoder: SelectableAudioDecoder {
             guard NeAACDecInit(handle, input, UInt(bytes.count), &rate, &channels) >= 0 else { return 0 }
             isInitialised = true
         }
-        var target: UnsafeMutableRawPointer? = room.baseAddress
-        _ = NeAACDecDecode2(handle, &frameInfo, input, UInt(bytes.count), &target, UInt(room.count))
+        let decoded = floats ?? UnsafeMutableRawBufferPointer(rebasing: room[...])
+        var target: UnsafeMutableRawPointer? = decoded.baseAddress
+        _ = NeAACDecDecode2(handle, &frameInfo, input, UInt(bytes.count), &target, UInt(decoded.count))
         guard frameInfo.error == 0, frameInfo.channels > 0 else { return 0 }
         let sampleBytes = outputFormat.bytesPerSample
-        let produced = Int(frameInfo.samples) * sampleBytes
         let channels = Int(frameInfo.channels)
-        if channels == outputFormat.channels { return min(produced, limit) }
-        guard channels == 2, outputFormat.channels == 1 else { return 0 }
-        // Parametric stereo in a mono stream: fold the two channels back into one, in place.
-        let frames = min(Int(frameInfo.samples) / 2, limit / sampleBytes)
-        if outputFormat.sampleType == .signed16 {
-            let samples = room.baseAddress!.assumingMemoryBound(to: Int16.self)
-            for i in 0..<frames { samples[i] = Int16((Int32(samples[2 * i]) + Int32(samples[2 * i + 1])) / 2) }
+        let samples = decoded.baseAddress!.assumingMemoryBound(to: Float.self)
+        let count: Int
+        if channels == outputFormat.channels {
+            count = min(Int(frameInfo.samples), limit / sampleBytes)
         } else {
-            let samples = room.baseAddress!.assumingMemoryBound(to: Float.self)
-            for i in 0..<frames { samples[i] = (samples[2 * i] + samples[2 * i + 1]) / 2 }
+            guard channels == 2, outputFormat.channels == 1 else { return 0 }
+            // Parametric stereo in a mono stream: fold the two channels back into one, in place.
+            count = min(Int(frameInfo.samples) / 2, limit / sampleBytes)
+            if floats == nil {
+                for i in 0..<count { samples[i] = (samples[2 * i] + samples[2 * i + 1]) / 2 }
+            } else {
+                // Rounded first and then halved, as libfaad2's 16-bit output would be folded.
+                let out = room.baseAddress!.assumingMemoryBound(to: Int16.self)
+                for i in 0..<count {
+                    let left = Int32(Int16Rounding.sample(samples[2 * i])), right = Int32(Int16Rounding.sample(samples[2 * i + 1]))
+                    out[i] = Int16((left + right) / 2)
+                }
+                return count * sampleBytes
+            }
         }
-        return frames * sampleBytes
+        if floats != nil {
+            let out = room.baseAddress!.assumingMemoryBound(to: Int16.self)
+            for i in 0..<count { out[i] = Int16Rounding.sample(samples[i]) }
+        }
+        return count * sampleBytes
     }
 
-    /// A libfaad2 decoder set up for this output: the sample type, no downmix, implicit SBR at
-    /// the core rate.
+    /// A libfaad2 decoder set up for this output: floats (rounded to 16 bits here where asked
+    /// for), no downmix, implicit SBR at the core rate.
     private func makeHandle() throws(AudioDecoderError) -> NeAACDecHandle {
         guard let handle = NeAACDecOpen() else {
             throw AudioDecoderError(
@@ -107,7 +133,7 @@ package final class AACDecoder: SelectableAudioDecoder {
             NeAACDecClose(handle)
             throw AudioDecoderError(.initializationFailed, "libfaad2: no configuration for \(codecDescription)", codec: codecDescription)
         }
-        configuration.pointee.outputFormat = UInt8(outputFormat.sampleType == .signed16 ? FAAD_FMT_16BIT : FAAD_FMT_FLOAT)
+        configuration.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
         configuration.pointee.downMatrix = 0
         configuration.pointee.dontUpSampleImplicitSBR = 1
         guard NeAACDecSetConfiguration(handle, configuration) != 0 else {

@@ -109,26 +109,15 @@ package final class VorbisDecoder: SelectableAudioDecoder {
         if channels == 2 {
             let left = planes[0]!, right = planes[1]!
             for i in 0..<count {
-                samples[2 * i] = Self.sample16(left[i])
-                samples[2 * i + 1] = Self.sample16(right[i])
+                samples[2 * i] = Int16Rounding.sample(left[i])
+                samples[2 * i + 1] = Int16Rounding.sample(right[i])
             }
             return
         }
         for channel in 0..<channels {
             let plane = planes[planeOrder[channel]]!
-            for i in 0..<count { samples[i * channels + channel] = Self.sample16(plane[i]) }
+            for i in 0..<count { samples[i * channels + channel] = Int16Rounding.sample(plane[i]) }
         }
-    }
-
-    /// A float sample as a 16-bit integer: scaled by 32768, clipped, rounded to nearest (ties to
-    /// even). The rounding adds 1.5 x 2^23, which leaves the integer in the float's low mantissa
-    /// bits: no call to `rintf` and no trap on a value out of range (NaN gives some sample, not
-    /// a crash), so the loop over a packet vectorizes.
-    @inline(__always)
-    private static func sample16(_ value: Float) -> Int16 {
-        let clipped = min(max(value * 32768, -32768), 32767)
-        let shifted = clipped + 12_582_912
-        return Int16(truncatingIfNeeded: Int32(bitPattern: shifted.bitPattern) &- 0x4B40_0000)
     }
 
     /// An `ogg_packet` for libvorbis over `bytes` (which it only reads).
