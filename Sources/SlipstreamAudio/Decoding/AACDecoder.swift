@@ -94,30 +94,23 @@ package final class AACDecoder: SelectableAudioDecoder {
         _ = NeAACDecDecode2(handle, &frameInfo, input, UInt(bytes.count), &target, UInt(decoded.count))
         guard frameInfo.error == 0, frameInfo.channels > 0 else { return 0 }
         let sampleBytes = outputFormat.bytesPerSample
-        let channels = Int(frameInfo.channels)
+        // Parametric stereo in a mono stream: the two channels are folded back into one.
+        let folds = Int(frameInfo.channels) != outputFormat.channels
+        guard !folds || (frameInfo.channels == 2 && outputFormat.channels == 1) else { return 0 }
+        let count = min(Int(frameInfo.samples) / (folds ? 2 : 1), limit / sampleBytes)
         let samples = decoded.baseAddress!.assumingMemoryBound(to: Float.self)
-        let count: Int
-        if channels == outputFormat.channels {
-            count = min(Int(frameInfo.samples), limit / sampleBytes)
-        } else {
-            guard channels == 2, outputFormat.channels == 1 else { return 0 }
-            // Parametric stereo in a mono stream: fold the two channels back into one, in place.
-            count = min(Int(frameInfo.samples) / 2, limit / sampleBytes)
-            if floats == nil {
-                for i in 0..<count { samples[i] = (samples[2 * i] + samples[2 * i + 1]) / 2 }
-            } else {
-                // Rounded first and then halved, as libfaad2's 16-bit output would be folded.
-                let out = room.baseAddress!.assumingMemoryBound(to: Int16.self)
-                for i in 0..<count {
-                    let left = Int32(Int16Rounding.sample(samples[2 * i])), right = Int32(Int16Rounding.sample(samples[2 * i + 1]))
-                    out[i] = Int16((left + right) / 2)
-                }
-                return count * sampleBytes
-            }
-        }
         if floats != nil {
             let out = room.baseAddress!.assumingMemoryBound(to: Int16.self)
-            for i in 0..<count { out[i] = Int16Rounding.sample(samples[i]) }
+            if folds {
+                // Rounded, then halved: libfaad2's own 16-bit samples folded.
+                for i in 0..<count {
+                    out[i] = Int16((Int32(Int16Rounding.sample(samples[2 * i])) + Int32(Int16Rounding.sample(samples[2 * i + 1]))) / 2)
+                }
+            } else {
+                for i in 0..<count { out[i] = Int16Rounding.sample(samples[i]) }
+            }
+        } else if folds {
+            for i in 0..<count { samples[i] = (samples[2 * i] + samples[2 * i + 1]) / 2 }
         }
         return count * sampleBytes
     }

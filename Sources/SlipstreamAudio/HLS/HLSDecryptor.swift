@@ -60,7 +60,8 @@ final class HLSDecryptor {
         var plain: [UInt8] = []
         plain.reserveCapacity(input.count + 16)
         input.withUnsafeBytes { decrypt($0, into: &plain) }
-        return plain + (try finish())
+        plain += try finish()
+        return plain
     }
 
     /// The last plain bytes, the padding checked and removed.
