@@ -6,7 +6,7 @@ import TestSupport
 /// The player as a listener of an Ogg mount of the real Icecast 2.4 (scripts/icecast.sh), fed
 /// by ffmpeg: Icecast gives a new listener the codec's header pages, then the live pages, whose
 /// granule positions do not start at 0; the stream plays with the title of its Vorbis comment
-/// or OpusTags, no byte skipped.
+/// or OpusTags, no byte skipped; and recorded from there as an Ogg file of its own.
 @Suite(.enabled(if: AudioFixtures.directory != nil && OggFixtures.folder != nil, "run with scripts/test.sh (the audio fixtures)"))
 struct IcecastOggTests {
     /// The fixtures' comments' artist and title, as a link's title tells them.
@@ -33,5 +33,32 @@ struct IcecastOggTests {
         #expect(player.properties.junkByteCount == 0)
         #expect(output.segments.joined().count > rate * 4)
         #expect(player.station?.name == TestIcecast.Station.test.name)
+    }
+
+    /// A recording that starts in the middle of an Ogg mount's stream is an Ogg file that the
+    /// reference decoder plays from its start: the recorder's own header pages (with the
+    /// link's title), then the packets under granule positions counted from there.
+    @Test(arguments: [("vorbis-q3.ogg", "ogg", 44100), ("opus-64k.opus", "opus", 48000)])
+    func anOggMountIsRecordedAsAnOggFileThatPlays(name: String, fileExtension: String, rate: Int) async throws {
+        let icecast = try TestIcecast.shared()
+        let mount = TestIcecast.uniqueMount("ogg-record-" + name.replacingOccurrences(of: ".", with: "-"), extension: "ogg")
+        let source = try await icecast.startSource(on: mount, playing: try OggFixtures.path(name), as: .ogg)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = AudioStreamerConfiguration()
+        configuration.output = { NullOutput(paced: true) }
+        configuration.recording = AudioRecording(.folder(folder))
+        let player = AudioStreamer(url: icecast.url(mount), configuration: configuration)
+        let run = try await PlayerRun.collect(player, limit: 90) { player in
+            player.play()
+            try await PlayerRun.wait { player.progress.position > 2 }
+            player.stop()
+        }
+        await source.stop()
+        let files = run.events.compactMap { if case .recordingFinished(let file) = $0 { file } else { nil } }
+        #expect(files.map(\.path) == ["\(folder)/\(Self.title).\(fileExtension)"], "\(run.events.suffix(8))")
+        // Decoded by oggdec or opusdec from the file alone: at least the two seconds played.
+        let pcm = try OggFixtures.reference(path: try #require(files.first).path)
+        #expect(pcm.count >= rate * 4 * 2, "\(pcm.count) bytes")
     }
 }

@@ -213,18 +213,42 @@ struct StreamRecordingTests {
         #expect(failures.count == 1 && failures.first?.message.contains("did not finish") == true, "\(failures)")
     }
 
-    /// An Ogg stream cannot be recorded yet (its packets are kept without their pages): the
-    /// recording is refused naming the codec, and playback goes on.
-    @Test(.enabled(if: OggFixtures.folder != nil, "sox and oggenc make the fixtures"))
-    func anOggStreamsRecordingIsRefusedByItsCodecsName() async throws {
+    /// An Ogg stream is recorded as Ogg, a file per link of a chained stream (Icecast starts a
+    /// link at each title of an Ogg mount), named after the link's title: each file decodes with
+    /// the reference decoder to exactly its link's audio (the same packets, the same trims).
+    @Test(
+        .enabled(if: OggFixtures.folder != nil, "sox, oggenc and opusenc make the fixtures"),
+        arguments: [
+            ("vorbis-chained.ogg", ["vorbis-q3.ogg", "b.ogg"], "ogg"), ("opus-chained.opus", ["opus-64k.opus", "b.opus"], "opus"),
+        ])
+    func anOggStreamIsRecordedAsOggALinkPerTitle(fixture: String, links: [String], fileExtension: String) async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try await PlayerRun.collect(Self.player(try OggFixtures.path(fixture), recording: AudioRecording(.folder(folder))))
+        #expect(run.finalState == .done)
+        let finished = run.events.compactMap { if case .recordingFinished(let file) = $0 { file } else { nil } }
+        let names = ["Some Artist - First Song", "Other Artist - Second Song"].map { "\(folder)/\($0).\(fileExtension)" }
+        #expect(finished.map(\.path) == names)
+        #expect(finished.allSatisfy { $0.droppedBytes == 0 })
+        for (recorded, link) in zip(names, links) {
+            let decoded = try OggFixtures.reference(path: recorded)
+            let expected = try OggFixtures.reference(link)
+            #expect(decoded == expected, "\(recorded): \(decoded.count) bytes, \(expected.count) expected")
+        }
+    }
+
+    /// A codec that is not recorded is refused by its name, and playback goes on.
+    @Test func aFLACStreamsRecordingIsRefusedByItsCodecsName() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let run = try await PlayerRun.collect(
-            Self.player(try OggFixtures.path("vorbis-q3.ogg"), recording: AudioRecording(.folder(folder))))
+            Self.player(try AudioFixtures.path("flac-24-mono.flac"), recording: AudioRecording(.folder(folder))))
         #expect(run.finalState == .done)
         let failures = run.events.compactMap { if case .recordingFailed(let error) = $0 { error } else { nil } }
         #expect(failures.count == 1)
-        #expect(failures.first?.message.hasPrefix("cannot record Ogg Vorbis audio: only MPEG audio and AAC are recorded") == true)
+        #expect(
+            failures.first?.message.hasPrefix("cannot record FLAC audio: only MPEG audio, AAC, Ogg Vorbis and Ogg Opus are recorded")
+                == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 

@@ -26,20 +26,26 @@ public enum OggFixtures {
     /// The reference decoder's 16-bit PCM of fixture `name`, channels in WAV order: `oggdec`
     /// for Vorbis, `opusdec --no-dither --rate 48000` for Opus.
     public static func reference(_ name: String) throws -> [UInt8] {
+        try reference(path: try path(name))
+    }
+
+    /// The reference decoder's 16-bit PCM of the Ogg file at `file` (Opus when its name ends
+    /// in `.opus`, else Vorbis), as `reference(_:)`.
+    public static func reference(path file: String) throws -> [UInt8] {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        if name.hasSuffix(".opus") {
+        if file.hasSuffix(".opus") {
             let out = folder + "/out.wav"
-            try ExternalProgram.run(["opusdec", "--quiet", "--no-dither", "--rate", "48000", try path(name), out])
+            try ExternalProgram.run(["opusdec", "--quiet", "--no-dither", "--rate", "48000", file, out])
             return try ReferenceDecoder.wavData(out)
         }
         let out = folder + "/out.pcm"
         // oggdec's WAV output lays 5.1 out wrongly (FL FR FC BR LFE BL, vorbis-tools 1.4.2; ffmpeg
         // and the specification agree on FL FR FC LFE BL BR); its raw output keeps the stream's
         // own order, laid out here by the channels' names.
-        try ExternalProgram.run(["oggdec", "--quiet", "--raw", "-o", out, try path(name)])
+        try ExternalProgram.run(["oggdec", "--quiet", "--raw", "-o", out, file])
         let raw = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
-        let bytes = try bytes(name)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         // The identification header, alone on the first page: its channel count is byte 11.
         let channels = Int(bytes[27 + Int(bytes[26]) + 11])
         return wavOrder(fromVorbis: raw, channels: channels)

@@ -31,7 +31,7 @@ package final class VorbisDecoder: SelectableAudioDecoder {
         planeOrder = VorbisChannelOrder.sources(channels: format.channels) ?? Array(0..<format.channels)
         vorbis_info_init(info)
         vorbis_comment_init(comment)
-        guard format.codec == .vorbis, let headers = Self.unlace(format.magicCookie) else {
+        guard format.codec == .vorbis, let headers = XiphLacing.unlaceThree(format.magicCookie) else {
             throw Self.failure(format, "no Vorbis headers in the format's setup bytes")
         }
         for (number, header) in headers.enumerated() {
@@ -124,33 +124,6 @@ package final class VorbisDecoder: SelectableAudioDecoder {
     private static func packet(_ bytes: UnsafeRawBufferPointer, number: Int64) -> ogg_packet {
         let start = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
         return ogg_packet(packet: start, bytes: bytes.count, b_o_s: number == 0 ? 1 : 0, e_o_s: 0, granulepos: -1, packetno: number)
-    }
-
-    /// The three header packets' ranges in Xiph-laced `cookie`: a count byte (2), the first two
-    /// lengths in lacing values, then the packets.
-    private static func unlace(_ cookie: [UInt8]) -> [Range<Int>]? {
-        guard cookie.first == 2 else { return nil }
-        var index = 1
-        var lengths: [Int] = []
-        for _ in 0..<2 {
-            var length = 0
-            while index < cookie.count, cookie[index] == 255 {
-                length += 255
-                index += 1
-            }
-            guard index < cookie.count else { return nil }
-            length += Int(cookie[index])
-            index += 1
-            lengths.append(length)
-        }
-        let third = cookie.count - index - lengths[0] - lengths[1]
-        guard third > 0 else { return nil }
-        var ranges: [Range<Int>] = []
-        for length in lengths + [third] {
-            ranges.append(index..<index + length)
-            index += length
-        }
-        return ranges
     }
 
     private static func failure(_ format: AudioFormat, _ reason: String) -> AudioDecoderError {

@@ -175,15 +175,7 @@ struct OggLink: Sendable {
     /// an empty comment header in place of the real one (libvorbis needs one, not its tags).
     private func vorbisFormat(_ setup: VorbisSetup, setupPacket: UnsafeRawBufferPointer) -> AudioFormat {
         let emptyComment: [UInt8] = Array("\u{3}vorbis".utf8) + [0, 0, 0, 0, 0, 0, 0, 0, 1]
-        var laced: [UInt8] = [2]
-        var length = cookie.count
-        while length >= 255 {
-            laced.append(255)
-            length -= 255
-        }
-        laced.append(UInt8(length))
-        laced.append(UInt8(emptyComment.count))
-        laced += cookie + emptyComment + Array(setupPacket)
+        let laced = XiphLacing.lace([cookie, emptyComment, Array(setupPacket)])
         return AudioFormat(
             codec: .vorbis, codecDescription: describe("Vorbis"), sampleRate: setup.sampleRate, channels: setup.channels,
             framesPerPacket: setup.blockSizes.long / 2, magicCookie: laced)

@@ -88,6 +88,6 @@ struct NetworkSink: AudioStreamSink {
             return queue.readyFired()
         }
         if let ready { readyWatermark = ready }
-        if let recorder, let format { recorder.take(bytes, codec: format.codec, title: title) }
+        if let recorder, let format { recorder.take(bytes, format: format, frameCount: packet.frameCount, title: title) }
     }
 }

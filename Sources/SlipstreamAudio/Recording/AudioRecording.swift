@@ -22,10 +22,12 @@ public struct AudioRecording: Sendable {
         /// `untitled`. MP3 (and MP1/MP2) files start with an ID3v2.3 tag: TIT2 and TPE1 from
         /// "Artist - Title", or TIT2 alone for a title without " - " (and the station's name for
         /// the file before the first title). The extension follows the codec: `.mp3`, `.mp2`,
-        /// `.mp1`, `.aac`.
+        /// `.mp1`, `.aac`, and `.ogg` or `.opus` for Ogg Vorbis or Opus, whose files are Ogg
+        /// streams of their own: header pages with TITLE and ARTIST comments, then the packets.
         case folder(String)
         /// Everything in this one file, replaced if it exists; not split at titles. An MPEG
-        /// audio file starts with a tag naming the station, when it has a name.
+        /// audio file starts with a tag naming the station, when it has a name; an Ogg one is
+        /// chained, a link per title.
         case file(String)
     }
 

@@ -86,6 +86,12 @@ struct RecordingBuffer {
         return true
     }
 
+    /// Counts `count` bytes the caller dropped without offering them (the next packet stored
+    /// carries them in its gap).
+    mutating func drop(_ count: Int) {
+        dropped += Int64(count)
+    }
+
     /// Bytes dropped after the last packet stored (at the end of the recording: the last
     /// file's gap), now counted as told.
     mutating func takeTrailingGap() -> Int64 {

@@ -8,7 +8,7 @@ struct RecordingPlan {
         /// The base of its name in a folder (made safe; the writer adds a suffix when taken and
         /// the extension); unused for a recording into one file.
         var base: String
-        /// `mp3`, `mp2`, `mp1` or `aac`.
+        /// `mp3`, `mp2`, `mp1`, `aac`, `ogg` or `opus`.
         var fileExtension: String
         /// The ID3v2 tag the file starts with, if it gets one.
         var tag: [UInt8]?
@@ -30,14 +30,17 @@ struct RecordingPlan {
     }
 
     /// The extension of a recorded file of `codec`; nil for PCM (raw samples with no header are
-    /// no playable file) and for codecs whose packets need their container to be played.
+    /// no playable file) and for codecs whose packets need a container the recorder does not
+    /// write (Vorbis and Opus get their Ogg pages back: `OggRecordingPager`).
     static func fileExtension(for codec: AudioFormat.Codec) -> String? {
         switch codec {
         case .mp1: "mp1"
         case .mp2: "mp2"
         case .mp3: "mp3"
         case .aac: "aac"
-        case .pcm, .vorbis, .opus, .flac, .aacRaw: nil
+        case .vorbis: "ogg"
+        case .opus: "opus"
+        case .pcm, .flac, .aacRaw: nil
         }
     }
 

@@ -38,7 +38,7 @@ struct RecordingWriter {
                 return fail(
                     AudioStreamerError(
                         .recording,
-                        "cannot record \(RecordingPlan.name(of: codec)) audio: only MPEG audio and AAC are recorded "
+                        "cannot record \(RecordingPlan.name(of: codec)) audio: only MPEG audio, AAC, Ogg Vorbis and Ogg Opus are recorded "
                             + "(--save keeps the whole stream)"))
             }
             if plan.codecStarts(codec) { closeFile() }

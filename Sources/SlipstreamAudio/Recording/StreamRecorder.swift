@@ -9,6 +9,8 @@ import Synchronization
 final class StreamRecorder: Sendable {
     private struct State {
         var buffer: RecordingBuffer
+        /// Vorbis and Opus packets go into the buffer as Ogg pages.
+        var ogg = OggRecordingPager(firstSerial: UInt32.random(in: 0...UInt32.max))
         /// The station's facts, for naming the file before the first title.
         var station: StationInfo?
         /// The writer waits for `wake`.
@@ -34,11 +36,16 @@ final class StreamRecorder: Sendable {
         IOThread.start(name: "slipstream-rec") { [self] in runWriter(RecordingWriter(recording, report: report)) }
     }
 
-    /// Takes a packet of `codec` (its bytes, valid only during the call) that starts `title`,
-    /// if it does. Never waits for the disk.
-    func take(_ bytes: UnsafeRawBufferPointer, codec: AudioFormat.Codec, title: StreamTitle?) {
+    /// Takes a packet of `format` (its bytes, valid only during the call) that decodes to
+    /// `frameCount` frames and starts `title`, if it does. Never waits for the disk.
+    func take(_ bytes: UnsafeRawBufferPointer, format: AudioFormat, frameCount: Int, title: StreamTitle?) {
         let wakeWriter = state.withLock { state -> Bool in
-            guard !state.isClosing, !state.hasFailed, state.buffer.append(bytes, codec: codec, title: title) else { return false }
+            guard !state.isClosing, !state.hasFailed else { return false }
+            let stored =
+                OggRecordingPager.pages(format.codec)
+                ? state.ogg.add(bytes, format: format, frameCount: frameCount, title: title, into: &state.buffer)
+                : state.buffer.append(bytes, codec: format.codec, title: title)
+            guard stored else { return false }
             defer { state.isWriterWaiting = false }
             return state.isWriterWaiting
         }
@@ -54,6 +61,8 @@ final class StreamRecorder: Sendable {
     /// then `done` is called (on the writer's thread). Packets taken from now on are ignored.
     func close(then done: @escaping @Sendable () -> Void) {
         state.withLock { state in
+            // An Ogg recording's link ends with its last page.
+            _ = state.ogg.finish(into: &state.buffer)
             state.isClosing = true
             state.whenClosed = done
         }
