@@ -35,14 +35,19 @@ struct IcecastOggTests {
         #expect(player.station?.name == TestIcecast.Station.test.name)
     }
 
-    /// A recording that starts in the middle of an Ogg mount's stream is an Ogg file that the
-    /// reference decoder plays from its start: the recorder's own header pages (with the
-    /// link's title), then the packets under granule positions counted from there.
-    @Test(arguments: [("vorbis-q3.ogg", "ogg", 44100), ("opus-64k.opus", "opus", 48000)])
-    func anOggMountIsRecordedAsAnOggFileThatPlays(name: String, fileExtension: String, rate: Int) async throws {
+    /// A recording that starts in the middle of an Ogg mount's stream is a file that the
+    /// reference decoder plays from its start: an Ogg file (the recorder's own header pages
+    /// with the link's title, then the packets under granule positions counted from there), or
+    /// for FLAC in Ogg (ffmpeg puts the FLAC fixture's frames in Ogg pages) a native FLAC file.
+    @Test(arguments: [
+        ("vorbis-q3.ogg", "ogg", 44100, title), ("opus-64k.opus", "opus", 48000, title),
+        ("flac-16-seektable.flac", "flac", 44100, "Flac Artist - Flac Title"),
+    ])
+    func anOggMountIsRecordedAsAFileThatPlays(name: String, fileExtension: String, rate: Int, title: String) async throws {
         let icecast = try TestIcecast.shared()
         let mount = TestIcecast.uniqueMount("ogg-record-" + name.replacingOccurrences(of: ".", with: "-"), extension: "ogg")
-        let source = try await icecast.startSource(on: mount, playing: try OggFixtures.path(name), as: .ogg)
+        let file = fileExtension == "flac" ? try AudioFixtures.path(name) : try OggFixtures.path(name)
+        let source = try await icecast.startSource(on: mount, playing: file, as: .ogg)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var configuration = AudioStreamerConfiguration()
@@ -56,9 +61,10 @@ struct IcecastOggTests {
         }
         await source.stop()
         let files = run.events.compactMap { if case .recordingFinished(let file) = $0 { file } else { nil } }
-        #expect(files.map(\.path) == ["\(folder)/\(Self.title).\(fileExtension)"], "\(run.events.suffix(8))")
-        // Decoded by oggdec or opusdec from the file alone: at least the two seconds played.
-        let pcm = try OggFixtures.reference(path: try #require(files.first).path)
+        #expect(files.map(\.path) == ["\(folder)/\(title).\(fileExtension)"], "\(run.events.suffix(8))")
+        // Decoded by oggdec, opusdec or flac from the file alone: at least the two seconds played.
+        let path = try #require(files.first).path
+        let pcm = try await offPool { fileExtension == "flac" ? try ReferenceDecoder.flac(path) : try OggFixtures.reference(path: path) }
         #expect(pcm.count >= rate * 4 * 2, "\(pcm.count) bytes")
     }
 }

@@ -114,14 +114,14 @@ struct OggPageWriterTests {
     }
 
     @Test func aCommentBlockCarriesTheTitleAndArtist() {
-        let block = OggRecordingPager.commentBlock(StreamTitle(title: "Some Artist - Ça va"))
+        let block = VorbisCommentWriter.block(StreamTitle(title: "Some Artist - Ça va"))
         var tags = AudioTags()
         var comment = VorbisComment()
         _ = block.withUnsafeBytes { comment.read($0, into: &tags) }
         #expect(tags.title == "Ça va" && tags.artist == "Some Artist")
         var untitled = AudioTags()
         var empty = VorbisComment()
-        _ = OggRecordingPager.commentBlock(nil).withUnsafeBytes { empty.read($0, into: &untitled) }
+        _ = VorbisCommentWriter.block(nil).withUnsafeBytes { empty.read($0, into: &untitled) }
         #expect(empty.isComplete && untitled.title == nil)
     }
 }

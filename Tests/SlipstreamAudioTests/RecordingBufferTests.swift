@@ -82,6 +82,20 @@ struct RecordingBufferTests {
         #expect(filler.takeTrailingGap() == 0)
     }
 
+    /// A codec setup (FLAC's STREAMINFO) is marked where it is given; one dropped with its
+    /// packet goes with the next packet stored, as a title does.
+    @Test func aSetupIsMarkedAndSurvivesADrop() {
+        var buffer = RecordingBuffer(capacity: 64 << 10)
+        #expect(Self.packet(0, size: 100).withUnsafeBytes { buffer.append($0, codec: .flac, title: nil, setup: [1, 2, 3]) })
+        #expect(Self.drain(&buffer, chunk: 4096).marks.map(\.1) == [.codec(.flac), .setup([1, 2, 3])])
+        // Full: the packet with the new setup is dropped; the next one carries it.
+        for index in 0..<65 { _ = Self.packet(index, size: 1000).withUnsafeBytes { buffer.append($0, codec: .flac, title: nil) } }
+        #expect(!Self.packet(1, size: 1000).withUnsafeBytes { buffer.append($0, codec: .flac, title: nil, setup: [4]) })
+        _ = Self.drain(&buffer, chunk: 4096)
+        #expect(Self.packet(2, size: 100).withUnsafeBytes { buffer.append($0, codec: .flac, title: nil) })
+        #expect(Self.drain(&buffer, chunk: 4096).marks.map(\.1) == [.gap(droppedBytes: 1000), .setup([4])])
+    }
+
     @Test func tooManyMarksDropPacketsToo() {
         var buffer = RecordingBuffer(capacity: 1 << 20)
         // A title on every packet: the marks fill up before the bytes do (the codec takes one).

@@ -66,4 +66,44 @@ struct RecordingPlanTests {
         #expect(file == nil)
         #expect(RecordingPlan.fileExtension(for: .mp2) == "mp2")
     }
+
+    /// A FLAC file starts with a header of the STREAMINFO from the setup mark and the title's
+    /// comment; in a folder a new STREAMINFO ends the file (its frames could not follow), in one
+    /// file it does not.
+    @Test func aFLACFileStartsWithItsHeaderAndANewSetupEndsAFolderFile() throws {
+        let streamInfo = [UInt8](repeating: 0x11, count: FLACStreamInfo.size)
+        var plan = RecordingPlan(splitsAtTitles: true)
+        _ = plan.codecStarts(.flac)
+        var ends = plan.setupStarts(streamInfo)
+        #expect(!ends)
+        _ = plan.titleStarts(StreamTitle(title: "Band - Song"))
+        let new = plan.audioComes(station: station)
+        let file = try #require(new)
+        #expect(file.fileExtension == "flac" && file.base == "Band - Song")
+        let header = try #require(file.tag)
+        #expect(
+            header
+                == FLACRecordingHeader.bytes(streamInfo: streamInfo, comment: VorbisCommentWriter.block(StreamTitle(title: "Band - Song"))))
+        // fLaC, STREAMINFO (not last), its body with the total and MD5 cleared, then the comment (last).
+        #expect(Array(header[0..<8]) == Array("fLaC".utf8) + [0, 0, 0, 34])
+        var kept = Array(streamInfo[0..<14])
+        kept[13] &= 0xF0
+        #expect(Array(header[8..<22]) == kept)
+        #expect(header[22..<42].allSatisfy { $0 == 0 })
+        #expect(header[42] == 0x84)
+        ends = plan.setupStarts(streamInfo)
+        #expect(!ends)
+        ends = plan.setupStarts([UInt8](repeating: 0x22, count: FLACStreamInfo.size))
+        #expect(ends)
+
+        var one = RecordingPlan(splitsAtTitles: false)
+        _ = one.codecStarts(.flac)
+        _ = one.setupStarts(streamInfo)
+        let wholeFile = one.audioComes(station: station)
+        let whole = try #require(wholeFile)
+        // One file is tagged with the station's name, as an MPEG one.
+        #expect(whole.tag == FLACRecordingHeader.bytes(streamInfo: streamInfo, comment: VorbisCommentWriter.block(nil, orName: "Test FM")))
+        ends = one.setupStarts([UInt8](repeating: 0x22, count: FLACStreamInfo.size))
+        #expect(!ends)
+    }
 }

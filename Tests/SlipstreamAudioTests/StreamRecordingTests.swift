@@ -231,24 +231,41 @@ struct StreamRecordingTests {
         #expect(finished.map(\.path) == names)
         #expect(finished.allSatisfy { $0.droppedBytes == 0 })
         for (recorded, link) in zip(names, links) {
-            let decoded = try OggFixtures.reference(path: recorded)
-            let expected = try OggFixtures.reference(link)
+            let decoded = try await offPool { try OggFixtures.reference(path: recorded) }
+            let expected = try await offPool { try OggFixtures.reference(link) }
             #expect(decoded == expected, "\(recorded): \(decoded.count) bytes, \(expected.count) expected")
         }
     }
 
+    /// A FLAC stream is recorded as a FLAC file: a header of the recorder's own (the stream's
+    /// STREAMINFO with its total and MD5 unknown, the title's comment), then the frames as they
+    /// came, which `flac -d` decodes to exactly the source's audio.
+    @Test func aFLACStreamIsRecordedAsAFLACFile() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try AudioFixtures.path("flac-16-seektable.flac")
+        let run = try await PlayerRun.collect(Self.player(source, recording: AudioRecording(.folder(folder))))
+        #expect(run.finalState == .done)
+        let finished = run.events.compactMap { if case .recordingFinished(let file) = $0 { file } else { nil } }
+        #expect(finished.map(\.path) == ["\(folder)/untitled.flac"])
+        let recorded = folder + "/untitled.flac"
+        let (decoded, expected) = try await offPool { (try ReferenceDecoder.flac(recorded), try ReferenceDecoder.flac(source)) }
+        #expect(decoded == expected, "\(decoded.count) bytes, \(expected.count) expected")
+    }
+
     /// A codec that is not recorded is refused by its name, and playback goes on.
-    @Test func aFLACStreamsRecordingIsRefusedByItsCodecsName() async throws {
+    @Test func aWAVStreamsRecordingIsRefusedByItsCodecsName() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let run = try await PlayerRun.collect(
-            Self.player(try AudioFixtures.path("flac-24-mono.flac"), recording: AudioRecording(.folder(folder))))
+            Self.player(try AudioFixtures.path("wav-s16.wav"), recording: AudioRecording(.folder(folder))))
         #expect(run.finalState == .done)
         let failures = run.events.compactMap { if case .recordingFailed(let error) = $0 { error } else { nil } }
         #expect(failures.count == 1)
         #expect(
-            failures.first?.message.hasPrefix("cannot record FLAC audio: only MPEG audio, AAC, Ogg Vorbis and Ogg Opus are recorded")
-                == true)
+            failures.first?.message.hasPrefix(
+                "cannot record PCM (WAV, AIFF, CAF) audio: only MPEG audio, AAC, FLAC, Ogg Vorbis and Ogg Opus are recorded") == true,
+            "\(failures)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 

@@ -48,6 +48,15 @@ public enum ReferenceDecoder {
         return try wavData(out)
     }
 
+    /// `flac -d FILE`: the PCM bytes, at the stream's own bit depth.
+    public static func flac(_ file: String) throws -> [UInt8] {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out.wav"
+        try ExternalProgram.run(["flac", "-d", "-s", "-f", "-o", out, file])
+        return try wavData(out)
+    }
+
     /// The `data` chunk of a little-endian WAV file.
     public static func wavData(_ path: String) throws -> [UInt8] {
         let wav = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))

@@ -23,7 +23,8 @@ public struct AudioRecording: Sendable {
         /// "Artist - Title", or TIT2 alone for a title without " - " (and the station's name for
         /// the file before the first title). The extension follows the codec: `.mp3`, `.mp2`,
         /// `.mp1`, `.aac`, and `.ogg` or `.opus` for Ogg Vorbis or Opus, whose files are Ogg
-        /// streams of their own: header pages with TITLE and ARTIST comments, then the packets.
+        /// streams of their own (header pages with TITLE and ARTIST comments, then the packets),
+        /// and `.flac` for FLAC, native or in Ogg (a FLAC header of its own, then the frames).
         case folder(String)
         /// Everything in this one file, replaced if it exists; not split at titles. An MPEG
         /// audio file starts with a tag naming the station, when it has a name; an Ogg one is

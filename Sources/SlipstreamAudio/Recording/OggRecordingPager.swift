@@ -82,7 +82,7 @@ struct OggRecordingPager {
         nextSerial &+= 1
         var pages: [UInt8] = []
         let append = { (page: UnsafeRawBufferPointer) in pages.append(contentsOf: page) }
-        let comment = Self.commentBlock(title)
+        let comment = VorbisCommentWriter.block(title)
         switch format.codec {
         case .vorbis:
             let cookie = format.magicCookie
@@ -99,19 +99,5 @@ struct OggRecordingPager {
         writer.flush(emit: append)
         self.writer = writer
         headers = pages
-    }
-
-    /// A Vorbis comment block (the vendor, then TITLE and ARTIST from `title`, split where it
-    /// reads "Artist - Title"): little-endian 32-bit lengths and UTF-8.
-    static func commentBlock(_ title: StreamTitle?) -> [UInt8] {
-        var comments: [String] = []
-        if let split = title?.artistAndTitle {
-            comments = ["TITLE=" + split.title, "ARTIST=" + split.artist]
-        } else if let title, !title.title.isEmpty {
-            comments = ["TITLE=" + title.title]
-        }
-        func field(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-        func string(_ text: String) -> [UInt8] { field(text.utf8.count) + Array(text.utf8) }
-        return string("slipstream \(SlipstreamVersion.string)") + field(comments.count) + comments.flatMap(string)
     }
 }

@@ -1,6 +1,6 @@
 /// The recorder's bounded buffer, from the network side to the recorder's writer thread:
-/// packet bytes in one ring, and marks at the byte where each takes effect (a new codec, a
-/// radio title, a gap). When the ring (or the list of marks) is full the packet is dropped
+/// packet bytes in one ring, and marks at the byte where each takes effect (a new codec or
+/// codec setup, a radio title, a gap). When the ring (or the list of marks) is full the packet is dropped
 /// whole, so every byte kept still lies on a packet boundary; the next packet stored carries
 /// a gap mark with the bytes dropped before it, and the newest title of the dropped packets.
 ///
@@ -11,6 +11,9 @@ struct RecordingBuffer {
     enum Mark: Hashable, Sendable {
         /// The packets from here on are in this codec (told at the first packet and at changes).
         case codec(AudioFormat.Codec)
+        /// The codec's setup from here on, where a recorded file's header needs it (FLAC's
+        /// STREAMINFO; told at the first packet and at changes).
+        case setup([UInt8])
         /// A radio title starts here.
         case title(StreamTitle)
         /// This many bytes of packets were dropped just before here.
@@ -25,7 +28,7 @@ struct RecordingBuffer {
         case audio(Int)
     }
 
-    /// The most marks held at once (three a packet at most: a gap, a codec, a title).
+    /// The most marks held at once (four a packet at most: a gap, a codec, a setup, a title).
     static let maximumMarks = 64
 
     private var ring: [UInt8]
@@ -35,9 +38,10 @@ struct RecordingBuffer {
     /// Bytes ever stored and ever taken; the difference is what the ring holds.
     private var stored: Int64 = 0
     private var taken: Int64 = 0
-    /// Bytes dropped since the last packet stored, and the newest title among them.
+    /// Bytes dropped since the last packet stored, and the newest title and setup among them.
     private var dropped: Int64 = 0
     private var droppedTitle: StreamTitle?
+    private var droppedSetup: [UInt8]?
     /// The codec last marked.
     private var codec: AudioFormat.Codec?
 
@@ -50,15 +54,19 @@ struct RecordingBuffer {
     /// Bytes held and not yet taken.
     var count: Int { Int(stored - taken) }
 
-    /// Stores a packet of `codec` whose first byte starts `title` (if any); false when there
-    /// was no room and it was dropped.
+    /// Stores a packet of `codec` whose first byte starts `title` (if any) and, where given,
+    /// the codec's `setup`; false when there was no room and it was dropped.
     @discardableResult
-    mutating func append(_ bytes: UnsafeRawBufferPointer, codec: AudioFormat.Codec, title: StreamTitle?) -> Bool {
+    mutating func append(
+        _ bytes: UnsafeRawBufferPointer, codec: AudioFormat.Codec, title: StreamTitle?, setup: [UInt8]? = nil
+    ) -> Bool {
         let title = title ?? droppedTitle
-        let newMarks = (dropped > 0 ? 1 : 0) + (codec != self.codec ? 1 : 0) + (title != nil ? 1 : 0)
+        let setup = setup ?? droppedSetup
+        let newMarks = (dropped > 0 ? 1 : 0) + (codec != self.codec ? 1 : 0) + (setup != nil ? 1 : 0) + (title != nil ? 1 : 0)
         guard bytes.count <= ring.count - count, marks.count - markHead + newMarks <= Self.maximumMarks else {
             dropped += Int64(bytes.count)
             droppedTitle = title
+            droppedSetup = setup
             return false
         }
         if markHead > 0, markHead == marks.count {
@@ -70,10 +78,12 @@ struct RecordingBuffer {
         }
         if dropped > 0 { marks.append((stored, .gap(droppedBytes: dropped))) }
         if codec != self.codec { marks.append((stored, .codec(codec))) }
+        if let setup { marks.append((stored, .setup(setup))) }
         if let title { marks.append((stored, .title(title))) }
         self.codec = codec
         dropped = 0
         droppedTitle = nil
+        droppedSetup = nil
         let start = Int(stored % Int64(ring.count))
         let first = min(bytes.count, ring.count - start)
         ring.withUnsafeMutableBytes { ring in

@@ -8,9 +8,10 @@ struct RecordingPlan {
         /// The base of its name in a folder (made safe; the writer adds a suffix when taken and
         /// the extension); unused for a recording into one file.
         var base: String
-        /// `mp3`, `mp2`, `mp1`, `aac`, `ogg` or `opus`.
+        /// `mp3`, `mp2`, `mp1`, `aac`, `ogg`, `opus` or `flac`.
         var fileExtension: String
-        /// The ID3v2 tag the file starts with, if it gets one.
+        /// What the file starts with, if anything: an MPEG file's ID3v2 tag, a FLAC file's
+        /// header (`FLACRecordingHeader`).
         var tag: [UInt8]?
         /// The radio title the file is for, nil before the first title.
         var title: StreamTitle?
@@ -20,8 +21,9 @@ struct RecordingPlan {
     let splitsAtTitles: Bool
     /// The title of the audio now coming (nil before the first, or after an empty one).
     private(set) var title: StreamTitle?
-    /// The codec of the audio now coming.
+    /// The codec of the audio now coming, and its setup (FLAC's STREAMINFO).
     private(set) var codec: AudioFormat.Codec?
+    private(set) var setup: [UInt8]?
     /// Whether a file is open for the audio now coming.
     private(set) var isFileOpen = false
 
@@ -30,8 +32,9 @@ struct RecordingPlan {
     }
 
     /// The extension of a recorded file of `codec`; nil for PCM (raw samples with no header are
-    /// no playable file) and for codecs whose packets need a container the recorder does not
-    /// write (Vorbis and Opus get their Ogg pages back: `OggRecordingPager`).
+    /// no playable file) and for AAC in MP4, whose packets need a container the recorder does
+    /// not write (Vorbis and Opus get their Ogg pages back, `OggRecordingPager`; FLAC frames, from
+    /// a native or an Ogg stream, follow a header of their own, `FLACRecordingHeader`).
     static func fileExtension(for codec: AudioFormat.Codec) -> String? {
         switch codec {
         case .mp1: "mp1"
@@ -40,7 +43,8 @@ struct RecordingPlan {
         case .aac: "aac"
         case .vorbis: "ogg"
         case .opus: "opus"
-        case .pcm, .flac, .aacRaw: nil
+        case .flac: "flac"
+        case .pcm, .aacRaw: nil
         }
     }
 
@@ -70,20 +74,33 @@ struct RecordingPlan {
         return endFile(if: splitsAtTitles && old != Self.fileExtension(for: codec))
     }
 
+    /// The codec's setup from here on is `setup`: true when the open file ends here (in a
+    /// folder, a FLAC file's frames cannot change their STREAMINFO; one file takes what comes).
+    mutating func setupStarts(_ setup: [UInt8]) -> Bool {
+        let old = self.setup
+        self.setup = setup
+        return endFile(if: splitsAtTitles && old != nil && old != setup)
+    }
+
     /// Audio comes: the file to open first, when none is open (nil for PCM).
     mutating func audioComes(station: StationInfo?) -> NewFile? {
         guard !isFileOpen, let codec, let fileExtension = Self.fileExtension(for: codec) else { return nil }
         isFileOpen = true
         let name = title?.title ?? station?.name
+        // Tagged in a folder with the radio title, else (or before the first) the station's name.
+        let radioTitle = splitsAtTitles ? title : nil
         let tag: [UInt8]?
         switch codec {
         case .mp1, .mp2, .mp3:
-            if let title = splitsAtTitles ? title : nil {
-                tag = ID3TagWriter.tag(for: title)
+            if let radioTitle {
+                tag = ID3TagWriter.tag(for: radioTitle)
             } else {
                 tag = station?.name.map { ID3TagWriter.tag(title: $0, artist: nil) }
             }
-        case .aac, .pcm, .vorbis, .opus, .flac, .aacRaw:
+        case .flac:
+            let comment = VorbisCommentWriter.block(radioTitle, orName: station?.name)
+            tag = setup.flatMap { FLACRecordingHeader.bytes(streamInfo: $0, comment: comment) }
+        case .aac, .pcm, .vorbis, .opus, .aacRaw:
             tag = nil
         }
         return NewFile(

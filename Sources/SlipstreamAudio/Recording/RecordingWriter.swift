@@ -38,10 +38,12 @@ struct RecordingWriter {
                 return fail(
                     AudioStreamerError(
                         .recording,
-                        "cannot record \(RecordingPlan.name(of: codec)) audio: only MPEG audio, AAC, Ogg Vorbis and Ogg Opus are recorded "
+                        "cannot record \(RecordingPlan.name(of: codec)) audio: only MPEG audio, AAC, FLAC, Ogg Vorbis and Ogg Opus are recorded "
                             + "(--save keeps the whole stream)"))
             }
             if plan.codecStarts(codec) { closeFile() }
+        case .mark(.setup(let setup)):
+            if plan.setupStarts(setup) { closeFile() }
         case .mark(.title(let title)):
             if plan.titleStarts(title) { closeFile() }
         case .mark(.gap(let dropped)):

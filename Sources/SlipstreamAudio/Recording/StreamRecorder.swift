@@ -11,6 +11,8 @@ final class StreamRecorder: Sendable {
         var buffer: RecordingBuffer
         /// Vorbis and Opus packets go into the buffer as Ogg pages.
         var ogg = OggRecordingPager(firstSerial: UInt32.random(in: 0...UInt32.max))
+        /// The setup last stored (FLAC's STREAMINFO, which its files' headers need).
+        var setup: [UInt8]?
         /// The station's facts, for naming the file before the first title.
         var station: StationInfo?
         /// The writer waits for `wake`.
@@ -41,10 +43,15 @@ final class StreamRecorder: Sendable {
     func take(_ bytes: UnsafeRawBufferPointer, format: AudioFormat, frameCount: Int, title: StreamTitle?) {
         let wakeWriter = state.withLock { state -> Bool in
             guard !state.isClosing, !state.hasFailed else { return false }
-            let stored =
-                OggRecordingPager.pages(format.codec)
-                ? state.ogg.add(bytes, format: format, frameCount: frameCount, title: title, into: &state.buffer)
-                : state.buffer.append(bytes, codec: format.codec, title: title)
+            let stored: Bool
+            if OggRecordingPager.pages(format.codec) {
+                stored = state.ogg.add(bytes, format: format, frameCount: frameCount, title: title, into: &state.buffer)
+            } else {
+                let setup = format.codec == .flac && format.magicCookie != state.setup ? format.magicCookie : nil
+                stored = state.buffer.append(bytes, codec: format.codec, title: title, setup: setup)
+                // (A setup dropped with its packet goes with the next one stored.)
+                if setup != nil { state.setup = setup }
+            }
             guard stored else { return false }
             defer { state.isWriterWaiting = false }
             return state.isWriterWaiting
