@@ -10,8 +10,13 @@ extension DownloadStateMachine {
         // machine) is measured over its life, if that was long enough to mean something: the
         // stragglers left behind need the fast ones' speeds to be judged against.
         let age = now - connection.started
-        // (A stream's short ranges, done in a tenth of a second, are measured between slices.)
-        let lifetime = age >= Self.tickInterval / 2 ? Double(connection.recentBytes) / age : connection.sliceSpeed(over: 0.05)
+        // (A stream's short ranges, done in a tenth of a second, are measured between slices;
+        // a range done faster than that, over its life: a mirror that serves whole ranges in
+        // a few hundredths of a second is a fast one, whatever its slices say.)
+        let lifetime =
+            age >= Self.tickInterval / 2
+            ? Double(connection.recentBytes) / age
+            : connection.sliceSpeed(over: 0.05) ?? (error == nil && age > 0 ? Double(connection.recentBytes) / age : nil)
         if let speed = connection.speed ?? lifetime { recentSpeeds.append((now, speed, connection.mirror)) }
         let probing = phase == .probing || phase == .streaming && stream?.written == 0 && error != nil
         if map != nil {
@@ -34,7 +39,8 @@ extension DownloadStateMachine {
             return settle()
         }
         guard fatal == nil else { return settle() }
-        return handleEnd(of: connection, error: error, probing: probing, at: now) + settle()
+        let actions = handleEnd(of: connection, error: error, probing: probing, at: now)
+        return actions + endGameMirrorLook(at: now) + settle()
     }
 
     /// What follows every transfer's end: permits no connection uses go back, the rest stop

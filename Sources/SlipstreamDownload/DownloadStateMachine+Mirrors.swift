@@ -56,9 +56,13 @@ extension DownloadStateMachine {
         guard mirrors.count > 1 else { return [] }
         let sources = mirrorSources
         for index in mirrors.indices {
-            let speeds = connections.values.filter { connection in
+            var speeds = connections.values.filter { connection in
                 connection.mirror == index && connection.dropped == nil && time - connection.started >= Self.tickInterval / 2
             }.compactMap(\.speed)
+            // A mirror not measured yet whose connections all ended (a fast one): by theirs.
+            if speeds.isEmpty, mirrors[index].speed == nil {
+                speeds = recentSpeeds.filter { $0.mirror == index }.map(\.speed)
+            }
             if !speeds.isEmpty {
                 mirrors[index].speed = speeds.reduce(0, +) / Double(speeds.count)
                 mirrors[index].measuredAt = time
@@ -75,10 +79,18 @@ extension DownloadStateMachine {
     /// A mirror's first measure, before the watchdog's (`mirrorLookInterval` apart, as bytes
     /// arrive): the speed of its connections from their first slice to their last, once those
     /// are `firstMeasureAge` seconds apart (between slices, not up to now: a connection whose
-    /// next slice is on its way would look slower than one whose slice just came). Every
-    /// connection spent on a slow mirror is one the fast one lacks, so the sooner it is
-    /// measured, the sooner they move.
-    mutating func lookAtNewMirrors(at time: Double) -> [Action] {
+    /// next slice is on its way would look slower than one whose slice just came), and of
+    /// those that ended in the last seconds (a fast mirror's may all have ended before they
+    /// were that old). Every connection spent on a slow mirror is one the fast one lacks, so
+    /// the sooner it is measured, the sooner they move.
+    ///
+    /// A connection whose slices are not yet that far apart is measured over its life once it
+    /// is twice that old (a slow server's slices may come half a second apart: one that has
+    /// told nothing for a fifth of a second while another mirror streams is slow), and in the
+    /// end game (`overLife`: no work left for a connection that ended) once it is half that
+    /// old, since until the slow mirror is measured its connections keep the last pieces while
+    /// the fast one's stand idle.
+    mutating func lookAtNewMirrors(at time: Double, overLife: Bool = false) -> [Action] {
         guard mirrors.count > 1 else {
             nextMirrorLook = .infinity
             return []
@@ -89,8 +101,16 @@ extension DownloadStateMachine {
             var sum = 0.0
             var count = 0
             for connection in connections.values where connection.mirror == index && connection.dropped == nil {
-                guard let speed = connection.sliceSpeed(over: Self.firstMeasureAge) else { continue }
+                let lifeSpan = overLife ? Self.firstMeasureAge / 2 : 2 * Self.firstMeasureAge
+                guard
+                    let speed = connection.sliceSpeed(over: Self.firstMeasureAge)
+                        ?? connection.lifeSpeed(at: time, over: lifeSpan)
+                else { continue }
                 sum += speed
+                count += 1
+            }
+            for ended in recentSpeeds where ended.mirror == index {
+                sum += ended.speed
                 count += 1
             }
             guard count > 0 else { continue }
@@ -100,6 +120,15 @@ extension DownloadStateMachine {
         }
         if !mirrors.contains(where: { $0.speed == nil && !$0.dropped }) { nextMirrorLook = .infinity }
         return measured ? moveOffSlowMirrors() : []
+    }
+
+    /// A connection ended with no work left for it while others run: their mirrors are looked
+    /// at as the end game does (`lookAtNewMirrors(overLife:)`).
+    mutating func endGameMirrorLook(at time: Double) -> [Action] {
+        guard mirrors.count > 1, let map, map.free.isEmpty, fatal == nil, !connections.isEmpty,
+            connections.count < settings.connections, mirrors.contains(where: { $0.speed == nil && !$0.dropped })
+        else { return [] }
+        return lookAtNewMirrors(at: time, overLife: true)
     }
 
     /// Closes connections (as slow, not failed) on mirrors their speed does not earn

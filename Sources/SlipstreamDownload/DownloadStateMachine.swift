@@ -169,6 +169,13 @@ struct DownloadStateMachine: Sendable {
         var dropped: DropReason?
         var pausedFor: PauseReason?
 
+        /// Its speed from its request to `time` (bytes per second), once that is `span` seconds
+        /// and before the watchdog's first look (whose tick restarts `recentBytes`).
+        func lifeSpeed(at time: Double, over span: Double) -> Double? {
+            guard speed == nil, time - started >= span else { return nil }
+            return Double(recentBytes) / (time - started)
+        }
+
         /// Its speed between its first slice and its last (bytes per second), once those are
         /// `span` seconds apart: a measure of a connection too young for the watchdog's.
         func sliceSpeed(over span: Double) -> Double? {
