@@ -117,7 +117,7 @@ struct RecordingBufferTests {
 
     /// Storing and taking packets allocates nothing once the buffer exists, and neither does
     /// the recorder's `take` on the network thread (the writer's thread is not counted).
-    @Test(arguments: [mp3, vorbis, opus])
+    @Test(arguments: [mp3, vorbis, opus, aacFromMP4])
     func packetsAllocateNothing(format: AudioFormat) async throws {
         #expect(Self.allocationsStoringAndTaking() == 0)
         let folder = try TestFiles.makeTemporaryFolder()
@@ -164,6 +164,10 @@ struct RecordingBufferTests {
         }
     }
 
+    /// AAC LC, 44.1 kHz, stereo, from MP4: each frame gets an ADTS header.
+    static let aacFromMP4 = AudioFormat(
+        codec: .aacRaw, codecDescription: "AAC LC (MP4)", sampleRate: 44100, channels: 2, framesPerPacket: 1024,
+        magicCookie: [0x12, 0x10])
     static let mp3 = AudioFormat(codec: .mp3, codecDescription: "MPEG-1 Layer III", sampleRate: 44100, channels: 2, framesPerPacket: 1152)
     /// Vorbis and Opus packets are paged: headers of made-up bytes are enough for the pager.
     static let vorbis = AudioFormat(

@@ -253,6 +253,32 @@ struct StreamRecordingTests {
         #expect(decoded == expected, "\(decoded.count) bytes, \(expected.count) expected")
     }
 
+    /// AAC from MP4 (whole or fragmented, as HLS serves it) is recorded as an ADTS `.aac`
+    /// file, each raw frame behind an ADTS header of its setup, which decodes to the source's
+    /// samples: `faad` for a whole MP4 (it does not trim by the edit list), ffmpeg for a
+    /// fragmented one (`faad` cannot read fragments; ffmpeg would trim a whole one's).
+    @Test(arguments: [("mp4-aac-faststart.m4a", "faad"), ("mp4-aac-fragmented.mp4", "ffmpeg")])
+    func aacFromMP4IsRecordedAsADTS(name: String, decoder: String) async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try AudioFixtures.path(name)
+        let run = try await PlayerRun.collect(Self.player(source, recording: AudioRecording(.folder(folder))))
+        #expect(run.finalState == .done)
+        let finished = run.events.compactMap { if case .recordingFinished(let file) = $0 { file } else { nil } }
+        #expect(finished.map(\.path) == ["\(folder)/untitled.aac"])
+        let recorded = folder + "/untitled.aac"
+        let (decoded, expected) = try await offPool {
+            let decode = { (path: String) throws -> [UInt8] in
+                guard decoder == "faad" else { return try ReferenceDecoder.ffmpeg(path) }
+                let out = folder + "/\(path.hasSuffix(".aac") ? "recorded" : "source").wav"
+                try ExternalProgram.run(["faad", "-q", "-o", out, path])
+                return try ReferenceDecoder.wavData(out)
+            }
+            return (try decode(recorded), try decode(source))
+        }
+        #expect(!decoded.isEmpty && decoded == expected, "\(decoded.count) bytes, \(expected.count) expected")
+    }
+
     /// A codec that is not recorded is refused by its name, and playback goes on.
     @Test func aWAVStreamsRecordingIsRefusedByItsCodecsName() async throws {
         let folder = try TestFiles.makeTemporaryFolder()

@@ -19,8 +19,6 @@ struct ADTSHeader: SyncFrameHeader {
     /// Raw data blocks in the frame (1...4), of 1024 frames each.
     var rawDataBlocks: Int
 
-    private static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
-
     init?(_ bytes: UnsafeRawBufferPointer, at index: Int) {
         guard bytes.count - index >= Self.headerLength, bytes[index] == 0xFF, bytes[index + 1] & 0xF6 == 0xF0 else {
             return nil
@@ -34,8 +32,8 @@ struct ADTSHeader: SyncFrameHeader {
         frameLength = (b(3) & 3) << 11 | b(4) << 3 | b(5) >> 5
         bufferFullness = (b(5) & 0x1F) << 6 | b(6) >> 2
         rawDataBlocks = b(6) & 3 + 1
-        guard Self.sampleRates.indices.contains(sampleRateIndex), frameLength > (hasCRC ? 9 : 7) else { return nil }
-        sampleRate = Self.sampleRates[sampleRateIndex]
+        guard AudioSpecificConfig.rates.indices.contains(sampleRateIndex), frameLength > (hasCRC ? 9 : 7) else { return nil }
+        sampleRate = AudioSpecificConfig.rates[sampleRateIndex]
     }
 
     static func mayStart(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Bool {

@@ -24,7 +24,8 @@ public struct AudioRecording: Sendable {
         /// the file before the first title). The extension follows the codec: `.mp3`, `.mp2`,
         /// `.mp1`, `.aac`, and `.ogg` or `.opus` for Ogg Vorbis or Opus, whose files are Ogg
         /// streams of their own (header pages with TITLE and ARTIST comments, then the packets),
-        /// and `.flac` for FLAC, native or in Ogg (a FLAC header of its own, then the frames).
+        /// `.flac` for FLAC, native or in Ogg (a FLAC header of its own, then the frames), and
+        /// `.aac` (ADTS) for AAC from MP4 or HLS too (an ADTS header before each frame).
         case folder(String)
         /// Everything in this one file, replaced if it exists; not split at titles. An MPEG
         /// audio file starts with a tag naming the station, when it has a name; an Ogg one is

@@ -66,13 +66,18 @@ struct OggPageWriter {
     private mutating func emitPage(last: Bool, emit: (UnsafeRawBufferPointer) -> Void) {
         let flags: UInt8 = (continues ? 1 : 0) | (sequence == 0 ? 2 : 0) | (last ? 4 : 0)
         page.removeAll(keepingCapacity: true)
-        page += [0x4F, 0x67, 0x67, 0x53, 0, flags]
+        // "OggS", version 0, the flags (appended one by one: an array literal would be allocated).
+        appendLittleEndian(0x5367_674F, bytes: 4)
+        page.append(0)
+        page.append(flags)
         appendLittleEndian(UInt64(bitPattern: granule), bytes: 8)
         appendLittleEndian(UInt64(serial), bytes: 4)
         appendLittleEndian(UInt64(sequence), bytes: 4)
-        page += [0, 0, 0, 0, UInt8(segments.count)]
-        page += segments
-        page += body
+        // The checksum, filled in below, and the segment table.
+        appendLittleEndian(0, bytes: 4)
+        page.append(UInt8(segments.count))
+        page.append(contentsOf: segments)
+        page.append(contentsOf: body)
         let crc = page.withUnsafeBytes { OggCRC.checksum(ofPage: $0) }
         for index in 0..<4 { page[22 + index] = UInt8(truncatingIfNeeded: crc >> (8 * index)) }
         page.withUnsafeBytes { emit($0) }

@@ -32,9 +32,9 @@ struct RecordingPlan {
     }
 
     /// The extension of a recorded file of `codec`; nil for PCM (raw samples with no header are
-    /// no playable file) and for AAC in MP4, whose packets need a container the recorder does
-    /// not write (Vorbis and Opus get their Ogg pages back, `OggRecordingPager`; FLAC frames, from
-    /// a native or an Ogg stream, follow a header of their own, `FLACRecordingHeader`).
+    /// no playable file). Vorbis and Opus get their Ogg pages back (`OggRecordingPager`), FLAC
+    /// frames from a native or an Ogg stream follow a header of their own
+    /// (`FLACRecordingHeader`), AAC frames from MP4 get ADTS headers (`ADTSHeaderWriter`).
     static func fileExtension(for codec: AudioFormat.Codec) -> String? {
         switch codec {
         case .mp1: "mp1"
@@ -44,7 +44,8 @@ struct RecordingPlan {
         case .vorbis: "ogg"
         case .opus: "opus"
         case .flac: "flac"
-        case .pcm, .aacRaw: nil
+        case .aacRaw: "aac"
+        case .pcm: nil
         }
     }
 

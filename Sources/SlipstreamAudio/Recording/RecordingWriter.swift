@@ -43,6 +43,13 @@ struct RecordingWriter {
             }
             if plan.codecStarts(codec) { closeFile() }
         case .mark(.setup(let setup)):
+            if plan.codec == .aacRaw, ADTSHeaderWriter.template(for: setup) == nil {
+                return fail(
+                    AudioStreamerError(
+                        .recording,
+                        "cannot record this AAC in MP4: an ADTS (.aac) file cannot state its setup (960-sample frames, "
+                            + "or no channel configuration) (--save keeps the whole stream)"))
+            }
             if plan.setupStarts(setup) { closeFile() }
         case .mark(.title(let title)):
             if plan.titleStarts(title) { closeFile() }

@@ -11,8 +11,13 @@ final class StreamRecorder: Sendable {
         var buffer: RecordingBuffer
         /// Vorbis and Opus packets go into the buffer as Ogg pages.
         var ogg = OggRecordingPager(firstSerial: UInt32.random(in: 0...UInt32.max))
-        /// The setup last stored (FLAC's STREAMINFO, which its files' headers need).
+        /// The setup last stored (FLAC's STREAMINFO, which its files' headers need; the
+        /// AudioSpecificConfig of AAC from MP4, whose frames get ADTS headers).
         var setup: [UInt8]?
+        /// The ADTS header of AAC frames from MP4 (nil when ADTS cannot state their setup), and
+        /// the bytes of a frame with it (kept from frame to frame).
+        var adts: [UInt8]?
+        var framed: [UInt8] = []
         /// The station's facts, for naming the file before the first title.
         var station: StationInfo?
         /// The writer waits for `wake`.
@@ -47,16 +52,42 @@ final class StreamRecorder: Sendable {
             if OggRecordingPager.pages(format.codec) {
                 stored = state.ogg.add(bytes, format: format, frameCount: frameCount, title: title, into: &state.buffer)
             } else {
-                let setup = format.codec == .flac && format.magicCookie != state.setup ? format.magicCookie : nil
-                stored = state.buffer.append(bytes, codec: format.codec, title: title, setup: setup)
-                // (A setup dropped with its packet goes with the next one stored.)
-                if setup != nil { state.setup = setup }
+                let codec = format.codec
+                let setup = (codec == .flac || codec == .aacRaw) && format.magicCookie != state.setup ? format.magicCookie : nil
+                if let setup {
+                    // (A setup dropped with its packet goes with the next one stored.)
+                    state.setup = setup
+                    state.adts = codec == .aacRaw ? ADTSHeaderWriter.template(for: setup) : nil
+                }
+                if codec == .aacRaw, let template = state.adts {
+                    stored = Self.appendFramed(bytes, template: template, title: title, setup: setup, state: &state)
+                } else {
+                    // (AAC from MP4 whose setup ADTS cannot state: the writer refuses it at its setup.)
+                    stored = state.buffer.append(bytes, codec: codec, title: title, setup: setup)
+                }
             }
             guard stored else { return false }
             defer { state.isWriterWaiting = false }
             return state.isWriterWaiting
         }
         if wakeWriter { wake.signal() }
+    }
+
+    /// Stores a raw AAC frame behind its ADTS header (one too long for ADTS is dropped).
+    private static func appendFramed(
+        _ frame: UnsafeRawBufferPointer, template: [UInt8], title: StreamTitle?, setup: [UInt8]?, state: inout State
+    ) -> Bool {
+        guard frame.count <= ADTSHeaderWriter.maximumPayload else {
+            state.buffer.drop(frame.count)
+            return false
+        }
+        var framed: [UInt8] = []
+        swap(&framed, &state.framed)
+        defer { swap(&framed, &state.framed) }
+        framed.removeAll(keepingCapacity: true)
+        ADTSHeaderWriter.append(template, payload: frame.count, to: &framed)
+        framed.append(contentsOf: frame)
+        return framed.withUnsafeBytes { state.buffer.append($0, codec: .aacRaw, title: title, setup: setup) }
     }
 
     /// A connection answered with the station's facts.

@@ -17,7 +17,8 @@ struct AudioSpecificConfig: Hashable, Sendable {
     /// 960 rather than 1024 core frames a packet.
     var isShortFrame: Bool
 
-    private static let rates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+    /// The sampling frequencies by their index (ISO/IEC 14496-3, as ADTS headers give them too).
+    static let rates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
 
     /// Reads `bytes`; `nil` when they are not an AAC configuration libfaad2 decodes.
     init?(_ bytes: [UInt8]) {
