@@ -156,6 +156,15 @@ struct CAFAACTests {
             set(&$0, pakt + 32, UInt64(bytes[pakt + 32..<pakt + 36].reduce(0) { $0 << 8 | Int($1) } + 1024), 4)
         }
         #expect(short?.message == "CAF packet table (pakt) holds \(count) of its \(count + 1) packet sizes")
+        // ...told at the table's end whatever the pieces the bytes come in (AudioParserFuzzer
+        // found it told where the last piece began).
+        #expect(short?.offset == Int64(pakt + 12 + size))
+        var shortBytes = bytes
+        shortBytes[pakt + 19] = UInt8(count + 1)
+        set(&shortBytes, pakt + 32, UInt64(bytes[pakt + 32..<pakt + 36].reduce(0) { $0 << 8 | Int($1) } + 1024), 4)
+        for chunk in [1, 7, 100, bytes.count] {
+            #expect(ParserRun(shortBytes, chunkSizes: { chunk }).error == short, "chunks of \(chunk)")
+        }
     }
 
     @Test func noPacketTableOrNoCookieGivesAClearError() throws {

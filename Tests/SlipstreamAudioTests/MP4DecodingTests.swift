@@ -10,10 +10,12 @@ import Testing
 /// (silent) output and trims nothing, ffmpeg trims the edit list's start only. The edit list
 /// says both ends (its start and the last sample's short duration): the source's length.
 @Suite struct MP4DecodingTests {
-    /// `faad -o` of fixture `name`: its PCM.
+    /// `faad -o` of fixture `name`: its PCM. (In a folder of its own: two tests decoding the
+    /// same fixture at once shared one file name, and one removed it under the other.)
     static func faad(_ name: String) throws -> [UInt8] {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("faad-\(getpid())-\(name).wav").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/out.wav"
         try ExternalProgram.run(["faad", "-q", "-o", output, try AudioFixtures.path(name)])
         return try ReferenceDecoder.wavData(output)
     }

@@ -114,10 +114,11 @@ struct CAFParser: Sendable {
             }
             phase = .chunkHeader
             if let table = packetTable, !table.isComplete {
+                // At the table's end (where this piece of it ends), whatever pieces it came in.
                 throw AudioParserError(
                     code: .malformed,
                     message: "CAF packet table (pakt) holds \(table.table.sizes.count) of its \(table.packetCount) packet sizes",
-                    offset: offset)
+                    offset: offset + Int64(count))
             }
             guard let audio = audioBeforeTable else { return .skip(Int64(count)) }
             // Back to the audio, now that its packets are known.
