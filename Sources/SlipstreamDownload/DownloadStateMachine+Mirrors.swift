@@ -86,7 +86,7 @@ extension DownloadStateMachine {
     ///
     /// A connection whose slices are not yet that far apart is measured over its life once it
     /// is twice that old (a slow server's slices may come half a second apart: one that has
-    /// told nothing for a fifth of a second while another mirror streams is slow), and in the
+    /// sent little for a fifth of a second while another mirror streams is slow), and in the
     /// end game (`overLife`: no work left for a connection that ended) once it is half that
     /// old, since until the slow mirror is measured its connections keep the last pieces while
     /// the fast one's stand idle.

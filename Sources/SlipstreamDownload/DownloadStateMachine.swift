@@ -169,10 +169,12 @@ struct DownloadStateMachine: Sendable {
         var dropped: DropReason?
         var pausedFor: PauseReason?
 
-        /// Its speed from its request to `time` (bytes per second), once that is `span` seconds
-        /// and before the watchdog's first look (whose tick restarts `recentBytes`).
+        /// Its speed from its request to `time` (bytes per second), once that is `span` seconds,
+        /// it has sent bytes (one that has not answered yet is judged by its answer: a mirror
+        /// without the file fails, not slows) and before the watchdog's first look (whose tick
+        /// restarts `recentBytes`).
         func lifeSpeed(at time: Double, over span: Double) -> Double? {
-            guard speed == nil, time - started >= span else { return nil }
+            guard speed == nil, firstData != nil, time - started >= span else { return nil }
             return Double(recentBytes) / (time - started)
         }
 

@@ -37,10 +37,11 @@ import Testing
                     if driver.now - since >= roundTrip { driver.answer(number) }
                     continue
                 }
-                // Bytes come in slices of 16 KiB, as a server limiting its rate sends them (a
-                // connection at 32 KiB/s gets one every half second).
+                // Bytes come in slices of 16 KiB, as a server limiting its rate sends them: the
+                // first with the answer, then one whenever the rate allows (a connection at
+                // 32 KiB/s gets one every half second).
                 let speed = transfer.request.url == mirrorURL ? speeds.mirror! : speeds.first
-                credit[number, default: 0] += speed * step
+                credit[number, default: 16384] += speed * step
                 while credit[number]! >= 16384, driver.transfers[number] != nil {
                     credit[number]! -= 16384
                     driver.deliver(number, count: 16384)
