@@ -97,11 +97,11 @@ extension DownloadStateMachine {
         }
         nextMirrorLook = time + Self.mirrorLookInterval
         var measured = false
+        let lifeSpan = overLife ? Self.firstMeasureAge / 2 : 2 * Self.firstMeasureAge
         for index in mirrors.indices where mirrors[index].speed == nil && !mirrors[index].dropped {
             var sum = 0.0
             var count = 0
             for connection in connections.values where connection.mirror == index && connection.dropped == nil {
-                let lifeSpan = overLife ? Self.firstMeasureAge / 2 : 2 * Self.firstMeasureAge
                 guard
                     let speed = connection.sliceSpeed(over: Self.firstMeasureAge)
                         ?? connection.lifeSpeed(at: time, over: lifeSpan)

@@ -35,20 +35,14 @@ struct RecordingWriter {
         switch item {
         case .mark(.codec(let codec)):
             guard RecordingPlan.fileExtension(for: codec) != nil else {
-                return fail(
-                    AudioStreamerError(
-                        .recording,
-                        "cannot record \(RecordingPlan.name(of: codec)) audio: only MPEG audio, AAC, FLAC, Ogg Vorbis and Ogg Opus are recorded "
-                            + "(--save keeps the whole stream)"))
+                return refuse(
+                    "\(RecordingPlan.name(of: codec)) audio: only MPEG audio, AAC, FLAC, Ogg Vorbis and Ogg Opus are recorded")
             }
             if plan.codecStarts(codec) { closeFile() }
         case .mark(.setup(let setup)):
             if plan.codec == .aacRaw, ADTSHeaderWriter.template(for: setup) == nil {
-                return fail(
-                    AudioStreamerError(
-                        .recording,
-                        "cannot record this AAC in MP4: an ADTS (.aac) file cannot state its setup (960-sample frames, "
-                            + "or no channel configuration) (--save keeps the whole stream)"))
+                return refuse(
+                    "this AAC in MP4: an ADTS (.aac) file cannot state its setup (960-sample frames, or no channel configuration)")
             }
             if plan.setupStarts(setup) { closeFile() }
         case .mark(.title(let title)):
@@ -120,6 +114,11 @@ struct RecordingWriter {
         if status != 0 { return fail(systemError("cannot write", file.path)) }
         self.file = nil
         report(.recordingFinished(file))
+    }
+
+    /// Ends the recording for what it cannot record (`what`: the stream and why).
+    private mutating func refuse(_ what: String) {
+        fail(AudioStreamerError(.recording, "cannot record \(what) (--save keeps the whole stream)"))
     }
 
     /// Ends the recording with `error`: the open file is closed as it is.
