@@ -9,6 +9,11 @@
 #      output opens, with the first decoded audio in hand. slipstream `--output wav:-`,
 #      `mpg123 -w -`, `ffmpeg -f wav -` and `mpv --ao=pcm` to standard output: the same moment
 #      for each, where `-f null` or `--ao=null` would show nothing. Medians of --runs runs.
+#      Icecast answers a new listener on a cadence of its own (its burst comes anywhere in a
+#      window of about 100 ms), so a client started right after the one before it got its
+#      audio would meet that cadence at the same point run after run, and the order of the
+#      clients would show as a difference between them: each run of each client starts after
+#      a random pause of up to a second.
 #  (b) CPU seconds per 10 minutes of live radio: the clients play the mount side by side for
 #      RADIO_CPU_SECONDS (default 600), slipstream and mpg123 each to a sound server (a headless
 #      PulseAudio with a null sink, started here) and with no sound (slipstream `--output null`,
@@ -19,13 +24,13 @@
 #      the clients side by side as in (b): RSS 10 s in, halfway and at the end (flat is the
 #      aim), and the peak (VmHWM).
 #
-#   Benchmarks/radio.sh [--runs N] [--only a|b|c]      (default 5 runs for (a))
+#   Benchmarks/radio.sh [--runs N] [--only a|b|c]      (default 15 runs for (a))
 #   RADIO_CPU_SECONDS=60 RADIO_RSS_SECONDS=60 Benchmarks/radio.sh     (a short smoke run)
 # With SLIPSTREAM_BASELINE set to another slipstream binary, it is measured too ("before: ").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/lib.sh
-bench_arguments 5 "a|b|c" "$@"
+bench_arguments 15 "a|b|c" "$@"
 cpu_seconds="${RADIO_CPU_SECONDS:-600}"
 rss_seconds="${RADIO_RSS_SECONDS:-1800}"
 title_every="${RADIO_TITLE_EVERY:-30}"
@@ -135,6 +140,7 @@ if [[ -z "$only" || "$only" == a ]]; then
     : > "$work/a.txt"
     for ((r = 0; r < runs; r++)); do
         for entry in "${entries[@]}"; do
+            sleep "$(awk -v seed="$RANDOM" 'BEGIN { srand(seed); printf "%.3f", rand() }')"
             # shellcheck disable=SC2086
             printf '%s\t%s\n' "${entry%%|*}" "$(python3 Benchmarks/firstbyte.py ${entry#*|})" >> "$work/a.txt"
         done
