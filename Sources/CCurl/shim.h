@@ -1,7 +1,7 @@
 // libcurl, loaded on first use (lazy_library.h) rather than linked: its forty-odd libraries
 // (TLS, SSH, Kerberos, LDAP...) cost a run that plays a local file nothing, and a run that
 // goes on the network loads them on a thread of its own while the rest starts
-// (`slipstream_curl_initialize_in_background`). Swift calls libcurl through the
+// (`HTTPEngine.prepare`). Swift calls libcurl through the
 // `slipstream_curl_*` functions here (the `curl_*` ones are not linked), with typed wrappers
 // for its variadic calls, which Swift cannot call directly.
 #ifndef SLIPSTREAM_CCURL_SHIM_H
@@ -34,51 +34,12 @@ SLIPSTREAM_LAZY_FUNCTION(curl, const char *, curl_multi_strerror, "libcurl is no
 SLIPSTREAM_LAZY_FUNCTION(curl, CURLSH *, curl_share_init, NULL, (void), ())
 SLIPSTREAM_LAZY_FUNCTION(curl, CURLSHcode, curl_share_cleanup, CURLSHE_NOT_BUILT_IN, (CURLSH *share), (share))
 
-/// What `slipstream_curl_initialize` found: 0 not yet, 1 ready, 2 curl_global_init failed,
-/// 3 libcurl could not be loaded.
-static inline int *slipstream_curl_state_(void) {
-    static int state;
-    return &state;
-}
-
-static inline void slipstream_curl_initialize_once_(void) {
+/// Loads libcurl and runs curl_global_init: 1 when ready, 2 when curl_global_init failed, 3 when
+/// libcurl is not installed. Once per process: Swift's `CurlGlobal` keeps the once, because a
+/// static here has a copy in every object file that inlines the function holding it.
+static inline int slipstream_curl_load_and_initialize(void) {
     __typeof__(&curl_global_init) initialize = SLIPSTREAM_LAZY_ADDRESS(curl, curl_global_init);
-    *slipstream_curl_state_() = !initialize ? 3 : initialize(CURL_GLOBAL_ALL) == CURLE_OK ? 1 : 2;
-}
-
-/// Loads libcurl and runs curl_global_init, once per process (any thread; later calls wait for
-/// the first): 1 when ready, 2 when curl_global_init failed, 3 when libcurl is not installed.
-static inline int slipstream_curl_initialize(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, slipstream_curl_initialize_once_);
-    return *slipstream_curl_state_();
-}
-
-static inline void *slipstream_curl_initialize_thread_(void *unused) {
-    (void)unused;
-    slipstream_curl_initialize();
-    return NULL;
-}
-
-/// Whether `slipstream_curl_initialize_in_background` started a thread.
-static inline int *slipstream_curl_background_started_(void) {
-    static int started;
-    return &started;
-}
-
-/// Starts `slipstream_curl_initialize` on a thread of its own (the first transfer then waits
-/// only for what is left of it).
-static inline void slipstream_curl_initialize_in_background(void) {
-    pthread_t thread;
-    __atomic_store_n(slipstream_curl_background_started_(), 1, __ATOMIC_RELEASE);
-    if (pthread_create(&thread, NULL, slipstream_curl_initialize_thread_, NULL) == 0) pthread_detach(thread);
-}
-
-/// Waits for what `slipstream_curl_initialize_in_background` started, if it was called: a
-/// process that exits while libcurl and its libraries load on that thread runs their exit
-/// handlers on half-made state, and crashes (seen: 1 exit in 15 right after the start).
-static inline void slipstream_curl_settle(void) {
-    if (__atomic_load_n(slipstream_curl_background_started_(), __ATOMIC_ACQUIRE)) slipstream_curl_initialize();
+    return !initialize ? 3 : initialize(CURL_GLOBAL_ALL) == CURLE_OK ? 1 : 2;
 }
 
 /// What a write callback returns to make libcurl pause the transfer and hand the same bytes again on resume.

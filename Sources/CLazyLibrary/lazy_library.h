@@ -15,6 +15,10 @@
 //   SLIPSTREAM_LAZY_VOID_FUNCTION(...) for a function that returns nothing;
 //   SLIPSTREAM_LAZY_ADDRESS(alsa, snd_pcm_close): the function's address (or NULL), for a
 //       wrapper of its own (a variadic function's typed wrappers).
+//
+// The statics these keep (handles, a once, cached addresses) have a copy in every object file
+// that inlines them, which costs only a repeated dlopen (counted, cheap) and lookup; state that
+// must be one per process (libcurl's global initialisation) is kept in Swift.
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -30,11 +30,11 @@ public final class HTTPEngine: Sendable {
     /// thread of its own, for a program that knows early that it will go on the network: the
     /// first engine then finds it ready, or waits only for the rest. Without this, the first
     /// engine loads it. Any number of calls, from any thread.
-    public static func prepare() { slipstream_curl_initialize_in_background() }
+    public static func prepare() { CurlGlobal.initializeInBackground() }
 
     /// Waits until what `prepare()` started is done (nothing when it was not called). Call it
     /// before the process exits: exiting while libcurl loads on another thread can crash.
-    public static func settle() { slipstream_curl_settle() }
+    public static func settle() { CurlGlobal.settle() }
 
     private struct Inbox {
         var commands: [EngineLoop.Command] = []
@@ -174,13 +174,34 @@ public final class HTTPTransfer: Sendable {
     public func cancel() { if id != 0 { engine.cancel(id) } }
 }
 
-/// libcurl loaded and `curl_global_init` run, once per process, before the first handle.
+/// libcurl loaded and `curl_global_init` run, once per process, before the first handle. The
+/// once is Swift's (a global's first use), not the C shim's: a static there has a copy in every
+/// object file that inlines its function, and an optimised build had three, so an engine started
+/// while `prepare()` loaded libcurl loaded and initialised it a second time.
 enum CurlGlobal {
+    /// What loading found (`slipstream_curl_load_and_initialize`); the first use loads.
+    private static let outcome = slipstream_curl_load_and_initialize()
+    /// Whether `initializeInBackground` started its thread.
+    private static let loadsInBackground = Atomic<Bool>(false)
+
     static func initialize() {
-        switch slipstream_curl_initialize() {
+        switch outcome {
         case 1: return
         case 3: fatalError("libcurl (libcurl.so.4) cannot be loaded: install libcurl4 (Debian: apt-get install libcurl4)")
         default: fatalError("curl_global_init failed")
         }
+    }
+
+    /// Loads on a thread of its own, once; later callers of `initialize` wait for what is left.
+    static func initializeInBackground() {
+        guard !loadsInBackground.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        IOThread.start(name: "slipstream-curl") { _ = outcome }
+    }
+
+    /// Waits for the background load, if one was started: a process that exits while libcurl and
+    /// its libraries load on that thread runs their exit handlers on half-made state, and crashes
+    /// (seen: 1 exit in 15 right after the start).
+    static func settle() {
+        if loadsInBackground.load(ordering: .acquiring) { _ = outcome }
     }
 }
