@@ -60,12 +60,14 @@ once() {
     shift 3
     rm -rf "$out" && mkdir -p "$out"
     sync
-    local status=0
-    /usr/bin/time -o "$work/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || status=$?
-    local got ok=0 wall user sys rss
+    local status=0 started="$EPOCHREALTIME"
+    /usr/bin/time -o "$work/time.txt" -f "%U %S %M" "$@" >/dev/null 2>&1 || status=$?
+    local wall
+    wall=$(bench_seconds_since "$started")
+    local got ok=0 user sys rss
     got=$(bench_digest)
     [[ $status -eq 0 && "$got" == "$sha" ]] && ok=1
-    read -r wall user sys rss < <(tail -1 "$work/time.txt")
+    read -r user sys rss < <(tail -1 "$work/time.txt")
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$client" "$wall" \
         "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$rss" "$ok" >> "$results"
     echo "  $case $client: ${wall}s ok=$ok" >&2
@@ -93,8 +95,16 @@ measure() {
 
 # timed COMMAND...: prints "wall cpu rss_kib" of one run of COMMAND (output dropped).
 timed() {
-    /usr/bin/time -o "$work/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || echo "  (exit $?)" >&2
-    awk '{ printf "%s %.2f %d\n", $1, $2 + $3, $4 }' "$work/time.txt"
+    local started="$EPOCHREALTIME"
+    /usr/bin/time -o "$work/time.txt" -f "%U %S %M" "$@" >/dev/null 2>&1 || echo "  (exit $?)" >&2
+    awk -v wall="$(bench_seconds_since "$started")" '{ printf "%s %.2f %d\n", wall, $1 + $2, $3 }' "$work/time.txt"
+}
+# bench_seconds_since EPOCHREALTIME: the wall seconds since then, to the microsecond (GNU time's
+# %e has hundredths, too coarse where peers end within milliseconds of each other).
+# (EPOCHREALTIME is written with the locale's decimal mark.)
+bench_seconds_since() {
+    local to="$EPOCHREALTIME"
+    awk -v from="${1/,/.}" -v to="${to/,/.}" 'BEGIN { printf "%.6f", to - from }'
 }
 # with_baseline ENTRY...: the entries ("label|command"), and for each slipstream one the same
 # with $SLIPSTREAM_BASELINE, if set, as "before: label".

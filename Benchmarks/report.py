@@ -72,7 +72,7 @@ for case in dict.fromkeys(c for c, _ in order):
         ok = sum(d[3] for d in data)
         medians[client] = (wall, cpu)
         vs_ideal = f"{ideal / wall * 100:.{1 if case == 'r' else 0}f}% of ideal rate" if ideal else ""
-        print(f"| {client} | {wall:.2f} | {cpu:.2f} | {rss:.1f} | {ok}/{len(data)} | {vs_ideal} |")
+        print(f"| {client} | {wall:.3f} | {cpu:.2f} | {rss:.1f} | {ok}/{len(data)} | {vs_ideal} |")
     print()
     for client in clients:
         if not client.startswith("slipstream"):
@@ -83,7 +83,7 @@ for case in dict.fromkeys(c for c, _ in order):
                 continue
             w = medians[client][0] / medians[peer][0]
             c = medians[client][1] / medians[peer][1] if medians[peer][1] > 0 else float("nan")
-            parts.append(f"vs {peer}: wall {w:.2f}x, CPU {c:.2f}x")
+            parts.append(f"vs {peer}: wall {w:.3f}x, CPU {c:.2f}x")
         print(f"- {client}: " + "; ".join(parts))
     reference = REFERENCES.get(case)
     if reference in medians:
