@@ -16,11 +16,9 @@ let package = Package(
             name: "CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
+        // Headers only, as for the decoders' libraries below but libmpg123 (MP3, what most runs
+        // play): each is loaded on first use (see its shim.h). No pkgConfig, whose flags link it.
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         // libc's renameat2 and O_TMPFILE (glibc hides them without _GNU_SOURCE).
         .systemLibrary(name: "CFileSystem"),
         // Carry-less multiply (x86-64's PCLMULQDQ) for the CRCs of FLAC frames and Ogg pages.
@@ -30,26 +28,10 @@ let package = Package(
             pkgConfig: "libmpg123",
             providers: [.apt(["libmpg123-dev"])]
         ),
-        .systemLibrary(
-            name: "CFAAD",
-            pkgConfig: "faad2",
-            providers: [.apt(["libfaad-dev"])]
-        ),
-        .systemLibrary(
-            name: "CFLAC",
-            pkgConfig: "flac",
-            providers: [.apt(["libflac-dev"])]
-        ),
-        .systemLibrary(
-            name: "CVorbis",
-            pkgConfig: "vorbis",
-            providers: [.apt(["libvorbis-dev"])]
-        ),
-        .systemLibrary(
-            name: "COpus",
-            pkgConfig: "opus",
-            providers: [.apt(["libopus-dev"])]
-        ),
+        .systemLibrary(name: "CFAAD", providers: [.apt(["libfaad-dev"])]),
+        .systemLibrary(name: "CFLAC", providers: [.apt(["libflac-dev"])]),
+        .systemLibrary(name: "CVorbis", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpus", providers: [.apt(["libopus-dev"])]),
         // The resampler for outputs that keep one format when a stream's format changes. Headers
         // only: the library is loaded on first use (see shim.h); no pkgConfig, whose flags link it.
         .systemLibrary(

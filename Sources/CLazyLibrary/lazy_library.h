@@ -9,6 +9,7 @@
 //   SLIPSTREAM_LAZY_LIBRARY(alsa, "libasound.so.2")
 //       -> slipstream_alsa_symbol("name"): the address of `name` in the first of the listed
 //          libraries (at most four) that has it, or NULL when none is installed;
+//       -> slipstream_alsa_loaded(): whether one of them is installed (loading them);
 //   SLIPSTREAM_LAZY_FUNCTION(alsa, int, snd_pcm_close, -ENOSYS, (snd_pcm_t *pcm), (pcm))
 //       -> slipstream_snd_pcm_close(pcm): calls the library's function, or (library not
 //          installed) fails as it fails: here -ENOSYS; NULL, an error text or nothing elsewhere;
@@ -24,7 +25,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#define SLIPSTREAM_LAZY_LIBRARY(library, ...)                                                  \
+#define SLIPSTREAM_LAZY_LIBRARY(library, ...)                                                   \
     static inline void **slipstream_##library##_handles(void) {                                 \
         static void *handles[4];                                                                \
         return handles;                                                                         \
@@ -35,9 +36,14 @@
         for (int index = 0; index < 4 && names[index]; index++)                                 \
             handles[index] = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);                       \
     }                                                                                           \
-    static inline void *slipstream_##library##_symbol(const char *name) {                       \
+    static inline int slipstream_##library##_loaded(void) {                                     \
         static pthread_once_t once = PTHREAD_ONCE_INIT;                                         \
         pthread_once(&once, slipstream_##library##_load);                                       \
+        void **handles = slipstream_##library##_handles();                                      \
+        return handles[0] || handles[1] || handles[2] || handles[3];                            \
+    }                                                                                           \
+    static inline void *slipstream_##library##_symbol(const char *name) {                       \
+        slipstream_##library##_loaded();                                                        \
         void **handles = slipstream_##library##_handles();                                      \
         for (int index = 0; index < 4; index++) {                                               \
             void *function = handles[index] ? dlsym(handles[index], name) : NULL;               \
@@ -48,7 +54,7 @@
 
 // The address of function `name` in `library`, looked up on the first call and kept (an
 // expression: each use has its own cache); NULL when the library is not installed.
-#define SLIPSTREAM_LAZY_ADDRESS(library, name)                                                 \
+#define SLIPSTREAM_LAZY_ADDRESS(library, name)                                                  \
     ({                                                                                          \
         static __typeof__(&name) cached_;                                                       \
         __typeof__(&name) address_ = __atomic_load_n(&cached_, __ATOMIC_ACQUIRE);               \
@@ -59,13 +65,13 @@
         address_;                                                                               \
     })
 
-#define SLIPSTREAM_LAZY_FUNCTION(library, type, name, failure, parameters, arguments)          \
+#define SLIPSTREAM_LAZY_FUNCTION(library, type, name, failure, parameters, arguments)           \
     static inline type slipstream_##name parameters {                                           \
         __typeof__(&name) function = SLIPSTREAM_LAZY_ADDRESS(library, name);                    \
         return function ? function arguments : failure;                                         \
     }
 
-#define SLIPSTREAM_LAZY_VOID_FUNCTION(library, name, parameters, arguments)                    \
+#define SLIPSTREAM_LAZY_VOID_FUNCTION(library, name, parameters, arguments)                     \
     static inline void slipstream_##name parameters {                                           \
         __typeof__(&name) function = SLIPSTREAM_LAZY_ADDRESS(library, name);                    \
         if (function) function arguments;                                                       \

@@ -21,9 +21,9 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
 
         fileprivate var digest: OpaquePointer? {
             switch self {
-            case .sha256: EVP_sha256()
-            case .sha1: EVP_sha1()
-            case .md5: EVP_md5()
+            case .sha256: slipstream_EVP_sha256()
+            case .sha1: slipstream_EVP_sha1()
+            case .md5: slipstream_EVP_md5()
             }
         }
     }
@@ -68,9 +68,10 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw DownloadError(.disk, "cannot read \(path) to check it: \(FileSystem.lastError)", path: path) }
         defer { close(fd) }
-        guard let context = EVP_MD_CTX_new() else { throw DownloadError(.disk, "libcrypto is out of memory") }
-        defer { EVP_MD_CTX_free(context) }
-        EVP_DigestInit_ex(context, algorithm.digest, nil)
+        guard slipstream_crypto_loaded() != 0 else { throw DownloadError(.disk, String(cString: slipstream_crypto_missing)) }
+        guard let context = slipstream_EVP_MD_CTX_new() else { throw DownloadError(.disk, "libcrypto is out of memory") }
+        defer { slipstream_EVP_MD_CTX_free(context) }
+        slipstream_EVP_DigestInit_ex(context, algorithm.digest, nil)
         var block = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let count = block.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -79,11 +80,11 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
                 throw DownloadError(.disk, "cannot read \(path) to check it: \(FileSystem.lastError)", path: path)
             }
             if count == 0 { break }
-            block.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, count) }
+            block.withUnsafeBytes { _ = slipstream_EVP_DigestUpdate(context, $0.baseAddress, count) }
         }
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, &digest, &length)
+        slipstream_EVP_DigestFinal_ex(context, &digest, &length)
         return Array(digest[..<Int(length)])
     }
 

@@ -55,7 +55,7 @@ package final class AACDecoder: SelectableAudioDecoder {
     }
 
     deinit {
-        if let handle { NeAACDecClose(handle) }
+        if let handle { slipstream_NeAACDecClose(handle) }
         floats?.deallocate()
     }
 
@@ -73,7 +73,7 @@ package final class AACDecoder: SelectableAudioDecoder {
     }
 
     package func reset() {
-        if let handle { NeAACDecClose(handle) }
+        if let handle { slipstream_NeAACDecClose(handle) }
         handle = nil
         isInitialised = false
     }
@@ -86,12 +86,12 @@ package final class AACDecoder: SelectableAudioDecoder {
         if !isInitialised {
             var rate: UInt = 0
             var channels: UInt8 = 0
-            guard NeAACDecInit(handle, input, UInt(bytes.count), &rate, &channels) >= 0 else { return 0 }
+            guard slipstream_NeAACDecInit(handle, input, UInt(bytes.count), &rate, &channels) >= 0 else { return 0 }
             isInitialised = true
         }
         let decoded = floats ?? UnsafeMutableRawBufferPointer(rebasing: room[...])
         var target: UnsafeMutableRawPointer? = decoded.baseAddress
-        _ = NeAACDecDecode2(handle, &frameInfo, input, UInt(bytes.count), &target, UInt(decoded.count))
+        _ = slipstream_NeAACDecDecode2(handle, &frameInfo, input, UInt(bytes.count), &target, UInt(decoded.count))
         guard frameInfo.error == 0, frameInfo.channels > 0 else { return 0 }
         let sampleBytes = outputFormat.bytesPerSample
         // Parametric stereo in a mono stream: the two channels are folded back into one.
@@ -118,28 +118,29 @@ package final class AACDecoder: SelectableAudioDecoder {
     /// A libfaad2 decoder set up for this output: floats (rounded to 16 bits here where asked
     /// for), no downmix, implicit SBR at the core rate.
     private func makeHandle() throws(AudioDecoderError) -> NeAACDecHandle {
-        guard let handle = NeAACDecOpen() else {
+        try AudioDecoderError.requireLibrary(slipstream_faad_loaded(), slipstream_faad_missing, codec: codecDescription)
+        guard let handle = slipstream_NeAACDecOpen() else {
             throw AudioDecoderError(
                 .initializationFailed, "libfaad2: cannot create a decoder for \(codecDescription)", codec: codecDescription)
         }
-        guard let configuration = NeAACDecGetCurrentConfiguration(handle) else {
-            NeAACDecClose(handle)
+        guard let configuration = slipstream_NeAACDecGetCurrentConfiguration(handle) else {
+            slipstream_NeAACDecClose(handle)
             throw AudioDecoderError(.initializationFailed, "libfaad2: no configuration for \(codecDescription)", codec: codecDescription)
         }
         configuration.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
         configuration.pointee.downMatrix = 0
         configuration.pointee.dontUpSampleImplicitSBR = 1
-        guard NeAACDecSetConfiguration(handle, configuration) != 0 else {
-            NeAACDecClose(handle)
+        guard slipstream_NeAACDecSetConfiguration(handle, configuration) != 0 else {
+            slipstream_NeAACDecClose(handle)
             throw AudioDecoderError(
                 .initializationFailed, "libfaad2: cannot set up \(outputFormat) output for \(codecDescription)", codec: codecDescription)
         }
         if var specific = self.configuration {
             var rate: UInt = 0
             var channels: UInt8 = 0
-            let status = NeAACDecInit2(handle, &specific, UInt(specific.count), &rate, &channels)
+            let status = slipstream_NeAACDecInit2(handle, &specific, UInt(specific.count), &rate, &channels)
             guard status >= 0, Int(rate) == outputFormat.sampleRate else {
-                NeAACDecClose(handle)
+                slipstream_NeAACDecClose(handle)
                 throw AudioDecoderError(
                     .initializationFailed,
                     "libfaad2: cannot decode \(codecDescription) as \(outputFormat.sampleRate) Hz (its AudioSpecificConfig gives \(rate) Hz)",

@@ -65,3 +65,12 @@ public struct AudioDecoderError: Error, Sendable, Hashable, CustomStringConverti
         hasher.combine(libraryStatus)
     }
 }
+
+extension AudioDecoderError {
+    /// Throws `.initializationFailed` with `missing` (the C shim's message naming the library and
+    /// its Debian package) unless `available` (the shim's `slipstream_NAME_loaded()`): the
+    /// decoders' libraries are loaded on first use, not linked.
+    static func requireLibrary(_ available: Int32, _ missing: UnsafePointer<CChar>, codec: String) throws(AudioDecoderError) {
+        guard available != 0 else { throw AudioDecoderError(.initializationFailed, String(cString: missing), codec: codec) }
+    }
+}

@@ -32,13 +32,14 @@ package final class FLACDecoder: SelectableAudioDecoder {
             throw AudioDecoderError(
                 .unsupportedFormat, "FLACDecoder: \(format.codecDescription) has no valid STREAMINFO", codec: format.codecDescription)
         }
-        guard let decoder = FLAC__stream_decoder_new() else {
+        try AudioDecoderError.requireLibrary(slipstream_flac_loaded(), slipstream_flac_missing, codec: format.codecDescription)
+        guard let decoder = slipstream_FLAC__stream_decoder_new() else {
             throw AudioDecoderError(.initializationFailed, "libFLAC: cannot create a decoder", codec: format.codecDescription)
         }
         self.decoder = decoder
         codecDescription = format.codecDescription
         outputFormat = PCMFormat(sampleRate: info.sampleRate, channels: info.channels, sampleType: sampleType)
-        let status = FLAC__stream_decoder_init_stream(
+        let status = slipstream_FLAC__stream_decoder_init_stream(
             decoder, Self.read, nil, nil, nil, nil, Self.write, nil, Self.error, Unmanaged.passUnretained(self).toOpaque())
         // "fLaC", then STREAMINFO as the last metadata block (type 0, 34 bytes).
         let stream = Array("fLaC".utf8) + [0x80, 0, 0, UInt8(FLACStreamInfo.size)] + format.magicCookie.prefix(FLACStreamInfo.size)
@@ -46,10 +47,10 @@ package final class FLACDecoder: SelectableAudioDecoder {
             input = bytes
             inputUsed = 0
             defer { input = UnsafeRawBufferPointer(start: nil, count: 0) }
-            return FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0
+            return slipstream_FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0
         }
         guard status == FLAC__STREAM_DECODER_INIT_STATUS_OK, read,
-            FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_SEARCH_FOR_FRAME_SYNC
+            slipstream_FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_SEARCH_FOR_FRAME_SYNC
         else {
             // deinit deletes the decoder: the object is whole by now.
             throw AudioDecoderError(
@@ -57,7 +58,7 @@ package final class FLACDecoder: SelectableAudioDecoder {
         }
     }
 
-    deinit { FLAC__stream_decoder_delete(decoder) }
+    deinit { slipstream_FLAC__stream_decoder_delete(decoder) }
 
     /// FLAC, native or in Ogg.
     package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .flac }
@@ -69,21 +70,23 @@ package final class FLACDecoder: SelectableAudioDecoder {
         framesWritten = 0
         input = bytes
         inputUsed = 0
-        let decoded = FLAC__stream_decoder_process_single(decoder) != 0
+        let decoded = slipstream_FLAC__stream_decoder_process_single(decoder) != 0
         let written = framesWritten * outputFormat.bytesPerFrame
         if written < wanted { (room.baseAddress! + written).initializeMemory(as: UInt8.self, repeating: 0, count: wanted - written) }
         output.commit(wanted)
         // A frame cut short or damaged leaves libFLAC at the end of its input, or partway
         // through: it starts the next packet afresh.
-        if !decoded || inputUsed < bytes.count || FLAC__stream_decoder_get_state(decoder) != FLAC__STREAM_DECODER_SEARCH_FOR_FRAME_SYNC {
-            _ = FLAC__stream_decoder_flush(decoder)
+        if !decoded || inputUsed < bytes.count
+            || slipstream_FLAC__stream_decoder_get_state(decoder) != FLAC__STREAM_DECODER_SEARCH_FOR_FRAME_SYNC
+        {
+            _ = slipstream_FLAC__stream_decoder_flush(decoder)
         }
         input = UnsafeRawBufferPointer(start: nil, count: 0)
         room = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     }
 
     package func reset() {
-        _ = FLAC__stream_decoder_flush(decoder)
+        _ = slipstream_FLAC__stream_decoder_flush(decoder)
     }
 
     /// The decoder a callback's client data points to.

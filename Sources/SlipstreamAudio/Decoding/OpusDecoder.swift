@@ -27,6 +27,7 @@ package final class OpusDecoder: SelectableAudioDecoder {
 
     /// Creates a decoder for the Opus stream of `format` that outputs `sampleType` PCM.
     package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
+        try AudioDecoderError.requireLibrary(slipstream_opus_loaded(), slipstream_opus_missing, codec: format.codecDescription)
         let head = format.magicCookie.withUnsafeBytes { OpusHead($0) }
         guard format.codec == .opus, let head, head.channels == format.channels else {
             throw AudioDecoderError(
@@ -46,7 +47,7 @@ package final class OpusDecoder: SelectableAudioDecoder {
             }
         }
         var status: Int32 = 0
-        guard let decoder = opus_multistream_decoder_create(48_000, Int32(head.channels), streams, coupled, mapping, &status),
+        guard let decoder = slipstream_opus_multistream_decoder_create(48_000, Int32(head.channels), streams, coupled, mapping, &status),
             status == OPUS_OK
         else {
             throw AudioDecoderError(
@@ -61,7 +62,7 @@ package final class OpusDecoder: SelectableAudioDecoder {
     }
 
     deinit {
-        opus_multistream_decoder_destroy(decoder)
+        slipstream_opus_multistream_decoder_destroy(decoder)
         scratch.deallocate()
     }
 
@@ -76,8 +77,9 @@ package final class OpusDecoder: SelectableAudioDecoder {
             let count = Int32(bytes.count), frames = Int32(Self.maximumFrames)
             decoded = Int(
                 outputFormat.sampleType == .signed16
-                    ? opus_multistream_decode(decoder, data, count, scratch.assumingMemoryBound(to: Int16.self), frames, 0)
-                    : opus_multistream_decode_float(decoder, data, count, scratch.assumingMemoryBound(to: Float.self), frames, 0))
+                    ? slipstream_opus_multistream_decode(decoder, data, count, scratch.assumingMemoryBound(to: Int16.self), frames, 0)
+                    : slipstream_opus_multistream_decode_float(decoder, data, count, scratch.assumingMemoryBound(to: Float.self), frames, 0)
+            )
         }
         decoded = max(decoded, 0)
         let skipped = min(skipLeft, decoded)

@@ -27,34 +27,35 @@ package final class VorbisDecoder: SelectableAudioDecoder {
 
     /// Creates a decoder for the Vorbis stream of `format` that outputs `sampleType` PCM.
     package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
+        try AudioDecoderError.requireLibrary(slipstream_vorbis_loaded(), slipstream_vorbis_missing, codec: format.codecDescription)
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
         planeOrder = VorbisChannelOrder.sources(channels: format.channels) ?? Array(0..<format.channels)
-        vorbis_info_init(info)
-        vorbis_comment_init(comment)
+        slipstream_vorbis_info_init(info)
+        slipstream_vorbis_comment_init(comment)
         guard format.codec == .vorbis, let headers = XiphLacing.unlaceThree(format.magicCookie) else {
             throw Self.failure(format, "no Vorbis headers in the format's setup bytes")
         }
         for (number, header) in headers.enumerated() {
             let status = format.magicCookie.withUnsafeBytes { cookie in
                 var packet = Self.packet(UnsafeRawBufferPointer(rebasing: cookie[header]), number: Int64(number))
-                return vorbis_synthesis_headerin(info, comment, &packet)
+                return slipstream_vorbis_synthesis_headerin(info, comment, &packet)
             }
             guard status == 0 else { throw Self.failure(format, "libvorbis refused header \(number + 1) (status \(status))") }
         }
         guard info.pointee.channels == format.channels, info.pointee.rate == format.sampleRate,
-            vorbis_synthesis_init(dsp, info) == 0
+            slipstream_vorbis_synthesis_init(dsp, info) == 0
         else { throw Self.failure(format, "libvorbis cannot set up \(format.channels) channels at \(format.sampleRate) Hz") }
         isSynthesisReady = true
-        vorbis_block_init(dsp, block)
+        slipstream_vorbis_block_init(dsp, block)
     }
 
     deinit {
         if isSynthesisReady {
-            vorbis_block_clear(block)
-            vorbis_dsp_clear(dsp)
+            slipstream_vorbis_block_clear(block)
+            slipstream_vorbis_dsp_clear(dsp)
         }
-        vorbis_comment_clear(comment)
-        vorbis_info_clear(info)
+        slipstream_vorbis_comment_clear(comment)
+        slipstream_vorbis_info_clear(info)
         info.deallocate()
         comment.deallocate()
         dsp.deallocate()
@@ -70,15 +71,15 @@ package final class VorbisDecoder: SelectableAudioDecoder {
         var written = 0
         var oggPacket = Self.packet(bytes, number: packetNumber)
         packetNumber += 1
-        if vorbis_synthesis(block, &oggPacket) == 0, vorbis_synthesis_blockin(dsp, block) == 0 {
+        if slipstream_vorbis_synthesis(block, &oggPacket) == 0, slipstream_vorbis_synthesis_blockin(dsp, block) == 0 {
             var channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
             while true {
-                let available = Int(vorbis_synthesis_pcmout(dsp, &channels))
+                let available = Int(slipstream_vorbis_synthesis_pcmout(dsp, &channels))
                 guard available > 0, let channels else { break }
                 let count = min(available, packet.frameCount - written)
                 if count > 0 { convert(channels, count: count, into: room.baseAddress! + written * width) }
                 written += max(count, 0)
-                vorbis_synthesis_read(dsp, Int32(available))
+                slipstream_vorbis_synthesis_read(dsp, Int32(available))
             }
         }
         if written < packet.frameCount {
@@ -89,7 +90,7 @@ package final class VorbisDecoder: SelectableAudioDecoder {
     }
 
     package func reset() {
-        vorbis_synthesis_restart(dsp)
+        slipstream_vorbis_synthesis_restart(dsp)
     }
 
     /// Interleaves `count` frames of libvorbis's planar floats into `target`: floats as they are,

@@ -17,16 +17,17 @@ final class HLSDecryptor {
         guard key.count == 16, iv.count == 16 else {
             throw Failure(message: "an AES-128 key and IV are 16 bytes (the key has \(key.count))")
         }
-        guard let context = EVP_CIPHER_CTX_new() else { throw Failure(message: "libcrypto could not make a cipher context") }
+        guard slipstream_crypto_loaded() != 0 else { throw Failure(message: String(cString: slipstream_crypto_missing)) }
+        guard let context = slipstream_EVP_CIPHER_CTX_new() else { throw Failure(message: "libcrypto could not make a cipher context") }
         self.context = context
-        guard EVP_DecryptInit_ex(context, EVP_aes_128_cbc(), nil, key, iv) == 1 else {
-            EVP_CIPHER_CTX_free(context)
+        guard slipstream_EVP_DecryptInit_ex(context, slipstream_EVP_aes_128_cbc(), nil, key, iv) == 1 else {
+            slipstream_EVP_CIPHER_CTX_free(context)
             throw Failure(message: "libcrypto refused the AES-128 key")
         }
     }
 
     deinit {
-        EVP_CIPHER_CTX_free(context)
+        slipstream_EVP_CIPHER_CTX_free(context)
     }
 
     /// The IV of a segment whose key gives none: its media sequence number, big-endian.
@@ -44,7 +45,7 @@ final class HLSDecryptor {
             plain.append(contentsOf: repeatElement(0, count: count + 16))
             var written: Int32 = 0
             let ok = plain.withUnsafeMutableBytes { out in
-                EVP_DecryptUpdate(
+                slipstream_EVP_DecryptUpdate(
                     context, out.baseAddress!.advanced(by: start).assumingMemoryBound(to: UInt8.self), &written,
                     input.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self), Int32(count))
             }
@@ -68,7 +69,7 @@ final class HLSDecryptor {
     func finish() throws(Failure) -> [UInt8] {
         var last = [UInt8](repeating: 0, count: 32)
         var written: Int32 = 0
-        guard EVP_DecryptFinal_ex(context, &last, &written) == 1 else {
+        guard slipstream_EVP_DecryptFinal_ex(context, &last, &written) == 1 else {
             throw Failure(message: "the AES-128 segment does not decrypt (wrong key or IV, or cut short)")
         }
         return Array(last.prefix(Int(written)))
