@@ -6,8 +6,10 @@ struct AudioInfoReader {
     /// The size of each read of the head, in bytes (for a source that cannot seek, reads grow
     /// by doubling, each from the start).
     static let chunkSize = 256 << 10
-    /// The size of each read when every packet is to be counted, in bytes.
-    static let exactChunkSize = 1 << 20
+    /// The size of each read when every packet is to be counted, in bytes: each read is a
+    /// connection with its hand-offs between threads, and with 1 MiB reads those took a fifth
+    /// of the time `info --exact` took over a 280 MB FLAC file (120 ms, 95 with 4 MiB reads).
+    static let exactChunkSize = 4 << 20
     /// Bytes read for the head at most before giving up on finding audio.
     static let maximumHeadBytes: Int64 = 32 << 20
     /// The last bytes read first for trailing tags; more only when their footers ask for it.
