@@ -7,7 +7,7 @@ import TestSupport
 /// their PCM format: the player writes the next link on to the open output, without letting it
 /// play out and opening it again (an audible gap at every song), and the audio is the
 /// reference decoder's.
-@Suite(.enabled(if: OggFixtures.folder != nil, "sox, oggenc and opusenc make the fixtures")) struct ChainedOggPlaybackTests {
+@Suite(.enabled("sox, oggenc and opusenc make the fixtures") { await OggFixtures.made() }) struct ChainedOggPlaybackTests {
     @Test(arguments: ["vorbis-chained.ogg", "opus-chained.opus"])
     func linksOfTheSamePCMPlayOnWithoutAGap(_ name: String) async throws {
         let output = OpenCountingOutput()

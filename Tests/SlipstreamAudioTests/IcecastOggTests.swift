@@ -7,7 +7,11 @@ import TestSupport
 /// by ffmpeg: Icecast gives a new listener the codec's header pages, then the live pages, whose
 /// granule positions do not start at 0; the stream plays with the title of its Vorbis comment
 /// or OpusTags, no byte skipped; and recorded from there as an Ogg file of its own.
-@Suite(.enabled(if: AudioFixtures.directory != nil && OggFixtures.folder != nil, "run with scripts/test.sh (the audio fixtures)"))
+@Suite(
+    .enabled("run with scripts/test.sh (the audio fixtures)") {
+        let made = await OggFixtures.made()
+        return made && AudioFixtures.directory != nil
+    })
 struct IcecastOggTests {
     /// The fixtures' comments' artist and title, as a link's title tells them.
     static let title = "Some Artist - First Song"

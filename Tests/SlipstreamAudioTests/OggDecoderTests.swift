@@ -8,7 +8,7 @@ import TestSupport
 /// reference decoders: oggdec (libvorbisfile) and opusdec --no-dither at 48 kHz. The sample
 /// count must be the same (gapless trimming by pre-skip and granule position), the samples
 /// within a few LSB.
-@Suite(.enabled(if: OggFixtures.folder != nil, "sox, oggenc and opusenc make the fixtures")) struct OggDecoderTests {
+@Suite(.enabled("sox, oggenc and opusenc make the fixtures") { await OggFixtures.made() }) struct OggDecoderTests {
     /// The whole stream through `StreamDecoding`, as 16-bit PCM.
     static func decode(_ bytes: [UInt8], chunkSize: Int = 64 << 10) throws -> [UInt8] {
         var pcm: [UInt8] = []

@@ -217,7 +217,7 @@ struct StreamRecordingTests {
     /// link at each title of an Ogg mount), named after the link's title: each file decodes with
     /// the reference decoder to exactly its link's audio (the same packets, the same trims).
     @Test(
-        .enabled(if: OggFixtures.folder != nil, "sox, oggenc and opusenc make the fixtures"),
+        .enabled("sox, oggenc and opusenc make the fixtures") { await OggFixtures.made() },
         arguments: [
             ("vorbis-chained.ogg", ["vorbis-q3.ogg", "b.ogg"], "ogg"), ("opus-chained.opus", ["opus-64k.opus", "b.opus"], "opus"),
         ])

@@ -10,7 +10,7 @@ import TestSupport
     }
 
     @Test func getTrustsAPrivateCAByFileFolderOrPinAndSaysWhichCheckFailed() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let source = try servers.makeFile("cli-tls.bin", size: 3 << 20)
         let url = servers.url("cli-tls.bin", port: servers.tlsPort, tls: true)
         let folder = try TestFiles.makeTemporaryFolder()
@@ -37,7 +37,7 @@ import TestSupport
     }
 
     @Test func getLogsInWithUserOrNetrcAndAWrongPasswordIsAnHTTPFailure() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let source = try servers.makeFile("cli-login.bin", size: 3 << 20)
         let url = servers.url("cli-login.bin", location: "basic")
         let folder = try TestFiles.makeTemporaryFolder()
@@ -56,7 +56,7 @@ import TestSupport
     /// Without `:PASSWORD` the password is asked for on the terminal, and not echoed; with no
     /// terminal, a clear error.
     @Test func aPasswordLeftOutIsAskedForWithoutEcho() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let source = try servers.makeFile("cli-prompt.bin", size: 100_000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -102,7 +102,7 @@ import TestSupport
     }
 
     @Test func getSendsACookieFileAndWritesTheJar() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let source = try servers.makeFile("cli-cookie.bin", size: 3 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -121,7 +121,7 @@ import TestSupport
 
     @Test(.enabled(if: !AudioFixtures.references.isEmpty, "SLIPSTREAM_TEST_AUDIO is not set"))
     func infoAndPlayTakeTheSameOptions() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let name = "mp3-cbr128-noxing.mp3"
         let path = servers.filesFolder + "/access-" + name
         if !FileManager.default.fileExists(atPath: path) {

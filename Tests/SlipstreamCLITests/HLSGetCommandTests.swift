@@ -45,7 +45,7 @@ import TestSupport
     /// playlist's server only, never to the segments' (a CDN's) server.
     @Test func theLoginGoesToThePlaylistsServerOnly() async throws {
         let stream = try await offPool { try HLSFixtures.transportStream() }
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let name = "hls-login-\(getpid())"
         let folder = servers.filesFolder + "/" + name
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

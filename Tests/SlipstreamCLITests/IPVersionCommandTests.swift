@@ -11,7 +11,7 @@ import TestSupport
 
     @Test(.enabled(if: hasIPv6Loopback, "this machine has no IPv6 loopback (::1 in /proc/net/if_inet6)"))
     func aServerOnTheIPv6LoopbackServesASegmentedDownload() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let port = try #require(servers.http6Port, "scripts/access-servers.sh found no IPv6 loopback")
         let source = try servers.makeFile("cli-v6.bin", size: 3 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
@@ -28,7 +28,7 @@ import TestSupport
     }
 
     @Test func ipv6OnlyCannotReachAnIPv4Address() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         try servers.makeFile("cli-v4.bin", size: 1000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

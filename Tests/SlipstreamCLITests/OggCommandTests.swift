@@ -6,9 +6,10 @@ import TestSupport
 /// against oggdec and opusdec (the same sample count, within a few LSB), the description with
 /// its exact duration, a chained stream's titles as title events, and a broken file's error.
 @Suite(
-    .enabled(
-        if: OggFixtures.folder != nil && (try? TestNginx.port()) != nil,
-        "run with scripts/test.sh (nginx); sox, oggenc and opusenc make the fixtures"))
+    .enabled("run with scripts/test.sh (nginx); sox, oggenc and opusenc make the fixtures") {
+        let made = await OggFixtures.made()
+        return made && (try? TestNginx.port()) != nil
+    })
 struct OggCommandTests {
     /// Fixture `name` served by nginx (copied once per run): its URL.
     static func served(_ name: String) throws -> String {
@@ -101,9 +102,10 @@ struct OggCommandTests {
 /// T on (the same length, within 2 LSB from the first sample), found by probing with a few
 /// range requests.
 @Suite(
-    .enabled(
-        if: OggFixtures.folder != nil && (try? TestNginx.port()) != nil,
-        "run with scripts/test.sh (nginx); sox, oggenc and opusenc make the fixtures"))
+    .enabled("run with scripts/test.sh (nginx); sox, oggenc and opusenc make the fixtures") {
+        let made = await OggFixtures.made()
+        return made && (try? TestNginx.port()) != nil
+    })
 struct OggSeekCommandTests {
     @Test(arguments: [
         ("vorbis-long.ogg", 44100, 23.5), ("opus-long.opus", 48000, 23.5), ("vorbis-long.ogg", 44100, 0.7),

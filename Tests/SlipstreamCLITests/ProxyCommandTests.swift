@@ -20,7 +20,7 @@ import TestSupport
     }
 
     @Test func segmentedThroughTinyproxy() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let port = try #require(servers.httpProxyPort, "tinyproxy is not installed (scripts/setup.sh installs it)")
         let plain = try file(servers, "proxy-http")
         try await get(["--proxy", "http://127.0.0.1:\(port)", servers.url(plain.name)], plain)
@@ -41,7 +41,7 @@ import TestSupport
 
     @Test(arguments: ["socks5", "socks5h"])
     func segmentedThroughDante(scheme: String) async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let port = try #require(servers.socksPort, "danted is not installed (scripts/setup.sh installs dante-server)")
         let plain = try file(servers, "proxy-\(scheme)")
         try await get(["--proxy", "\(scheme)://127.0.0.1:\(port)", servers.url(plain.name)], plain)

@@ -9,7 +9,7 @@ import TestSupport
     }
 
     @Test func getOverFTPWithUserOrNetrcAndFTPS() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let source = try servers.makeFile("cli-ftp.bin", size: 3 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -30,7 +30,7 @@ import TestSupport
     }
 
     @Test func getOverSFTPByKeyAndAnUnknownHostIsRefusedWithAdvice() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let source = try servers.makeFile("cli-sftp.bin", size: 3 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

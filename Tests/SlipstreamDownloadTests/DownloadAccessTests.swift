@@ -32,7 +32,7 @@ import TestSupport
     }
 
     @Test func segmentedOverHTTP2WithAPrivateCA() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let file = try uniqueFile(servers, "dl-tls")
         let (result, folder) = try await download(
             servers.url(file.name, port: servers.tlsPort, tls: true), configuration { $0.access.security.caFile = servers.caFile })
@@ -44,7 +44,7 @@ import TestSupport
     }
 
     @Test func anUnknownCAFailsAsTLSWithTheCheckNamed() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let file = try uniqueFile(servers, "dl-tls-refused")
         do {
             _ = try await download(servers.url(file.name, port: servers.tlsPort, tls: true), configuration { _ in })
@@ -57,7 +57,7 @@ import TestSupport
     }
 
     @Test func everyConnectionLogsIn() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let file = try uniqueFile(servers, "dl-login")
         let (result, folder) = try await download(
             servers.url(file.name, location: "basic"),
@@ -71,7 +71,7 @@ import TestSupport
 
     /// A Digest login (lighttpd), negotiated by every connection.
     @Test func everyConnectionNegotiatesADigestLogin() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let port = try #require(servers.digestPort, "lighttpd is not installed (scripts/setup.sh installs it)")
         let file = try uniqueFile(servers, "dl-digest")
         let (result, folder) = try await download(
@@ -86,7 +86,7 @@ import TestSupport
     /// After a redirect to another server, the download's further connections go straight to
     /// the URL it led to, and none of them carries the login.
     @Test func theLoginNeverReachesTheServerARedirectLeadsTo() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let file = try uniqueFile(servers, "dl-away")
         let (result, folder) = try await download(
             servers.url(file.name, location: "basic-away"),
@@ -102,7 +102,7 @@ import TestSupport
     /// The cookie /login/ sets on its redirect is sent by every connection, which /cookie/
     /// demands of each request.
     @Test func everyConnectionSendsTheCookieAServerSet() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let file = try uniqueFile(servers, "dl-cookie")
         let jarFolder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: jarFolder) }

@@ -33,7 +33,7 @@ import TestSupport
     }
 
     @Test func segmentedFTPIsByteExact() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-seg")
         let (result, folder) = try await download(servers.ftpURL(file.name), configuration())
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -48,7 +48,7 @@ import TestSupport
     /// others, started for ranges, skip that round trip; each asks the size (a changed size fails
     /// the range) and restarts where its range starts.
     @Test func onlyTheFirstConnectionAsksTheModificationTime() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-mdtm")
         let (result, folder) = try await download(servers.ftpURL(file.name), configuration())
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -62,7 +62,7 @@ import TestSupport
     }
 
     @Test func aServerThatRefusesRESTGetsOneConnection() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-norest")
         let (result, folder) = try await download(servers.ftpURL(file.name, port: servers.noRestPort), configuration())
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -73,7 +73,7 @@ import TestSupport
     }
 
     @Test(arguments: [false, true]) func ftpsExplicitAndImplicit(implicit: Bool) async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, implicit ? "ftps-implicit" : "ftps-explicit")
         let url =
             implicit
@@ -90,7 +90,7 @@ import TestSupport
     }
 
     @Test func explicitFTPSChecksTheCertificate() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftps-untrusted", size: 1000)
         do {
             _ = try await download(
@@ -104,7 +104,7 @@ import TestSupport
 
     /// Without TLS where it is required, the server's lack of it fails the transfer.
     @Test func requiredTLSOnAPlainServerFails() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-notls", size: 1000)
         do {
             _ = try await download(servers.ftpURL(file.name), configuration { $0.access.requiresFTPTLS = true })
@@ -117,8 +117,8 @@ import TestSupport
     /// Through tinyproxy (an HTTP proxy) and danted (SOCKS5): the control and data connections
     /// of every segment go through the proxy.
     @Test(arguments: ["http", "socks5"]) func throughAProxy(kind: String) async throws {
-        let servers = try TestFTPServers.shared()
-        let access = try TestAccessServers.shared()
+        let servers = try await TestFTPServers.shared()
+        let access = try await TestAccessServers.shared()
         let port = try #require(
             kind == "http" ? access.httpProxyPort : access.socksPort, "tinyproxy and danted (scripts/setup.sh installs them)")
         let file = try uniqueFile(servers, "ftp-proxy-\(kind)")
@@ -134,7 +134,7 @@ import TestSupport
     /// `timestamping`: the finished file gets MDTM's time; a second run is told the file is not
     /// modified (MDTM against `If-Modified-Since`) and leaves it alone; a newer remote file is fetched.
     @Test func timestampingByModificationTime() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-timestamping", size: 1 << 20)
         var times = [timeval(tv_sec: 1_700_000_000, tv_usec: 0), timeval(tv_sec: 1_700_000_000, tv_usec: 0)]
         #expect(utimes(file.path, &times) == 0)
@@ -153,7 +153,7 @@ import TestSupport
     }
 
     @Test func aWrongPasswordIsAClearError() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-login", size: 1000)
         do {
             _ = try await download(
@@ -168,7 +168,7 @@ import TestSupport
     }
 
     @Test func aMissingFileIsNotRetried() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         do {
             _ = try await download(servers.ftpURL("no-such-file.bin"), configuration())
             Issue.record("the download succeeded")
@@ -179,7 +179,7 @@ import TestSupport
     }
 
     @Test func anEmptyFile() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-empty", size: 0)
         let (result, folder) = try await download(servers.ftpURL(file.name), configuration())
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -215,7 +215,7 @@ import TestSupport
     }
 
     @Test func resumeAfterAnInterruption() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-resume", size: 8 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -231,7 +231,7 @@ import TestSupport
     /// The remote file is replaced by another of the same size (a new modification time, as
     /// MDTM tells) between the interruption and the resume: the download starts over.
     @Test func aChangedRemoteFileOnResumeStartsOver() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-changed", size: 8 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -248,7 +248,7 @@ import TestSupport
 
     /// The remote file grew: the resume's size check starts over.
     @Test func aRemoteFileOfAnotherSizeOnResumeStartsOver() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-grown", size: 8 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -36,7 +36,7 @@ import TestSupport
     }
 
     @Test func segmentedSFTPByKeyIsByteExact() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "sftp-seg")
         let (result, folder) = try await download(servers.sftpURL(file.name), configuration(servers))
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -47,7 +47,7 @@ import TestSupport
     /// The key's public half is derived from the private key (no `.pub` beside it here), and an
     /// encrypted key is opened with its passphrase.
     @Test func aKeyWithAPassphrase() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "sftp-passphrase", size: 1 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -66,7 +66,7 @@ import TestSupport
     /// Also when a download that trusted the host left its connection open: that connection is
     /// not reused by a transfer that trusts hosts otherwise (libcurl would not check again).
     @Test func anUnknownHostIsRefused() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "sftp-unknown", size: 1000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -83,7 +83,7 @@ import TestSupport
 
     /// Told to, an unknown host is accepted and added to the file; the next download finds it there.
     @Test func aNewHostIsAcceptedWhenToldTo() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "sftp-accept", size: 1000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -109,7 +109,7 @@ import TestSupport
 
     /// The known hosts file has another key for the host: refused, even when new hosts are accepted.
     @Test func aChangedHostKeyIsRefused() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "sftp-changed-host", size: 1000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -127,7 +127,7 @@ import TestSupport
     }
 
     @Test func aKeyTheServerDoesNotTakeIsRefused() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "sftp-wrong-key", size: 1000)
         let error = try await failure(
             servers.sftpURL(file.name), configuration(servers) { $0.access.ssh.privateKeyFile = servers.sshOtherKey })
@@ -137,7 +137,7 @@ import TestSupport
     }
 
     @Test func resumeAfterAnInterruption() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "sftp-resume", size: 8 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -151,7 +151,7 @@ import TestSupport
     }
 
     @Test func aChangedRemoteFileOnResumeStartsOver() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "sftp-changed", size: 8 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

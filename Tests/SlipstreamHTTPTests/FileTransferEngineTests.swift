@@ -7,7 +7,7 @@ import TestSupport
 /// (libcurl is asked for the rest of the file, to learn its size), heads read as ranges.
 @Suite struct FileTransferEngineTests {
     @Test func aBoundedFTPRangeEndsWhereAsked() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         try servers.makeFile("engine-range.bin", size: 100_000)
         var request = HTTPRequest(url: servers.ftpURL("engine-range.bin"))
         request.allowsFileProtocols = true
@@ -23,7 +23,7 @@ import TestSupport
     }
 
     @Test func aBoundedSFTPRangeEndsWhereAsked() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         try servers.makeFile("engine-range-sftp.bin", size: 100_000)
         var request = HTTPRequest(url: servers.sftpURL("engine-range-sftp.bin"))
         request.allowsFileProtocols = true
@@ -41,7 +41,7 @@ import TestSupport
     /// of the transfer that needs the room (libcurl sends QUIT and stores the `221` reply as
     /// that handle's response code): an empty HTTP body's head still has its own status.
     @Test func anFTPConnectionClosedForRoomLeavesTheHTTPStatusAlone() async throws {
-        let servers = try TestFTPServers.shared()
+        let servers = try await TestFTPServers.shared()
         try servers.makeFile("engine-room.bin", size: 1000)
         try TestNginx.makeFile("engine-empty.bin", size: 0)
         var configuration = HTTPEngine.Configuration()

@@ -15,7 +15,7 @@ import TestSupport
     }
 
     @Test func aPrivateCAIsTrustedByFileOrFolderOverHTTP2() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         try servers.makeFile("tls-small.bin", size: 1000)
         let url = servers.url("tls-small.bin", port: servers.tlsPort, tls: true)
         let byFile = try await fetch(url) { $0.security.caFile = servers.caFile }
@@ -33,7 +33,7 @@ import TestSupport
         ("wrongname", true, .nameMismatch, "not for this host name"),
     ])
     func aFailedCheckIsNamed(server: String, trustsCA: Bool, problem: TLSProblem, words: String) async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         try servers.makeFile("tls-small.bin", size: 1000)
         let port = ["tls": servers.tlsPort, "expired": servers.expiredPort, "wrongname": servers.wrongNamePort][server]!
         do {
@@ -50,7 +50,7 @@ import TestSupport
     }
 
     @Test func aPinnedKeyIsCheckedEvenWithoutVerification() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         try servers.makeFile("tls-small.bin", size: 1000)
         let url = servers.url("tls-small.bin", port: servers.tlsPort, tls: true)
         let pinned = try await fetch(url) {
@@ -79,7 +79,7 @@ import TestSupport
 
     @Test(arguments: [Credentials.Methods.any, .basic])
     func aLoginGetsIn(methods: Credentials.Methods) async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         try servers.makeFile("login-small.bin", size: 1000)
         let url = servers.url("login-small.bin", location: "basic")
         #expect(try await fetch(url).head.status == 401)
@@ -90,7 +90,7 @@ import TestSupport
     }
 
     @Test func aNetrcFileGivesTheLoginByHost() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         try servers.makeFile("login-small.bin", size: 1000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -102,7 +102,7 @@ import TestSupport
     /// The login reaches the server that asked for it, and not the other server its redirect
     /// leads to (another port on the same address is another server).
     @Test func theLoginDoesNotFollowARedirectToAnotherServer() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let name = "away-\(UInt32.random(in: 0...UInt32.max)).bin"
         try servers.makeFile(name, size: 1000)
         let response = try await fetch(servers.url(name, location: "basic-away")) {
@@ -117,7 +117,7 @@ import TestSupport
     }
 
     @Test func cookiesFromAFileAreSentAndWhatTheServerSetsIsKept() async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         try servers.makeFile("cookie-small.bin", size: 1000)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -183,7 +183,7 @@ import TestSupport
 @Suite struct DigestLoginTests {
     @Test(arguments: [(Credentials.Methods.any, 200), (.digest, 200), (.basic, 401)])
     func aDigestLoginGetsInAsNegotiated(methods: Credentials.Methods, status: Int) async throws {
-        let servers = try TestAccessServers.shared()
+        let servers = try await TestAccessServers.shared()
         let port = try #require(servers.digestPort, "lighttpd is not installed (scripts/setup.sh installs it)")
         try servers.makeFile("digest-small.bin", size: 1000)
         var request = HTTPRequest(url: servers.url("digest-small.bin", port: port))

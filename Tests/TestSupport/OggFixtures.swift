@@ -6,6 +6,10 @@ public enum OggFixtures {
     /// The folder holding them (made on first use; `nil` when an encoder is missing).
     public static let folder: String? = try? make()
 
+    /// Whether they could be made, made on the first call off the Swift concurrency pool (some
+    /// 25 encoder runs, seconds): for the suites' conditions, which the pool evaluates.
+    public static func made() async -> Bool { (try? await offPool { folder != nil }) ?? false }
+
     /// Fixture names, by codec (3 s or less; the chained ones are 3 s and 1.3 s; the 5.1 one has
     /// a tone of its own in each channel, so that channels out of order fail). Also
     /// `vorbis-long.ogg` and `opus-long.opus`: 40 s, for reads of part of a file.

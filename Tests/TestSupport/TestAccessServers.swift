@@ -37,8 +37,10 @@ public struct TestAccessServers: Sendable {
     public var tinyproxyLogPath: String { workFolder + "/tinyproxy.log" }
     public var dantedLogPath: String { workFolder + "/danted.log" }
 
-    /// The servers, started once for this test process.
-    public static func shared() throws -> TestAccessServers { try service.get() }
+    /// The servers, started once for this test process: the first caller waits off the Swift
+    /// concurrency pool while they start (seconds: certificates, keys, several servers), and
+    /// so do callers that come meanwhile, so that no test holds a thread of the pool.
+    public static func shared() async throws -> TestAccessServers { try await offPool { try service.get() } }
 
     private static let service: Result<TestAccessServers, TestServices.Unavailable> = {
         switch TestServices.launch(["access"]) {

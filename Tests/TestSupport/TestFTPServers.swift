@@ -31,8 +31,10 @@ public struct TestFTPServers: Sendable {
     /// A known hosts file with sshd's host key.
     public var knownHosts: String
 
-    /// The servers, started once for this test process.
-    public static func shared() throws -> TestFTPServers { try service.get() }
+    /// The servers, started once for this test process: the first caller waits off the Swift
+    /// concurrency pool while they start (seconds: certificates, keys, several servers), and
+    /// so do callers that come meanwhile, so that no test holds a thread of the pool.
+    public static func shared() async throws -> TestFTPServers { try await offPool { try service.get() } }
 
     private static let service: Result<TestFTPServers, TestServices.Unavailable> = {
         switch TestServices.launch(["ftp"]) {
