@@ -250,7 +250,10 @@ extension PlayerStateMachine {
         case .playing:
             return move(to: .paused) + [.pauseOutput]
         case .waitingForData, .waitingForOutput:
-            return move(to: .paused) + (isOutputRunning ? [.pauseOutput] : [])
+            // The playback side stops too, started or not: told to start (or playing on after a
+            // seek) and meanwhile opening its output, it would otherwise play on until it told
+            // the machine its output started, which to an unpaced output can be the whole file.
+            return move(to: .paused) + [.pauseOutput]
         default:
             return []
         }
