@@ -1,4 +1,5 @@
 import Foundation
+import SlipstreamHTTP
 import Synchronization
 import Testing
 import TestSupport
@@ -77,6 +78,42 @@ struct IcecastRadioTests {
         #expect(player.properties.junkByteCount < Self.oneFrame)
         #expect(player.properties.format?.sampleRate == 44100)
         #expect(output.segments.joined().count > 44100 * 4)
+    }
+
+    /// Played to an output nobody hears (the unpaced null output), a live stream's reads gather
+    /// from the first audio on: Icecast sends its audio in a dozen or more small pieces a second,
+    /// and they come to the player once a second, each read taking many.
+    @Test func aLiveStreamToAnOutputNobodyHearsIsReadAFewTimesASecond() async throws {
+        let icecast = try TestIcecast.shared()
+        let mount = TestIcecast.uniqueMount("radio-unheard")
+        let source = try await icecast.startSource(on: mount, playing: try AudioFixtures.path("mp3-cbr128-noxing.mp3"), as: .mp3)
+        let output = RecordingOutput(NullOutput(paced: false))
+        let reads = Mutex<[(time: Int64, size: Int)]>([])
+        var configuration = AudioStreamerConfiguration()
+        configuration.output = { output }
+        configuration.rawTap = { _, bytes in reads.withLock { $0.append((MonotonicTime.now(), bytes.count)) } }
+        // An engine of its own: the shared one runs the other tests' transfers meanwhile, and an
+        // engine sleeps between reads only while every transfer it runs gathers.
+        let engine = HTTPEngine()
+        defer { engine.shutdown() }
+        let player = AudioStreamer(url: icecast.url(mount), configuration: configuration, engine: engine)
+        let run = try await PlayerRun.collect(player, limit: 90) { player in
+            player.play()
+            try await PlayerRun.wait { !output.segments.joined().isEmpty }
+            // Past Icecast's burst to a new listener, and then a few seconds of live audio.
+            try await Task.sleep(for: .seconds(4.5))
+            player.stop()
+        }
+        await source.stop()
+        #expect(run.finalState == .stopped(.user), "\(run.events.suffix(8))")
+        let all = reads.withLock { $0 }
+        let end = all.last?.time ?? 0
+        let window = all.filter { $0.time > end - 3_000_000_000 }
+        // 128 kbit/s: 16 KB a second. Gathered a second at a time: 3 or 4 reads in 3 s, each
+        // perhaps cut in two by the 16 KiB buffer it is read into; read as they come, some 40.
+        let bytes = window.reduce(0) { $0 + $1.size }
+        #expect(bytes > 30_000, "\(window.count) reads of \(bytes) bytes")
+        #expect(window.count <= 10, "\(window.count) reads of \(bytes) bytes in the last 3 s")
     }
 
     /// The source goes away (Icecast ends its listeners' streams, then answers 404) and comes

@@ -29,6 +29,7 @@ final class RecordingOutput: AudioOutput, @unchecked Sendable {
     }
     func drain() throws(AudioOutputError) { try inner.drain() }
     func close() { inner.close() }
+    var playsInRealTime: Bool { inner.playsInRealTime }
 }
 
 /// An output whose `open` waits until the test lets it (a device that is slow to open), and

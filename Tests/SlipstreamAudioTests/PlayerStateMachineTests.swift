@@ -29,7 +29,7 @@ struct PlayerStateMachineTests {
         .input(.play), .input(.pause), .input(.stop), .input(.seek(.buffered)), .input(.seek(.readOn)),
         .input(.seek(.network(offset: 1000))), .input(.seekDeferred), .input(.startSeekUnavailable),
         .input(.decoderReady(facts)), .ready, .input(.bufferReady(id: 999)), .input(.producerPaused(episode: 1)),
-        .input(.producerResumable(episode: 1)), .input(.outputStarted), .input(.underrun), .input(.endOfStream),
+        .input(.producerResumable(episode: 1)), .input(.outputStarted), .input(.underrun(heard: true)), .input(.endOfStream),
         .input(.dataArrived), .input(.connectionCompleted), .input(.connectionFailed(networkError)),
         .input(.connectionFailed(forbidden)), .input(.reconnectDue), .input(.fatal(decoderError)),
         .input(.answered(isLive: true)), .input(.answered(isLive: false)), .input(.liveStreamEnded(liveEnd)),
@@ -167,18 +167,35 @@ struct PlayerStateMachineTests {
     @Test func anUnderrunBuffersWithTheRestartThresholdAndResumesTheSameOutput() {
         var m = Self.machine(in: .playing) { Machine(startThreshold: 0.1, restartThreshold: 2) }
         #expect(
-            m.handle(.underrun) == [
+            m.handle(.underrun(heard: true)) == [
                 .emit(.stateChanged(.waitingForData)), .pauseOutput, .emit(.bufferingStarted),
                 .awaitBuffer(seconds: 2, id: 2),
             ])
         #expect(m.handle(.bufferReady(id: 2)) == [.emit(.stateChanged(.playing)), .resumeOutput, .emit(.bufferingEnded)])
     }
 
+    /// A live stream comes at real time: to an output nobody hears, its queue runs dry at every
+    /// piece, and that is not buffering; a file's still is, and so is a live stream's to a
+    /// device. Pause and play go on as ever.
+    @Test func aLiveStreamRunningDryForAnOutputNobodyHearsIsNotBuffering() {
+        var live = Self.machine(in: .playing)
+        _ = live.handle(.answered(isLive: true))
+        #expect(live.handle(.underrun(heard: false)) == [])
+        #expect(live.state == .playing && !live.isBuffering)
+        #expect(live.handle(.pause) == [.emit(.stateChanged(.paused)), .pauseOutput])
+        #expect(live.handle(.play) == [.emit(.stateChanged(.playing)), .resumeOutput])
+        #expect(live.handle(.underrun(heard: true)).contains(.emit(.bufferingStarted)))
+
+        var file = Self.machine(in: .playing)
+        #expect(file.handle(.underrun(heard: false)).contains(.emit(.bufferingStarted)))
+        #expect(file.state == .waitingForData)
+    }
+
     @Test func theQueueRunningDryAfterTheLastByteIsNotBuffering() {
         var m = Self.machine(in: .playing)
         _ = m.handle(.connectionCompleted)
         #expect(!m.isExpectingData)
-        #expect(m.handle(.underrun) == [])
+        #expect(m.handle(.underrun(heard: true)) == [])
         #expect(m.handle(.endOfStream) == [.emit(.stateChanged(.done)), .release])
     }
 
@@ -227,7 +244,7 @@ struct PlayerStateMachineTests {
 
     @Test func aSeekWhileBufferingDoesNotAnnounceBufferingTwice() {
         var m = Self.machine(in: .playing)
-        _ = m.handle(.underrun)
+        _ = m.handle(.underrun(heard: true))
         #expect(m.handle(.seek(.buffered)) == [.seekBuffered, .awaitBuffer(seconds: 0.05, id: 3)])
         #expect(m.state == .waitingForData)
     }

@@ -4,9 +4,11 @@ import Testing
 
 @Suite struct ReadGatheringTests {
     /// Feeds a run of buffer levels and returns the changes asked for, in order.
-    private func changes(isLive: Bool, _ levels: [Double]) -> [Duration?] {
-        var gathered = false
-        return levels.compactMap { ReadGathering.change(isLive: isLive, gathered: &gathered, buffered: $0) }.map(\.interval)
+    private func changes(isLive: Bool, heard: Bool = true, _ levels: [Double]) -> [Duration?] {
+        var gathered: Duration?
+        return levels.compactMap {
+            ReadGathering.change(isLive: isLive, gathered: &gathered, buffered: $0, heard: heard)
+        }.map(\.interval)
     }
 
     @Test func aLiveStreamGathersOnceTwoSecondsAreHeldAndStopsBelowOne() {
@@ -21,5 +23,23 @@ import Testing
     @Test func betweenTheThresholdsNothingChanges() {
         #expect(changes(isLive: true, [1.5, 1.2, 1.8, 1.0]).isEmpty)
         #expect(changes(isLive: true, [2.5, 1.5, 1.2, 1.8, 1.0, 1.9]) == [.milliseconds(250)])
+    }
+
+    @Test func aLiveStreamToAnOutputNobodyHearsGathersASecondAtOnceAndGoesOnGathering() {
+        // The unpaced null output or a WAV file takes each read's audio at once: the player
+        // holds nothing, and nothing can be heard late.
+        #expect(changes(isLive: true, heard: false, [0, 0, 0.1, 0, 3, 0]) == [.seconds(1)])
+    }
+
+    @Test func anOutputFoundUnheardAfterReadsGatheredGathersLonger() {
+        // An output slow to open: two seconds were held before it said it is not heard.
+        var gathered: Duration?
+        #expect(ReadGathering.change(isLive: true, gathered: &gathered, buffered: 2.5) == .init(interval: .milliseconds(250)))
+        #expect(ReadGathering.change(isLive: true, gathered: &gathered, buffered: 0, heard: false) == .init(interval: .seconds(1)))
+        #expect(ReadGathering.change(isLive: true, gathered: &gathered, buffered: 0, heard: false) == nil)
+    }
+
+    @Test func aFileToAnOutputNobodyHearsNeverGathers() {
+        #expect(changes(isLive: false, heard: false, [0, 2, 0]).isEmpty)
     }
 }

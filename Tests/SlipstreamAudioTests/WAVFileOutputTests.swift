@@ -154,6 +154,27 @@ private struct ParsedWAV {
         #expect(try ParsedWAV([UInt8](Data(contentsOf: URL(fileURLWithPath: path)))).dataSize == 0)
     }
 
+    /// A file is not heard as it is written; a pipe may feed a player that plays as it reads.
+    @Test func aFileIsNotHeardAsItIsWrittenAndAPipeMayBe() throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        let format = PCMFormat(sampleRate: 44100, channels: 2)
+        let file = WAVFileOutput(path: folder + "/file.wav")
+        try file.open(format)
+        #expect(!file.playsInRealTime)
+        file.close()
+        let fifo = folder + "/pipe.wav"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { Foundation.close(reader) }
+        let pipe = WAVFileOutput(path: fifo)
+        try pipe.open(format)
+        #expect(pipe.playsInRealTime)
+        pipe.close()
+        #expect(NullOutput(paced: true).playsInRealTime)
+        #expect(!NullOutput(paced: false).playsInRealTime)
+    }
+
     @Test func unwritableFileIsAClearError() throws {
         let path = try TestFiles.makeTemporaryFolder() + "/missing/out.wav"
         let output = WAVFileOutput(path: path)

@@ -30,4 +30,16 @@ public protocol AudioOutput: AnyObject {
 
     /// Releases the device or finishes the file. Safe to call more than once.
     func close()
+
+    /// Whether what is written is heard as it is written (a sound server, a device, the paced
+    /// null output, a pipe): the player then keeps audio queued against gaps. False for an output
+    /// that takes PCM as fast as it comes and that nobody listens to as it plays (a WAV file, the
+    /// unpaced null output): nothing there is heard late, so a live stream's reads gather from
+    /// the first audio on (`ReadGathering`). Asked after `open`. Default: true.
+    var playsInRealTime: Bool { get }
+}
+
+extension AudioOutput {
+    /// An output plays in real time unless it says otherwise.
+    public var playsInRealTime: Bool { true }
 }

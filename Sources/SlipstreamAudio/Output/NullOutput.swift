@@ -4,8 +4,9 @@
 /// Paced, it behaves as a device with a buffer of `bufferSeconds`: a write returns once all but
 /// that much of what was written has "played" on the monotonic clock, and the clock is the time
 /// spent playing (not paused, not starved) converted to frames, never more than the frames
-/// written. Unpaced, every write returns at once and the clock is the frames written. Pausing
-/// stops the clock in both.
+/// written. Unpaced, every write returns at once and the clock is the frames written, and nobody
+/// hears it as it plays (`playsInRealTime` is false): a live stream's reads gather a second at a
+/// time, and its queue running dry is not buffering. Pausing stops the clock in both.
 public final class NullOutput: AudioOutput {
     /// Whether writes are paced at real time.
     public let paced: Bool
@@ -49,6 +50,9 @@ public final class NullOutput: AudioOutput {
             MonotonicTime.sleep(until: anchorTime + MonotonicTime.nanoseconds(frames: mustPlay, rate: format.sampleRate))
         }
     }
+
+    /// Paced, it plays in real time; unpaced, nobody waits for its sound.
+    public var playsInRealTime: Bool { paced }
 
     public func framesPlayed() -> Int64 {
         guard paced, let format else { return framesWritten }

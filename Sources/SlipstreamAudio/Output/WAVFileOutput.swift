@@ -101,6 +101,9 @@ public final class WAVFileOutput: AudioOutput {
     /// Frames written since `open` or the last `flush()`: a file plays everything at once.
     public func framesPlayed() -> Int64 { framesWritten }
 
+    /// A file is not listened to as it is written; a pipe may feed a player (`wav:- | aplay`).
+    public var playsInRealTime: Bool { !isSeekable }
+
     /// Does nothing: a file has no sound to pause.
     public func setPaused(_ paused: Bool) throws(AudioOutputError) {}
 

@@ -5,7 +5,8 @@ public enum AudioStreamerEvent: Hashable, Sendable {
     /// The state changed.
     case stateChanged(AudioStreamerState)
     /// Playback waits for data (WKAudioStreamer's "blocked"): at the start, after a seek, or
-    /// when the queue ran dry.
+    /// when the queue ran dry (not a live stream's to an output nobody hears as it plays,
+    /// `AudioOutput.playsInRealTime`: that one takes each piece as it comes).
     case bufferingStarted
     /// Enough data again: sound resumes (WKAudioStreamer's "unblocked").
     case bufferingEnded

@@ -60,9 +60,9 @@ extension NetworkSide {
     /// parsed when the queue has room for them, else left for later (`.pause`).
     func received(_ bytes: UnsafeRawBufferPointer, at offset: Int64, receiver: ConnectionReceiver) -> AudioSourceDecision {
         guard receiver.isCurrent.load(ordering: .relaxed) else { return .stop }
-        let (admission, ready, buffered) = queue.withLock { queue in
+        let (admission, ready, buffered, heard) = queue.withLock { queue in
             let admission = queue.admit(bytes.count, now: MonotonicTime.now())
-            return (admission, admission == .accept ? nil : queue.readyFired(), queue.unplayedSeconds)
+            return (admission, admission == .accept ? nil : queue.readyFired(), queue.unplayedSeconds, queue.isOutputHeard)
         }
         if case .pause(let episode) = admission {
             if let episode { streamer.send(.producerPaused(episode: episode)) }
@@ -74,7 +74,8 @@ extension NetworkSide {
         let parsed = state.withLock { state -> Parsed? in
             guard state.generation == receiver.generation, !state.isStopped else { return nil }
             var parsed = Parsed(isFirstData: !state.connectionHasData)
-            parsed.gatherReads = ReadGathering.change(isLive: state.isLive, gathered: &state.readsGathered, buffered: buffered)
+            parsed.gatherReads = ReadGathering.change(
+                isLive: state.isLive, gathered: &state.readsGathered, buffered: buffered, heard: heard)
             if parsed.gatherReads != nil { parsed.connection = state.connection }
             state.connectionHasData = true
             parse(&state, &parsed) { (parser, sink) throws(AudioParserError) in try parser.parse(bytes, into: &sink) }

@@ -16,8 +16,8 @@ final class NetworkSide: Sendable {
         var connectionHasData = false
         /// The current connection's answer said the stream is live.
         var isLive = false
-        /// The current connection gathers its reads (`ReadGathering`).
-        var readsGathered = false
+        /// How long the current connection's reads gather (`ReadGathering`); nil: not at all.
+        var readsGathered: Duration?
         var totalSize: Int64?
         /// Whether the source answers ranges; nil until a range was asked for.
         var rangesSupported: Bool?
@@ -200,7 +200,7 @@ final class NetworkSide: Sendable {
         state.generation += 1
         state.receiver?.isCurrent.store(false, ordering: .relaxed)
         state.receiver = nil
-        state.readsGathered = false
+        state.readsGathered = nil
         defer { state.connection = nil }
         return state.connection
     }

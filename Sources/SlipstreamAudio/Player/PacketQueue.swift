@@ -87,6 +87,9 @@ struct PacketQueue {
     /// Where playback is, in nanoseconds, as of seek `positionGeneration`.
     private(set) var position: Int64 = 0
     private(set) var positionGeneration = 0
+    /// Whether the output is heard as it plays (`AudioOutput.playsInRealTime`); true until an
+    /// output is open.
+    var isOutputHeard = true
 
     /// An empty queue holding at most `limit` of unplayed audio.
     init(limit: AudioStreamerConfiguration.BufferLimit, resumeFraction: Double) {

@@ -132,14 +132,14 @@ final class PlaybackLoop {
                     isOutputPaused = true
                     perform { output throws(AudioOutputError) in try output.setPaused(true) }
                 }
-                queue.waitForNews(seconds: 0.2)
+                queue.waitForNews(seconds: clockWait)
             case .empty:
                 announceTitles()
                 if !hasNotifiedUnderrun {
                     hasNotifiedUnderrun = true
-                    streamer.send(.underrun)
+                    streamer.send(.underrun(heard: output?.playsInRealTime ?? true))
                 }
-                queue.waitForNews(seconds: 0.2)
+                queue.waitForNews(seconds: clockWait)
             case .ended:
                 if !hasEnded {
                     hasEnded = true
@@ -154,6 +154,11 @@ final class PlaybackLoop {
             }
         }
     }
+
+    /// How long to wait for news with nothing to play: a fifth of a second while an output
+    /// heard as it plays may still be playing what it holds (its clock moves on: titles reached,
+    /// the position); until news for one that nobody hears (its clock is the frames written).
+    private var clockWait: Double? { output?.playsInRealTime == false ? nil : 0.2 }
 
     /// A seek: the decoder forgets the stream, the output drops what it holds, and output
     /// starts again at the target.
@@ -323,6 +328,8 @@ extension PlaybackLoop {
                 try output!.open(kept)
                 converter = kept == format ? nil : try PCMConverter(from: format, to: kept)
             }
+            let heard = output!.playsInRealTime
+            queue.withLock { $0.isOutputHeard = heard }
             return true
         } catch {
             fail(AudioStreamerError(outputError: error))

@@ -45,8 +45,9 @@ struct PlayerStateMachine: Sendable {
         case producerResumable(episode: Int)
         /// The first frames after a start reached the output.
         case outputStarted
-        /// The queue ran dry before the end of the stream.
-        case underrun
+        /// The queue ran dry before the end of the stream, playing to an output that is
+        /// `heard` as it plays (`AudioOutput.playsInRealTime`).
+        case underrun(heard: Bool)
         /// The last frame of the stream was heard.
         case endOfStream
         /// Bytes arrived on the current connection (ends a streak of failed reconnects).
@@ -196,7 +197,7 @@ extension PlayerStateMachine {
             case .paused: return [.pauseOutput]
             default: return []
             }
-        case .underrun: return underrun()
+        case .underrun(let heard): return underrun(heard: heard)
         case .endOfStream:
             guard state != .initialized else { return [] }
             return move(to: .done) + [.release]
@@ -320,7 +321,12 @@ extension PlayerStateMachine {
         }
     }
 
-    private mutating func underrun() -> [Action] {
+    /// The queue ran dry: buffering, unless nothing stopped that anyone hears. A live stream
+    /// comes at real time, and an output nobody hears as it plays (a WAV file, the unpaced null
+    /// output) takes each piece as it comes: it runs dry at every piece, and waiting for more is
+    /// all there is to do (buffering a second at a time would only toggle the state).
+    private mutating func underrun(heard: Bool) -> [Action] {
+        guard heard || !isLive else { return [] }
         isReady = false
         guard state == .playing, !isNetworkComplete else { return [] }
         return move(to: .waitingForData) + [.pauseOutput] + buffering(true) + arm(restartThreshold)

@@ -25,9 +25,9 @@ final class SharedPacketQueue: Sendable {
         wake.signal()
     }
 
-    /// Blocks the playback thread until woken, or for at most `seconds`.
-    func waitForNews(seconds: Double) {
-        _ = wake.wait(timeout: .now() + seconds)
+    /// Blocks the playback thread until woken, or for at most `seconds` (nil: until woken).
+    func waitForNews(seconds: Double?) {
+        _ = wake.wait(timeout: seconds.map { .now() + $0 } ?? .distantFuture)
     }
 
     // MARK: Readings
