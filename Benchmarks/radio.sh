@@ -107,7 +107,7 @@ clients() {
     for entry in "${entries[@]}"; do
         echo "$entry"
         if [[ -n "${SLIPSTREAM_BASELINE:-}" && "$entry" == slipstream* ]]; then
-            echo "before: slipstream|${entry#*|}" | sed "s#$bin#$SLIPSTREAM_BASELINE#"
+            echo "before: ${entry%%|*}|${entry#*|}" | sed "s#$bin#$SLIPSTREAM_BASELINE#"
         fi
     done
 }

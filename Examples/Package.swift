@@ -30,6 +30,10 @@ let package = Package(
             name: "PlayStream",
             dependencies: [.product(name: "SlipstreamAudio", package: "Slipstream")]
         ),
+        .executableTarget(
+            name: "RecordStation",
+            dependencies: [.product(name: "SlipstreamAudio", package: "Slipstream")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
