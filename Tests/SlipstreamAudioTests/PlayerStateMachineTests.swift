@@ -29,9 +29,10 @@ struct PlayerStateMachineTests {
         .input(.play), .input(.pause), .input(.stop), .input(.seek(.buffered)), .input(.seek(.readOn)),
         .input(.seek(.network(offset: 1000))), .input(.seekDeferred), .input(.startSeekUnavailable),
         .input(.decoderReady(facts)), .ready, .input(.bufferReady(id: 999)), .input(.producerPaused(episode: 1)),
-        .input(.producerResumable(episode: 1)), .input(.outputStarted), .input(.underrun(heard: true)), .input(.endOfStream),
-        .input(.dataArrived), .input(.connectionCompleted), .input(.connectionFailed(networkError)),
-        .input(.connectionFailed(forbidden)), .input(.reconnectDue), .input(.fatal(decoderError)),
+        .input(.producerResumable(episode: 1)), .input(.outputStarted), .input(.underrun(heard: true)),
+        .input(.underrun(heard: false)), .input(.endOfStream), .input(.dataArrived), .input(.connectionCompleted),
+        .input(.connectionFailed(networkError)), .input(.connectionFailed(forbidden)), .input(.reconnectDue),
+        .input(.fatal(decoderError)),
         .input(.answered(isLive: true)), .input(.answered(isLive: false)), .input(.liveStreamEnded(liveEnd)),
     ]
 

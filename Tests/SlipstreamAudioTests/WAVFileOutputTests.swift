@@ -164,8 +164,9 @@ private struct ParsedWAV {
         file.close()
         let fifo = folder + "/pipe.wav"
         #expect(mkfifo(fifo, 0o600) == 0)
+        // A reader first (opening a FIFO to write waits for one).
         let reader = open(fifo, O_RDONLY | O_NONBLOCK)
-        #expect(reader >= 0)
+        try #require(reader >= 0)
         defer { Foundation.close(reader) }
         let pipe = WAVFileOutput(path: fifo)
         try pipe.open(format)

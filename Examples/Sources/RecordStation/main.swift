@@ -13,8 +13,8 @@ let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 60 : 60
 // README: RecordStation
 var configuration = AudioStreamerConfiguration()
 configuration.recording = AudioRecording(.folder(folder))
-// Nobody listens: the audio is decoded and dropped at once, and the station is read once a
-// second (a live stream to an output nobody hears never buffers: it takes each piece as it comes).
+// Nobody listens: the audio is decoded and dropped at once, and from the first audio on the
+// station is read once a second (a live stream to an output nobody hears never buffers).
 configuration.output = { NullOutput(paced: false) }
 configuration.progressInterval = nil
 let player = AudioStreamer(url: url, configuration: configuration)
@@ -51,8 +51,10 @@ let timer = Task {
 }
 do {
     print("ended: \(try await recorder.value)")
+} catch let error as AudioStreamerError where error.code == .cancelled {
+    print("stopped")
 } catch {
-    print("stopped: \(error)")
+    print("failed: \(error)")
 }
 timer.cancel()
 await log.value

@@ -29,6 +29,9 @@ final class PlaybackLoop {
     /// stream's new one (a WAV file holds one format).
     private var converter: PCMConverter?
     private var isOutputPaused = false
+    /// Whether the open output is heard as it plays (`AudioOutput.playsInRealTime`, asked when
+    /// it opens); true while none is open.
+    private var isOutputHeard = true
     /// Decoded frames gathered for one write to the output (`batchFrames`): a sound server or
     /// device is woken a few times a second, not for every packet. The first write after a
     /// start or a seek goes at once, and what is gathered is written whenever the queue has
@@ -137,7 +140,7 @@ final class PlaybackLoop {
                 announceTitles()
                 if !hasNotifiedUnderrun {
                     hasNotifiedUnderrun = true
-                    streamer.send(.underrun(heard: output?.playsInRealTime ?? true))
+                    streamer.send(.underrun(heard: isOutputHeard))
                 }
                 queue.waitForNews(seconds: clockWait)
             case .ended:
@@ -158,7 +161,7 @@ final class PlaybackLoop {
     /// How long to wait for news with nothing to play: a fifth of a second while an output
     /// heard as it plays may still be playing what it holds (its clock moves on: titles reached,
     /// the position); until news for one that nobody hears (its clock is the frames written).
-    private var clockWait: Double? { output?.playsInRealTime == false ? nil : 0.2 }
+    private var clockWait: Double? { isOutputHeard ? 0.2 : nil }
 
     /// A seek: the decoder forgets the stream, the output drops what it holds, and output
     /// starts again at the target.
@@ -329,6 +332,7 @@ extension PlaybackLoop {
                 converter = kept == format ? nil : try PCMConverter(from: format, to: kept)
             }
             let heard = output!.playsInRealTime
+            isOutputHeard = heard
             queue.withLock { $0.isOutputHeard = heard }
             return true
         } catch {
