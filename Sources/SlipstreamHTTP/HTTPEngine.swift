@@ -8,7 +8,9 @@ import Synchronization
 /// Many transfers share one engine, its connection cache and its DNS cache. Calls from any
 /// thread (`start`, and `resume`/`cancel` on a transfer) are queued and picked up by the I/O
 /// thread, which `curl_multi_wakeup` interrupts when it may be waiting (not when it is busy:
-/// it looks at the queue before it waits); sinks are called on the I/O thread only.
+/// it looks at the queue before it waits); sinks are called on the I/O thread only. The I/O
+/// thread also loads libcurl (with its TLS and other libraries) when the process has not yet:
+/// making an engine, and queueing work on it, never waits for that.
 /// An engine lives until `shutdown()`; `HTTPEngine.shared` lives as long as the process.
 public final class HTTPEngine: Sendable {
     /// Engine-wide settings.
@@ -26,14 +28,14 @@ public final class HTTPEngine: Sendable {
     /// The engine most callers share.
     public static let shared = HTTPEngine()
 
-    /// Starts loading libcurl (with its TLS and other libraries) and initialising it on a
-    /// thread of its own, for a program that knows early that it will go on the network: the
-    /// first engine then finds it ready, or waits only for the rest. Without this, the first
-    /// engine loads it. Any number of calls, from any thread.
-    public static func prepare() { CurlGlobal.initializeInBackground() }
+    /// Starts the shared engine, whose I/O thread loads libcurl (with its TLS and other
+    /// libraries) and initialises it, for a program that knows early that it will go on the
+    /// network: its first request then finds libcurl loaded, or being loaded already. Any number
+    /// of calls, from any thread.
+    public static func prepare() { _ = shared }
 
-    /// Waits until what `prepare()` started is done (nothing when it was not called). Call it
-    /// before the process exits: exiting while libcurl loads on another thread can crash.
+    /// Waits until libcurl, if an engine's I/O thread is loading it, is loaded. Call it before
+    /// the process exits: exiting while libcurl loads on another thread can crash.
     public static func settle() { CurlGlobal.settle() }
 
     private struct Inbox {
@@ -43,18 +45,31 @@ public final class HTTPEngine: Sendable {
         /// How the I/O thread may be waiting: set when it found no commands just before
         /// waiting, cleared when it takes commands or is woken.
         var ioThreadWait: EngineLoop.Wait?
+        /// The multi handle, once the I/O thread has made it (after loading libcurl): a wait on
+        /// sockets, set only after it, is ended through it.
+        var multi: MultiHandle?
 
         /// Queues `command`; how the I/O thread must be woken for it, if it must.
-        mutating func append(_ command: EngineLoop.Command) -> EngineLoop.Wait? {
+        mutating func append(_ command: EngineLoop.Command) -> Wake? {
             commands.append(command)
             defer { ioThreadWait = nil }
-            return ioThreadWait
+            return ioThreadWait.map { Wake(wait: $0, multi: multi) }
         }
     }
 
-    /// The multi handle. Only the I/O thread uses it, except for `curl_multi_wakeup`, which
-    /// libcurl documents as safe to call from any thread.
-    nonisolated(unsafe) private let multi: UnsafeMutableRawPointer
+    /// libcurl's multi handle. Only the I/O thread uses it, except for `curl_multi_wakeup`,
+    /// which libcurl documents as safe to call from any thread.
+    struct MultiHandle: @unchecked Sendable {
+        // Unchecked: a pointer that other threads only pass to curl_multi_wakeup.
+        let pointer: UnsafeMutableRawPointer
+    }
+
+    /// How to end the I/O thread's wait.
+    struct Wake: Sendable {
+        var wait: EngineLoop.Wait
+        var multi: MultiHandle?
+    }
+
     private let inbox = Mutex(Inbox())
     /// Ends the I/O thread's sleep while its transfers gather their reads. A signal that comes
     /// after the sleep ended only shortens the next one.
@@ -69,15 +84,16 @@ public final class HTTPEngine: Sendable {
     /// `idleWaitMilliseconds` before looking again (tests make that long, so that a missed
     /// wake-up would show).
     init(configuration: Configuration, idleWaitMilliseconds: Int32) {
-        CurlGlobal.initialize()
-        guard let multi = slipstream_curl_multi_init() else {
-            fatalError("curl_multi_init failed: libcurl is out of memory")
-        }
-        self.multi = multi
-        _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexing ? 2 : 0)
-        _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize)
+        CurlGlobal.willLoad()
         IOThread.start(name: "slipstream-http") { [self] in
-            EngineLoop(multi: self.multi, idleWaitMilliseconds: idleWaitMilliseconds)
+            CurlGlobal.initialize()
+            guard let multi = slipstream_curl_multi_init() else {
+                fatalError("curl_multi_init failed: libcurl is out of memory")
+            }
+            _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, configuration.multiplexing ? 2 : 0)
+            _ = slipstream_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize)
+            inbox.withLock { $0.multi = MultiHandle(pointer: multi) }
+            EngineLoop(multi: multi, idleWaitMilliseconds: idleWaitMilliseconds)
                 .run(
                     next: { self.takeCommands() }, mayWait: { self.mayWait($0) },
                     sleep: { _ = self.sleeper.wait(timeout: .now() + $0.seconds) })
@@ -88,7 +104,7 @@ public final class HTTPEngine: Sendable {
     /// the sink is completed at once with `.cancelled`.
     @discardableResult
     public func start(_ request: HTTPRequest, sink: any HTTPSink) -> HTTPTransfer {
-        let queued: (id: UInt64, wake: EngineLoop.Wait?)? = inbox.withLock { inbox in
+        let queued: (id: UInt64, wake: Wake?)? = inbox.withLock { inbox in
             guard !inbox.isShutDown else { return nil }
             let id = inbox.nextID
             inbox.nextID += 1
@@ -112,7 +128,7 @@ public final class HTTPEngine: Sendable {
     func gatherReads(_ id: UInt64, interval: Duration?) { send(.gatherReads(id: id, interval: interval)) }
 
     private func send(_ command: EngineLoop.Command) {
-        let wait = inbox.withLock { inbox -> EngineLoop.Wait? in
+        let wait = inbox.withLock { inbox -> Wake? in
             guard !inbox.isShutDown else { return nil }
             if case .shutdown = command { inbox.isShutDown = true }
             return inbox.append(command)
@@ -120,10 +136,10 @@ public final class HTTPEngine: Sendable {
         wake(wait)
     }
 
-    /// Ends the I/O thread's wait, `wait`, if it may be waiting.
-    private func wake(_ wait: EngineLoop.Wait?) {
-        switch wait {
-        case .sockets: slipstream_curl_multi_wakeup(multi)
+    /// Ends the I/O thread's wait, if it may be waiting.
+    private func wake(_ wake: Wake?) {
+        switch wake?.wait {
+        case .sockets: if let multi = wake?.multi { slipstream_curl_multi_wakeup(multi.pointer) }
         case .gathering: sleeper.signal()
         case nil: break
         }
@@ -181,8 +197,8 @@ public final class HTTPTransfer: Sendable {
 enum CurlGlobal {
     /// What loading found (`slipstream_curl_load_and_initialize`); the first use loads.
     private static let outcome = slipstream_curl_load_and_initialize()
-    /// Whether `initializeInBackground` started its thread.
-    private static let loadsInBackground = Atomic<Bool>(false)
+    /// Whether a thread was started that loads libcurl (`willLoad`).
+    private static let loadsOnAnotherThread = Atomic<Bool>(false)
 
     static func initialize() {
         switch outcome {
@@ -192,16 +208,16 @@ enum CurlGlobal {
         }
     }
 
-    /// Loads on a thread of its own, once; later callers of `initialize` wait for what is left.
-    static func initializeInBackground() {
-        guard !loadsInBackground.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        IOThread.start(name: "slipstream-curl") { _ = outcome }
+    /// Says that a thread about to start (an engine's I/O thread) loads libcurl, for `settle`.
+    static func willLoad() {
+        loadsOnAnotherThread.store(true, ordering: .releasing)
     }
 
-    /// Waits for the background load, if one was started: a process that exits while libcurl and
-    /// its libraries load on that thread runs their exit handlers on half-made state, and crashes
-    /// (seen: 1 exit in 15 right after the start).
+    /// Waits for the load another thread does, if one was started (or does it here, if that
+    /// thread has not begun): a process that exits while libcurl and its libraries load on
+    /// another thread runs their exit handlers on half-made state, and crashes (seen: 1 exit in
+    /// 15 right after the start).
     static func settle() {
-        if loadsInBackground.load(ordering: .acquiring) { _ = outcome }
+        if loadsOnAnotherThread.load(ordering: .acquiring) { _ = outcome }
     }
 }

@@ -83,7 +83,7 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
-    /// A run with a URL loads libcurl on a thread of its own from the start; one that ends at
+    /// A run with a URL loads libcurl on the shared engine's thread from the start; one that ends at
     /// once (a usage error) waits for that before it exits (it crashed 1 time in 15 before).
     @Test func aRunThatEndsAtOnceNeverCrashesWhileLibcurlLoads() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
