@@ -1,9 +1,9 @@
 // OpenSSL's libcrypto through EVP: message digests, for verifying downloads; AES-128-CBC,
 // for decrypting HLS segments. Loaded on first use (dlopen), not linked: most runs need neither,
 // and linking it cost every run of `slipstream` its load at start-up (a run on the network loads
-// it anyway, with libcurl, on a thread of its own). Only the header is used at build time; each
-// slipstream_NAME function below calls libcrypto's NAME, or (library not installed) fails as
-// NAME fails: NULL, 0 or nothing.
+// it anyway, with libcurl, on the HTTP engine's thread). Only the header is used at build time;
+// each slipstream_NAME function below calls libcrypto's NAME, or (library not installed) fails
+// as NAME fails: NULL, 0 or nothing.
 #ifndef SLIPSTREAM_CCRYPTO_SHIM_H
 #define SLIPSTREAM_CCRYPTO_SHIM_H
 

@@ -53,7 +53,11 @@ public final class HTTPEngine: Sendable {
         mutating func append(_ command: EngineLoop.Command) -> Wake? {
             commands.append(command)
             defer { ioThreadWait = nil }
-            return ioThreadWait.map { Wake(wait: $0, multi: multi) }
+            switch ioThreadWait {
+            case .sockets: return multi.map { .sockets($0) }
+            case .gathering: return .gathering
+            case nil: return nil
+            }
         }
     }
 
@@ -64,10 +68,11 @@ public final class HTTPEngine: Sendable {
         let pointer: UnsafeMutableRawPointer
     }
 
-    /// How to end the I/O thread's wait.
-    struct Wake: Sendable {
-        var wait: EngineLoop.Wait
-        var multi: MultiHandle?
+    /// How to end the I/O thread's wait: `curl_multi_wakeup` on its multi handle, or the
+    /// sleeper's signal.
+    enum Wake: Sendable {
+        case sockets(MultiHandle)
+        case gathering
     }
 
     private let inbox = Mutex(Inbox())
@@ -138,8 +143,8 @@ public final class HTTPEngine: Sendable {
 
     /// Ends the I/O thread's wait, if it may be waiting.
     private func wake(_ wake: Wake?) {
-        switch wake?.wait {
-        case .sockets: if let multi = wake?.multi { slipstream_curl_multi_wakeup(multi.pointer) }
+        switch wake {
+        case .sockets(let multi): slipstream_curl_multi_wakeup(multi.pointer)
         case .gathering: sleeper.signal()
         case nil: break
         }
@@ -192,8 +197,8 @@ public final class HTTPTransfer: Sendable {
 
 /// libcurl loaded and `curl_global_init` run, once per process, before the first handle. The
 /// once is Swift's (a global's first use), not the C shim's: a static there has a copy in every
-/// object file that inlines its function, and an optimised build had three, so an engine started
-/// while `prepare()` loaded libcurl loaded and initialised it a second time.
+/// object file that inlines its function, and an optimised build had three, so two threads could
+/// each load and initialise it.
 enum CurlGlobal {
     /// What loading found (`slipstream_curl_load_and_initialize`); the first use loads.
     private static let outcome = slipstream_curl_load_and_initialize()

@@ -248,12 +248,11 @@ extension PlayerStateMachine {
 
     private mutating func pause() -> [Action] {
         switch state {
-        case .playing:
-            return move(to: .paused) + [.pauseOutput]
-        case .waitingForData, .waitingForOutput:
-            // The playback side stops too, started or not: told to start (or playing on after a
-            // seek) and meanwhile opening its output, it would otherwise play on until it told
-            // the machine its output started, which to an unpaced output can be the whole file.
+        case .playing, .waitingForData, .waitingForOutput:
+            // The playback side stops too, its output started or not: told to start (or playing
+            // on after a seek) and meanwhile opening its output, it would otherwise play on until
+            // it told the machine its output started, which to an unpaced output can be the whole
+            // file.
             return move(to: .paused) + [.pauseOutput]
         default:
             return []
