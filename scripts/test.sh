@@ -20,6 +20,10 @@ lint_default=strict
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
+# A whole run holds some 700 descriptors at its peak (the in-test servers, connections and files
+# of the tests running at once): where the soft limit is 1024, take the hard one. A server out of
+# descriptors stops accepting, and a download held at its gate then waits for good.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 source scripts/nginx.sh
 source scripts/pulse.sh
 source scripts/icecast.sh

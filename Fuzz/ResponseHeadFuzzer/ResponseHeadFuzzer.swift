@@ -38,7 +38,7 @@ func receivedHead(_ lines: [[UInt8]]) -> HTTPResponseHead {
         fatalError("curl_easy_init failed")
     }
     for line in lines where !line.isEmpty {
-        line.withUnsafeBytes { transfer.onHeaderLine($0) }
+        _ = line.withUnsafeBytes { transfer.onHeaderLine($0) }  // always true for HTTP
     }
     _ = transfer.onBody(UnsafeRawBufferPointer(start: nil, count: 0))
     guard let head = sink.head.withLock({ $0 }) else { fatalError("no head was delivered") }

@@ -22,9 +22,8 @@ struct DiskFullTests {
         }
         defer { server.stop() }
         let path = mount.path + "/d.bin"
-        var configuration = DownloadConfiguration()
+        var configuration = DownloadConfiguration.heldAtAGate
         configuration.preallocate = preallocate
-        configuration.stallTimeout = 3600
         let download = try Downloader(configuration: configuration).start(server.url("/d.bin"), to: .file(path))
         for await event in download.events {
             if case .progress(let progress) = event, progress.completedBytes >= 1 << 20 { break }

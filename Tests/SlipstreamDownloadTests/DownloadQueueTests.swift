@@ -23,22 +23,30 @@ import TestSupport
         var configuration = DownloadQueue.Configuration()
         configuration.maxConcurrentDownloads = jobs
         configuration.connectionsPerHost = perHost
+        configuration.download = .heldAtAGate
         configuration.download.connections = connections
         configuration.download.minimumSplitSize = 64 << 10
-        // Held responses are never taken for stalled ones, however long a busy machine takes.
-        configuration.download.stallTimeout = 3600
         return configuration.build()
     }
 
-    /// Reads `events` until `matching` is seen; a failure not matched ends the wait as an issue.
-    static func wait(for events: DownloadQueueEvents, _ matching: (DownloadQueueEvent) -> Bool) async {
-        for await event in events {
+    /// Reads `events` until `matching` is seen; an end not matched (a failure, or a download
+    /// finished before the test could act) ends the wait as an issue, and so does the time
+    /// limit, naming what came meanwhile. One reader for a whole test: `events` of a queue has
+    /// no history, so a reader made for each wait would miss what came between two waits.
+    static func wait(for events: inout DownloadQueueEvents.AsyncIterator, _ matching: (DownloadQueueEvent) -> Bool) async {
+        var seen: [String] = []
+        while let event = await events.next() {
             if matching(event) { return }
-            if case .failed(let id, let error) = event {
-                Issue.record("download \(id) failed: \(error)")
-                return
+            switch event {
+            case .failed(let id, let error): Issue.record("download \(id) failed: \(error)")
+            case .finished(let id, _): Issue.record("download \(id) finished")
+            default:
+                if seen.count < 50 { seen.append("\(event)".prefix(120).description) }
+                continue
             }
+            return
         }
+        Issue.record("the events ended unmatched; before it: \(seen)")
     }
 
     @Test func theConnectionLimitOfAHostHoldsAcrossDownloads() async throws {
@@ -104,14 +112,14 @@ import TestSupport
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let queue = Self.queue(jobs: 2)
-        let events = queue.events()
+        var events = queue.events().makeAsyncIterator()
         let id = try queue.add(.init(url: server.url("/p.bin"), destination: .file(folder + "/p.bin")))
-        await Self.wait(for: events) {
+        await Self.wait(for: &events) {
             if case .progress(id, let progress) = $0 { return progress.completedBytes >= 512 << 10 }
             return false
         }
         queue.pause(id)
-        await Self.wait(for: events) { if case .paused(id) = $0 { true } else { false } }
+        await Self.wait(for: &events) { if case .paused(id) = $0 { true } else { false } }
         #expect(queue.downloads.map(\.phase) == [.paused])
         #expect(queue.limiter.connections(to: HostConnectionLimiter.host(of: server.url("/"))) == 0)
         #expect(FileManager.default.fileExists(atPath: folder + "/p.bin.part.slipstream"))
@@ -120,7 +128,7 @@ import TestSupport
         let requestsBefore = server.requests.count
         queue.resume(id)
         var finished: DownloadResult?
-        await Self.wait(for: events) {
+        await Self.wait(for: &events) {
             if case .finished(id, let result) = $0 { finished = result }
             return finished != nil
         }
@@ -141,11 +149,11 @@ import TestSupport
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let queue = Self.queue(jobs: 2)
-        let events = queue.events()
+        var events = queue.events().makeAsyncIterator()
         let a = try queue.add(.init(url: server.url("/a.bin"), destination: .file(folder + "/a.bin")))
         let b = try queue.add(.init(url: server.url("/b.bin"), destination: .file(folder + "/b.bin")))
         var started: Set<DownloadQueue.ID> = []
-        await Self.wait(for: events) {
+        await Self.wait(for: &events) {
             if case .started(let id, _) = $0 { started.insert(id) }
             return started.count == 2
         }
@@ -153,7 +161,7 @@ import TestSupport
         queue.cancel(a)
         queue.cancelAndRemoveFiles(b)
         var failures: [DownloadQueue.ID: DownloadError] = [:]
-        for await event in events {
+        while let event = await events.next() {
             if case .failed(let id, let error) = event { failures[id] = error }
             if failures.count == 2 { break }
         }
@@ -178,12 +186,12 @@ import TestSupport
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let queue = Self.queue(jobs: 1, connections: 1)
-        let events = queue.events()
+        var events = queue.events().makeAsyncIterator()
         var ids: [String: DownloadQueue.ID] = [:]
         for name in names {
             ids[name] = try queue.add(.init(url: server.url("/\(name).bin"), destination: .file(folder + "/\(name).bin")))
         }
-        await Self.wait(for: events) { if case .started(ids["a"]!, _) = $0 { true } else { false } }
+        await Self.wait(for: &events) { if case .started(ids["a"]!, _) = $0 { true } else { false } }
         // While a runs (held at the gate): d goes first, c waits paused.
         queue.move(ids["d"]!, to: 0)
         queue.pause(ids["c"]!)
@@ -211,17 +219,17 @@ import TestSupport
         let folder = try TestFiles.makeTemporaryFolder()
         var configuration = DownloadQueue.Configuration()
         configuration.maxConcurrentDownloads = 1
-        configuration.download.stallTimeout = 3600
+        configuration.download = .heldAtAGate
         configuration.sessionPath = folder + "/session.txt"
         let queue = DownloadQueue(configuration: configuration)
-        let events = queue.events()
+        var events = queue.events().makeAsyncIterator()
         let a = try queue.add(.init(url: server.url("/a.bin"), destination: .folder(folder)))
         let b = try queue.add(
             .init(
                 url: server.url("/b.bin"), mirrors: [server.url("/b.bin?m")],
                 destination: .file(folder + "/bee.bin"), checksum: try Checksum(parsing: "md5=" + String(repeating: "0", count: 32))))
         try queue.add(.init(url: server.url("/c.bin"), destination: .folder(folder)), paused: true)
-        await Self.wait(for: events) { if case .started(a, _) = $0 { true } else { false } }
+        await Self.wait(for: &events) { if case .started(a, _) = $0 { true } else { false } }
         try await queue.saveSession()
         let saved = try SessionFile.read(folder + "/session.txt")
         #expect(saved.isSession)

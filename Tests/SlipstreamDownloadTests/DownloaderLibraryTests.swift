@@ -19,12 +19,6 @@ import TestSupport
         }
     }
 
-    static var patient: DownloadConfiguration {
-        var configuration = DownloadConfiguration()
-        configuration.stallTimeout = 3600
-        return configuration
-    }
-
     @Test func aOneShotDownloadTakesAURLAndReturnsTheResult() async throws {
         let server = try TestHTTPServer { .file(Self.content, for: $0) }
         defer { server.stop() }
@@ -44,7 +38,7 @@ import TestSupport
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/held.bin"
-        let download = try Downloader(configuration: Self.patient).start(server.url("/held.bin"), to: .file(path))
+        let download = try Downloader(configuration: .heldAtAGate).start(server.url("/held.bin"), to: .file(path))
         let waiter = Task { try await download.value }
         // Cancelled once the server holds every answer (whole pieces are on disk by then).
         for await event in download.events {
@@ -63,7 +57,7 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: path + ".part.slipstream"))
         // Started again, it resumes.
         gate.open()
-        let result = try await Downloader(configuration: Self.patient).download(from: server.url("/held.bin"), to: .file(path))
+        let result = try await Downloader(configuration: .heldAtAGate).download(from: server.url("/held.bin"), to: .file(path))
         #expect(result.resumedBytes > 0)
         #expect(TestFiles.contents(of: path, equal: Self.content))
     }
@@ -104,7 +98,7 @@ import TestSupport
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var configuration = DownloadQueue.Configuration()
-        configuration.download = Self.patient
+        configuration.download = .heldAtAGate
         let queue = DownloadQueue(configuration: configuration)
         let id = try queue.add(.init(url: server.url("/q.bin"), destination: .folder(folder)))
         for await event in queue.events(for: id) {

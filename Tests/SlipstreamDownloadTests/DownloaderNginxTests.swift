@@ -107,8 +107,7 @@ import TestSupport
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var configuration = DownloadConfiguration()
-        configuration.stallTimeout = 3600
+        let configuration = DownloadConfiguration.heldAtAGate
         let download = try Downloader(configuration: configuration).start(server.url("/c.bin"), to: .file(folder + "/c.bin"))
         for await event in download.events {
             if case .progress(let progress) = event, progress.completedBytes > 0 { break }

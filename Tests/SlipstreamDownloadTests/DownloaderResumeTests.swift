@@ -30,15 +30,8 @@ import TestSupport
 
     enum Validators: Sendable { case etag, lastModified, neither }
 
-    /// No stall timeout: a held response must not be taken for a stalled one.
-    static var patient: DownloadConfiguration {
-        var configuration = DownloadConfiguration()
-        configuration.stallTimeout = 3600
-        return configuration
-    }
-
     /// Starts a download and cancels it once `bytes` are done; returns how it ended.
-    func interrupt(_ url: String, to path: String, after bytes: Int64, configuration: DownloadConfiguration = patient)
+    func interrupt(_ url: String, to path: String, after bytes: Int64, configuration: DownloadConfiguration = .heldAtAGate)
         async throws -> DownloadError?
     {
         let download = try Downloader(configuration: configuration).start(url, to: .file(path))
@@ -94,7 +87,7 @@ import TestSupport
             mute.stop()
             gate.open()
         }
-        let download = try Downloader(configuration: Self.patient).start(mute.url("/c.bin"), to: .file(path))
+        let download = try Downloader(configuration: .heldAtAGate).start(mute.url("/c.bin"), to: .file(path))
         while !asked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
         download.cancelAndRemoveFiles()
         await #expect(throws: DownloadError.self) { try await download.value }
@@ -207,7 +200,7 @@ import TestSupport
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         let path = folder + "/t.bin"
-        var configuration = Self.patient
+        var configuration = DownloadConfiguration.heldAtAGate
         configuration.trustSize = true
         _ = try await interrupt(server.url("/t.bin"), to: path, after: 512 << 10, configuration: configuration)
         gate.open()
@@ -246,7 +239,7 @@ import TestSupport
         let server = try Self.heldServer([TestFiles.randomBytes(4 << 20, seed: 17)], gate: gate)
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
-        let download = try Downloader(configuration: Self.patient).start(server.url("/x.bin"), to: .file(folder + "/x.bin"))
+        let download = try Downloader(configuration: .heldAtAGate).start(server.url("/x.bin"), to: .file(folder + "/x.bin"))
         for await event in download.events {
             if case .progress = event { break }
         }

@@ -146,20 +146,27 @@ public final class TestHTTPServer: Sendable {
 
     /// Stops accepting and shuts every open connection, so no client keeps a kept-alive
     /// connection to this server (a later server may get the same port); stalled responses end.
+    /// The listening socket is closed by the accepting thread as it ends, never here: closed
+    /// while that thread is between two accepts, its number could go to another test's new
+    /// listening socket, and this server's thread would take that server's connections.
     public func stop() {
-        let clients = state.withLock { state in
+        state.withLock { state in
             state.stopped = true
-            return state.clients
+            shutdownClients(state)
         }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
     }
 
     /// Drops every open connection as a station does, and goes on accepting new ones: what was
     /// written reaches the client, then the end of the stream (a blocked response ends).
     public func dropConnections() {
-        for client in state.withLock({ $0.clients }) { shutdown(client, Int32(SHUT_RDWR)) }
+        state.withLock { shutdownClients($0) }
+    }
+
+    /// Shuts the connections in `state`, under its lock: a connection's thread takes it out
+    /// under the lock before closing it, so no number here can be another socket's by now.
+    private func shutdownClients(_ state: State) {
+        for client in state.clients { shutdown(client, Int32(SHUT_RDWR)) }
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
@@ -168,7 +175,8 @@ public final class TestHTTPServer: Sendable {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                close(listener)
                 return
             }
             let stopped = state.withLock { state in
