@@ -35,11 +35,11 @@ struct AACDecoderTests {
     }
 
     @Test(arguments: fixtures)
-    func matchesFFmpegInLengthAlignmentAndLevel(_ name: String) throws {
+    func matchesFFmpegInLengthAlignmentAndLevel(_ name: String) async throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
         let channels = try stream.format.channels
         let ours = try stream.decodeTrimmed()
-        let ffmpeg = try ReferenceDecoder.ffmpeg(Self.path(name))
+        let ffmpeg = try await ReferenceDecoder.ffmpeg(Self.path(name))
         #expect(ours.count == ffmpeg.count)
         #expect(ours.count == stream.packets.count * 1024 * channels * 2)
         #expect(Self.channel(ours, 0, of: channels).prefix(1024).allSatisfy { $0 == 0 })

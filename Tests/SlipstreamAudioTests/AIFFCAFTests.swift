@@ -14,13 +14,13 @@ struct AIFFCAFTests {
     static let floatFixtures = ["aifc-f32.aiff", "caf-f32.caf"]
 
     @Test(arguments: integerFixtures + floatFixtures)
-    func parsedTheSameInAnySplitWithExactTotals(name: String) throws {
+    func parsedTheSameInAnySplitWithExactTotals(name: String) async throws {
         let bytes = try AudioFixtures.bytes(name)
         let run = FLACParserTests.parseEveryWay(bytes)
         #expect(run.error == nil)
         let format = try #require(run.final.format)
         #expect(format.codec == .pcm)
-        let (_, soxFrames) = try ExternalProgram.output(["soxi", "-s", try AudioFixtures.path(name)])
+        let (_, soxFrames) = try await ExternalProgram.output(["soxi", "-s", try AudioFixtures.path(name)])
         let frames = try #require(Int64(soxFrames.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(run.final.trimmedFrameCount == frames)
         #expect(run.packets.reduce(0) { $0 + Int64($1.frameCount) } == frames)
@@ -34,9 +34,9 @@ struct AIFFCAFTests {
     }
 
     @Test(arguments: integerFixtures)
-    func integersDecodeExactlyAsSox(name: String) throws {
+    func integersDecodeExactlyAsSox(name: String) async throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
-        let reference = try ReferenceDecoder.sox(try AudioFixtures.path(name), float: true)
+        let reference = try await ReferenceDecoder.sox(try AudioFixtures.path(name), float: true)
         let decoded = try stream.decodeTrimmed(sampleType: .float32)
         #expect(decoded.count == reference.count)
         #expect(Bool(decoded == reference))
@@ -45,9 +45,9 @@ struct AIFFCAFTests {
     /// Floats to 16 bits: exactly as ffmpeg rounds them (sox reads a float CAF through
     /// libsndfile, which scales it by its peak, so it is not the reference here).
     @Test(arguments: floatFixtures)
-    func floatsDecodeExactlyAsFFmpeg(name: String) throws {
+    func floatsDecodeExactlyAsFFmpeg(name: String) async throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
-        let reference = try ReferenceDecoder.ffmpeg(try AudioFixtures.path(name))
+        let reference = try await ReferenceDecoder.ffmpeg(try AudioFixtures.path(name))
         let decoded = try stream.decodeTrimmed()
         #expect(decoded.count == reference.count)
         #expect(Bool(decoded == reference))

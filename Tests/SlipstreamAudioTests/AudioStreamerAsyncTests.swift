@@ -117,7 +117,7 @@ struct AudioStreamerAsyncTests {
     /// A start time and a seek given as `Duration`s land on the exact sample, as seconds do.
     @Test func timesAsDurationsLandOnTheExactSample() async throws {
         let name = "mp3-cbr128.mp3"
-        let reference = try await Reference.mpg123(PlayerFiles.fixture(name))
+        let reference = try await ReferenceDecoder.mpg123(PlayerFiles.fixture(name))
         let target = Int(1.5 * 44100) * 4
         // A start time.
         let started = RecordingOutput(NullOutput(paced: false))

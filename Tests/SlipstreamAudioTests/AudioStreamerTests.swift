@@ -25,7 +25,7 @@ struct AudioStreamerTests {
         #expect(run.finalState == .done, "\(run.events)")
         #expect(run.events.contains(.bufferingStarted) && run.events.contains(.bufferingEnded))
         let played = try ReferenceDecoder.wavData(wav)
-        let reference = try await Reference.mpg123(PlayerFiles.fixture(name))
+        let reference = try await ReferenceDecoder.mpg123(PlayerFiles.fixture(name))
         #expect(played.count == reference.count)
         #expect(played.elementsEqual(reference))
     }
@@ -34,7 +34,7 @@ struct AudioStreamerTests {
         let wav = try Self.temporaryWAV()
         let run = try await PlayerRun.play(try PlayerFiles.fixture("mp3-vbr-v0.mp3")) { $0.output = { WAVFileOutput(path: wav) } }
         #expect(run.finalState == .done)
-        let reference = try await Reference.mpg123(PlayerFiles.fixture("mp3-vbr-v0.mp3"))
+        let reference = try await ReferenceDecoder.mpg123(PlayerFiles.fixture("mp3-vbr-v0.mp3"))
         #expect(try ReferenceDecoder.wavData(wav).elementsEqual(reference))
     }
 
@@ -42,7 +42,7 @@ struct AudioStreamerTests {
         let wav = try Self.temporaryWAV()
         let run = try await PlayerRun.play(try PlayerFiles.served("wav-s16.wav")) { $0.output = { WAVFileOutput(path: wav) } }
         #expect(run.finalState == .done)
-        let reference = try await Reference.sox(PlayerFiles.fixture("wav-s16.wav"))
+        let reference = try await ReferenceDecoder.sox(PlayerFiles.fixture("wav-s16.wav"))
         #expect(try ReferenceDecoder.wavData(wav).elementsEqual(reference))
     }
 
@@ -103,7 +103,7 @@ struct AudioStreamerTests {
             $0.progress.bytesReceived == Int64(content.count)
         }
         #expect(run.finalState == .done)
-        let reference = try await Reference.mpg123(file)
+        let reference = try await ReferenceDecoder.mpg123(file)
         let target = 20 * 44100
         #expect(after.count == reference.count - target * 4)
         #expect(after[...].elementsEqual(reference[(target * 4)...]))
@@ -120,7 +120,7 @@ struct AudioStreamerTests {
             $0.progress.bytesReceived >= 40 * 1024
         }
         #expect(run.finalState == .done)
-        let reference = try await Reference.mpg123(file)
+        let reference = try await ReferenceDecoder.mpg123(file)
         let target = Int(21.5 * 44100)
         #expect(after[...].elementsEqual(reference[(target * 4)...]))
         // The second request asked for the bytes from a little before 21.5 s of 30 s, with
@@ -138,7 +138,7 @@ struct AudioStreamerTests {
             $0.progress.bytesReceived >= 40 * 1024
         }
         #expect(run.finalState == .done)
-        let reference = try await Reference.mpg123(file)
+        let reference = try await ReferenceDecoder.mpg123(file)
         // The Xing table is an estimate: the audio starts within a second of the target ...
         let landed = try #require(PlayerFiles.locate(after[...], in: reference, channels: 2, around: 20 * 44100, window: 44100))
         // ... and what follows is the file from there to the end (the end untrimmed: where
@@ -164,7 +164,7 @@ struct AudioStreamerTests {
             $0.progress.bytesReceived >= 40 * 1024
         }
         #expect(run.finalState == .done)
-        let reference = try await Reference.mpg123(file)
+        let reference = try await ReferenceDecoder.mpg123(file)
         let frame = Int(target * 44100)
         #expect(after[...].elementsEqual(reference[(frame * 4)...]))
         // Every request after the first asked for a range; none was honoured, so each answer
@@ -193,7 +193,7 @@ struct AudioStreamerTests {
         player.delegate = SeekWhenPlaying(to: [10, 20])
         let run = try await PlayerRun.collect(player)
         #expect(run.finalState == .done, "\(run.events.filter { if case .progress = $0 { false } else { true } })")
-        let reference = try await Reference.mpg123(file)
+        let reference = try await ReferenceDecoder.mpg123(file)
         let after = recording.segments.last ?? []
         #expect(after.count == reference.count - 20 * 44100 * 4)
         #expect(after[...].elementsEqual(reference[(20 * 44100 * 4)...]))
@@ -218,7 +218,7 @@ struct AudioStreamerTests {
         }
         #expect(run.finalState == .done)
         #expect(run.bufferingStarts >= 2)
-        let reference = try await Reference.mpg123(PlayerFiles.fixture(name))
+        let reference = try await ReferenceDecoder.mpg123(PlayerFiles.fixture(name))
         #expect(try ReferenceDecoder.wavData(wav).elementsEqual(reference))
     }
 
@@ -238,7 +238,7 @@ struct AudioStreamerTests {
         #expect(server.requests.count == 2)
         #expect(server.requests.last?.range?.start == 30_000)
         #expect(server.requests.last?.headers["if-range"] == "\"v1\"")
-        let reference = try await Reference.mpg123(PlayerFiles.fixture(name))
+        let reference = try await ReferenceDecoder.mpg123(PlayerFiles.fixture(name))
         #expect(try ReferenceDecoder.wavData(wav).elementsEqual(reference))
     }
 
@@ -290,7 +290,7 @@ struct AudioStreamerTests {
         }
         #expect(run.finalState == .done, "\(run.events.filter { if case .progress = $0 { false } else { true } })")
         #expect(run.reconnects == 1)
-        let reference = try await Reference.mpg123(PlayerFiles.fixture(name))
+        let reference = try await ReferenceDecoder.mpg123(PlayerFiles.fixture(name))
         #expect(recording.segments.joined().elementsEqual(reference))
     }
 
@@ -347,7 +347,7 @@ struct AudioStreamerTests {
         let run = try await PlayerRun.play(server.url("/cut.mp3")) { $0.output = { WAVFileOutput(path: wav) } }
         #expect(run.finalState == .done)
         let played = try ReferenceDecoder.wavData(wav)
-        let reference = try await Reference.mpg123(PlayerFiles.fixture(name))
+        let reference = try await ReferenceDecoder.mpg123(PlayerFiles.fixture(name))
         #expect(played.count > reference.count / 2 && played.count < reference.count * 7 / 10)
         #expect(played[...].elementsEqual(reference[..<played.count]))
     }
@@ -364,7 +364,7 @@ struct AudioStreamerTests {
         let run = try await PlayerRun.play(server.url("/garbage.mp3")) { $0.output = { WAVFileOutput(path: wav) } }
         #expect(run.finalState == .done)
         let played = try ReferenceDecoder.wavData(wav)
-        let reference = try await Reference.mpg123(PlayerFiles.fixture(name))
+        let reference = try await ReferenceDecoder.mpg123(PlayerFiles.fixture(name))
         #expect(abs(played.count - reference.count) < reference.count / 10)
     }
 
@@ -392,7 +392,7 @@ struct AudioStreamerTests {
         }
         #expect(run.finalState == .done)
         let played = try ReferenceDecoder.wavData(wav)
-        let reference = try await Reference.mpg123(PlayerFiles.fixture(name))
+        let reference = try await ReferenceDecoder.mpg123(PlayerFiles.fixture(name))
         #expect(played.count == reference.count)
         played.withUnsafeBytes { p in
             reference.withUnsafeBytes { r in

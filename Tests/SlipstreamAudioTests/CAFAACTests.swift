@@ -14,7 +14,7 @@ struct CAFAACTests {
     static let fixtures = [name, "caf-aac-pakt-end.caf"]
 
     @Test(arguments: fixtures)
-    func anySplitGivesTheSameEventsAndTheTableTheTotals(name: String) throws {
+    func anySplitGivesTheSameEventsAndTheTableTheTotals(name: String) async throws {
         let bytes = try AudioFixtures.bytes(name)
         let run = FLACParserTests.parseEveryWay(bytes)
         #expect(run.error == nil)
@@ -40,7 +40,7 @@ struct CAFAACTests {
             #expect(parser.properties.trimmedFrameCount == frames && parser.properties.durationSource == .header)
         }
         // ffprobe counts the same packets.
-        let (_, probed) = try ExternalProgram.output([
+        let (_, probed) = try await ExternalProgram.output([
             "ffprobe", "-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0",
             try AudioFixtures.path(name),
         ])
@@ -48,10 +48,10 @@ struct CAFAACTests {
     }
 
     @Test(arguments: fixtures)
-    func gaplessOutputIsTheSourcesLengthAndFaadsSamples(name: String) throws {
+    func gaplessOutputIsTheSourcesLengthAndFaadsSamples(name: String) async throws {
         let (summary, pcm) = try MP4DecodingTests.decode(try AudioFixtures.bytes(name))
         #expect(summary.frameCount == (try MP4ParserTests.sourceFrames("mp4-aac-faststart.m4a")))
-        let reference = try MP4DecodingTests.faad("mp4-aac-faststart.m4a")
+        let reference = try await MP4DecodingTests.faad("mp4-aac-faststart.m4a")
         #expect(pcm.count <= reference.count)
         #expect(pcm == Array(reference.prefix(pcm.count)))
         let (_, m4a) = try MP4DecodingTests.decode(try AudioFixtures.bytes("mp4-aac-faststart.m4a"))

@@ -19,7 +19,7 @@ import TestSupport
         #expect(output.counts.opens == 1)
         // Once, at the end of the stream: none between the links.
         #expect(output.counts.drains == 1)
-        let reference = try await offPool { try OggFixtures.reference(name) }
+        let reference = try await OggFixtures.reference(name)
         let written = output.written
         #expect(written.count == reference.count, "\(written.count / 4) vs \(reference.count / 4) frames")
         #expect(largestStep(written, reference) <= 2)

@@ -7,10 +7,10 @@ import TestSupport
 @Suite(.enabled(if: AudioFixtures.directory != nil, "SLIPSTREAM_TEST_AUDIO is not set"))
 struct FLACDecoderTests {
     /// `flac -d` of fixture `name`: its WAV's PCM (little-endian, the file's own sample size).
-    static func reference(_ name: String) throws -> [UInt8] {
+    static func reference(_ name: String) async throws -> [UInt8] {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try ExternalProgram.run(["flac", "-d", "-s", "-f", "-o", folder + "/out.wav", try AudioFixtures.path(name)])
+        try await ExternalProgram.run(["flac", "-d", "-s", "-f", "-o", folder + "/out.wav", try AudioFixtures.path(name)])
         return try ReferenceDecoder.wavData(folder + "/out.wav")
     }
 
@@ -29,10 +29,10 @@ struct FLACDecoderTests {
     }
 
     @Test(arguments: FLACParserTests.fixtures)
-    func bitExactWithFlacD(name: String) throws {
+    func bitExactWithFlacD(name: String) async throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
-        let bits = Int(try FLACParserTests.metaflac(name, "bps"))
-        let reference = try Self.reference(name)
+        let bits = Int(try await FLACParserTests.metaflac(name, "bps"))
+        let reference = try await Self.reference(name)
         let decoded = try stream.decodeTrimmed()
         #expect(decoded.count == reference.count / (bits / 8) * 2)
         #expect(Bool(decoded == Self.top16(reference, bits: bits)))

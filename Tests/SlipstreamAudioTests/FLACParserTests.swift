@@ -7,8 +7,8 @@ import TestSupport
     static let fixtures = ["flac-16-seektable.flac", "flac-24-mono.flac", "flac-id3v2.flac", "flac-ffmpeg-22050.flac"]
 
     /// `metaflac`'s figure for `field` (e.g. `total-samples`) of fixture `name`.
-    static func metaflac(_ name: String, _ field: String) throws -> Int64 {
-        let (status, text) = try ExternalProgram.output(["metaflac", "--show-\(field)", try AudioFixtures.path(name)])
+    static func metaflac(_ name: String, _ field: String) async throws -> Int64 {
+        let (status, text) = try await ExternalProgram.output(["metaflac", "--show-\(field)", try AudioFixtures.path(name)])
         #expect(status == 0)
         return try #require(Int64(text.split(separator: "\n").first ?? ""))
     }
@@ -25,16 +25,16 @@ import TestSupport
     }
 
     @Test(arguments: fixtures)
-    func everyFrameIsAPacketWithItsExactPlaceAndTheLengthIsExact(name: String) throws {
+    func everyFrameIsAPacketWithItsExactPlaceAndTheLengthIsExact(name: String) async throws {
         let bytes = try AudioFixtures.bytes(name)
         let run = Self.parseEveryWay(bytes, hints: .init(totalByteCount: Int64(bytes.count)))
         #expect(run.error == nil)
-        let total = try Self.metaflac(name, "total-samples")
+        let total = try await Self.metaflac(name, "total-samples")
         let format = try #require(run.final.format)
         #expect(format.codec == .flac)
-        #expect(format.sampleRate == Int(try Self.metaflac(name, "sample-rate")))
-        #expect(format.channels == Int(try Self.metaflac(name, "channels")))
-        #expect(format.codecDescription == "FLAC \(try Self.metaflac(name, "bps"))-bit")
+        #expect(format.sampleRate == Int(try await Self.metaflac(name, "sample-rate")))
+        #expect(format.channels == Int(try await Self.metaflac(name, "channels")))
+        #expect(format.codecDescription == "FLAC \(try await Self.metaflac(name, "bps"))-bit")
         #expect(format.magicCookie.count == 34)
         #expect(run.final.trimmedFrameCount == total)
         #expect(run.final.duration == Double(total) / Double(format.sampleRate))
@@ -54,7 +54,7 @@ import TestSupport
         #expect(run.maximumHeld < 32 * 1024)
     }
 
-    @Test func tagsSeekPointsAndTheDurationFromTheHeadAlone() throws {
+    @Test func tagsSeekPointsAndTheDurationFromTheHeadAlone() async throws {
         let name = "flac-16-seektable.flac"
         let bytes = try AudioFixtures.bytes(name)
         let run = Self.parseEveryWay(bytes)
@@ -69,7 +69,7 @@ import TestSupport
         let dataOffset = try #require(run.packets.first?.offset)
         var parser = AudioStreamParser(hints: .init(totalByteCount: Int64(bytes.count)))
         _ = try parser.parse(Array(bytes[..<Int(dataOffset + 20_000)]))
-        let total = try Self.metaflac(name, "total-samples")
+        let total = try await Self.metaflac(name, "total-samples")
         #expect(parser.properties.duration == Double(total) / 44100)
         #expect(parser.properties.durationSource == .header)
         #expect(parser.properties.bitRate?.source == .vbrHeader)

@@ -36,9 +36,10 @@ struct FormatChangeTests {
                     (try ParsedStream(AudioFixtures.bytes(a)).decodeRaw(), try ParsedStream(AudioFixtures.bytes(b)).decodeRaw())
                 }
             }
-            return try await offPool {
-                (try ReferenceDecoder.mpg123(AudioFixtures.path(a)), try ReferenceDecoder.mpg123(AudioFixtures.path(b), gapless: false))
-            }
+            return (
+                try await ReferenceDecoder.mpg123(AudioFixtures.path(a)),
+                try await ReferenceDecoder.mpg123(AudioFixtures.path(b), gapless: false)
+            )
         }
     }
 
@@ -106,9 +107,7 @@ struct FormatChangeTests {
 
         let rate = join.first.sampleRate, secondRate = join.second.sampleRate
         let secondFrames = secondBytes.count / (2 * secondChannels)
-        let resampled = try await offPool {
-            try ReferenceDecoder.ffmpegResampled(secondBytes, rate: secondRate, channels: secondChannels, to: rate)
-        }
+        let resampled = try await ReferenceDecoder.ffmpegResampled(secondBytes, rate: secondRate, channels: secondChannels, to: rate)
         let reference = PCMSamples(
             firstBytes + PCMSamples(resampled, channels: secondChannels).mixed(to: channels).bytes, channels: channels)
         // Every frame: the second part's, at the output's rate (libsoxr rounds the length to
@@ -146,13 +145,9 @@ struct FormatChangeTests {
         let run = try await PlayerRun.play(stream) { $0.output = { WAVFileOutput(path: folder + "/out.wav") } }
         #expect(run.finalState == .done, "\(run.events)")
         let played = try ReferenceDecoder.wavData(folder + "/out.wav")
-        let (first, middle, last) = try await offPool {
-            (
-                try ReferenceDecoder.mpg123(AudioFixtures.path("mp3-cbr128.mp3")),
-                try ReferenceDecoder.mpg123(AudioFixtures.path("mp3-mpeg2-16000-mono.mp3"), gapless: false),
-                try ReferenceDecoder.mpg123(AudioFixtures.path("mp3-cbr128.mp3"), gapless: false)
-            )
-        }
+        let first = try await ReferenceDecoder.mpg123(AudioFixtures.path("mp3-cbr128.mp3"))
+        let middle = try await ReferenceDecoder.mpg123(AudioFixtures.path("mp3-mpeg2-16000-mono.mp3"), gapless: false)
+        let last = try await ReferenceDecoder.mpg123(AudioFixtures.path("mp3-cbr128.mp3"), gapless: false)
         let middleFrames = (middle.count / 2 * 44100 + 15999) / 16000
         #expect(played.count == first.count + middleFrames * 4 + last.count)
         let (firstIsExact, lastIsExact) = (played.prefix(first.count).elementsEqual(first), played.suffix(last.count).elementsEqual(last))

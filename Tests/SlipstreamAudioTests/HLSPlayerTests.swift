@@ -13,7 +13,7 @@ import TestSupport
 struct HLSPlayerTests {
     /// ffmpeg's decode of the local playlist `path` (s16le, as the stream's channels).
     static func ffmpeg(_ path: String) async throws -> [UInt8] {
-        try await offPool { try ReferenceDecoder.ffmpeg(path) }
+        try await ReferenceDecoder.ffmpeg(path)
     }
 
     @Test func aTransportStreamPlaysAsItsAudioWould() async throws {

@@ -56,7 +56,7 @@ struct ICYStreamTests {
         #expect(server.requests.first?.headers["icy-metadata"] == "1")
         // Not a byte of metadata reached the parser or the tap.
         #expect(tapped.withLock { $0 } == audio)
-        #expect(try ReferenceDecoder.wavData(wav).elementsEqual(try await Reference.mpg123(file)))
+        #expect(try ReferenceDecoder.wavData(wav).elementsEqual(try await ReferenceDecoder.mpg123(file)))
         let titles = run.events.compactMap { if case .titleChanged(let title) = $0 { title.title } else { nil } }
         #expect(titles == ["Erste – Eins", "Zweite Ü"])
         #expect(run.events.contains(.station(StationInfo(name: "Test FM", genre: "Jazz", url: "http://radio.test/", bitRate: 128))))
@@ -90,7 +90,7 @@ extension ICYStreamTests {
         #expect(titles.count == 6)
         if titles.count == 6 { #expect(titles == Array(repeating: ["Erste – Eins", "Zweite Ü"], count: 3).flatMap { $0 }) }
         // Three times the audio (each response decoded whole, give or take the decoder's start).
-        let once = try await Reference.mpg123(try PlayerFiles.fixture("mp3-cbr128.mp3")).count
+        let once = try await ReferenceDecoder.mpg123(try PlayerFiles.fixture("mp3-cbr128.mp3")).count
         let played = output.segments.reduce(0) { $0 + $1.count }
         #expect(played > once * 3 - 3 * 4 * 2 * 1152 && played < once * 3 + 3 * 4 * 2 * 1152, "\(played) vs 3 x \(once)")
     }

@@ -47,13 +47,11 @@ struct ID3TagWriterTests {
         for (index, (song, artist)) in [("Déjà Vu", "Café Olé"), ("歌 ✓", "日本")].enumerated() {
             let path = folder + "/tagged\(index).mp3"
             try Data(ID3TagWriter.tag(title: song, artist: artist) + audio).write(to: URL(fileURLWithPath: path))
-            let probe = try await offPool {
-                try ExternalProgram.output([
-                    "ffprobe", "-v", "error", "-show_entries", "format_tags=title,artist", "-of", "default=nw=1", path,
-                ])
-            }
+            let probe = try await ExternalProgram.output([
+                "ffprobe", "-v", "error", "-show_entries", "format_tags=title,artist", "-of", "default=nw=1", path,
+            ])
             #expect(probe.text.contains("TAG:title=\(song)") && probe.text.contains("TAG:artist=\(artist)"), "\(probe)")
-            let mpg123 = try await offPool { try ExternalProgram.output(["mpg123", "-v", "-t", path]) }
+            let mpg123 = try await ExternalProgram.output(["mpg123", "-v", "-t", path])
             #expect(mpg123.text.contains("Title:   \(song)") && mpg123.text.contains("Artist:  \(artist)"), "\(mpg123)")
         }
     }

@@ -15,20 +15,20 @@ struct MP3DecoderTests {
     }
 
     @Test(arguments: fixtures)
-    func wholeFileEqualsMpg123(_ name: String) throws {
+    func wholeFileEqualsMpg123(_ name: String) async throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
         let ours = try stream.decodeTrimmed()
-        let reference = try ReferenceDecoder.mpg123(Self.path(name))
+        let reference = try await ReferenceDecoder.mpg123(Self.path(name))
         let width = try stream.format.channels * 2
         let same = ours == reference
         #expect(same, "\(firstDifference(ours, reference, frameBytes: width))")
     }
 
     @Test(arguments: fixtures)
-    func float32EqualsMpg123(_ name: String) throws {
+    func float32EqualsMpg123(_ name: String) async throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
         let ours = try stream.decodeTrimmed(sampleType: .float32)
-        let reference = try ReferenceDecoder.mpg123(Self.path(name), float: true)
+        let reference = try await ReferenceDecoder.mpg123(Self.path(name), float: true)
         let width = try stream.format.channels * 4
         let same = ours == reference
         #expect(same, "\(firstDifference(ours, reference, frameBytes: width))")
@@ -105,7 +105,7 @@ struct MP3DecoderTests {
     }
 
     /// A Xing frame with a frame count but no LAME tag: mpg123 trims its decoder delay only.
-    @Test func xingWithoutLameTagTrimsTheDecoderDelay() throws {
+    @Test func xingWithoutLameTagTrimsTheDecoderDelay() async throws {
         var bytes = try AudioFixtures.bytes("mp3-cbr128.mp3")
         let lame = try #require(bytes.indices.first { bytes[$0...].starts(with: "LAME".utf8) })
         bytes[lame] = 0
@@ -116,7 +116,7 @@ struct MP3DecoderTests {
         let stream = try ParsedStream(bytes)
         #expect(stream.properties.encoderDelay == nil)
         let ours = try stream.decodeTrimmed()
-        let reference = try ReferenceDecoder.mpg123(file)
+        let reference = try await ReferenceDecoder.mpg123(file)
         let same = ours == reference
         #expect(same, "\(firstDifference(ours, reference, frameBytes: 4))")
         let raw = try stream.decodeRaw()
@@ -126,11 +126,11 @@ struct MP3DecoderTests {
     /// A file that is only its Info frame (lame given no samples) and the one frame that holds
     /// its encoder delay: no sample comes out, as from mpg123, and the length its header
     /// states is 0.
-    @Test func aFileOfOnlyItsInfoFrameGivesNoSamples() throws {
+    @Test func aFileOfOnlyItsInfoFrameGivesNoSamples() async throws {
         let stream = try ParsedStream(AudioFixtures.bytes("mp3-info-only.mp3"))
         #expect(stream.properties.duration == 0)
         #expect(try stream.decodeTrimmed().isEmpty)
-        #expect(try ReferenceDecoder.mpg123(Self.path("mp3-info-only.mp3")).isEmpty)
+        #expect(try await ReferenceDecoder.mpg123(Self.path("mp3-info-only.mp3")).isEmpty)
     }
 
     /// Random bytes, truncated frames and bad headers in the middle of a stream: every packet

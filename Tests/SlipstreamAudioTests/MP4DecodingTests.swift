@@ -12,11 +12,11 @@ import Testing
 @Suite struct MP4DecodingTests {
     /// `faad -o` of fixture `name`: its PCM. (In a folder of its own: two tests decoding the
     /// same fixture at once shared one file name, and one removed it under the other.)
-    static func faad(_ name: String) throws -> [UInt8] {
+    static func faad(_ name: String) async throws -> [UInt8] {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let output = folder + "/out.wav"
-        try ExternalProgram.run(["faad", "-q", "-o", output, try AudioFixtures.path(name)])
+        try await ExternalProgram.run(["faad", "-q", "-o", output, try AudioFixtures.path(name)])
         return try ReferenceDecoder.wavData(output)
     }
 
@@ -29,12 +29,12 @@ import Testing
     }
 
     @Test(arguments: ["mp4-aac-moov-end.m4a", "mp4-aac-faststart.m4a", "mp4-aac-22050-mono.m4a", "mp4-aac-chapters.m4b"])
-    func gaplessOutputIsTheSourcesLengthAndFaadsSamples(name: String) throws {
+    func gaplessOutputIsTheSourcesLengthAndFaadsSamples(name: String) async throws {
         let (summary, pcm) = try Self.decode(try AudioFixtures.bytes(name))
         let frames = try MP4ParserTests.sourceFrames(name)
         #expect(summary.frameCount == frames)
         let format = try #require(summary.format)
-        var reference = try Self.faad(name)
+        var reference = try await Self.faad(name)
         if format.channels == 1 {
             // faad writes mono as two equal channels (libfaad2's output for a stream that may
             // carry parametric stereo); the decoder folds them back into one.
@@ -50,7 +50,7 @@ import Testing
     /// 22.05 kHz file with its "no SBR" extension flag set, and the output rate 44.1 kHz):
     /// decoded at 44.1 kHz, 2048 frames a packet, its start trimmed at the output rate, as
     /// `faad` decodes the same file.
-    @Test func heAACSignalledAfterTheCoreDecodesAtTheOutputRateAsFaadDoes() throws {
+    @Test func heAACSignalledAfterTheCoreDecodesAtTheOutputRateAsFaadDoes() async throws {
         var bytes = try AudioFixtures.bytes("mp4-aac-22050-mono.m4a")
         // LC, 22.05 kHz, mono, 0x2B7, type 5, SBR 0 -> SBR 1 and index 4 (44.1 kHz).
         let config: [UInt8] = [0x13, 0x88, 0x56, 0xE5, 0x00]
@@ -65,7 +65,7 @@ import Testing
         #expect(summary.frameCount == 2 * (try MP4ParserTests.sourceFrames("mp4-aac-22050-mono.m4a")))
         let output = path + ".wav"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        try ExternalProgram.run(["faad", "-q", "-o", output, path])
+        try await ExternalProgram.run(["faad", "-q", "-o", output, path])
         let stereo = try ReferenceDecoder.wavData(output)
         // faad writes the mono core as two equal channels (it may carry parametric stereo).
         let reference = stride(from: 0, to: stereo.count - 3, by: 4).flatMap { stereo[$0..<$0 + 2] }

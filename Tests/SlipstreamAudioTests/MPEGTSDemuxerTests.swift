@@ -41,22 +41,22 @@ struct MPEGTSDemuxerTests {
 
     /// `fixture` muxed into MPEG-TS by ffmpeg (the codec copied), and the elementary stream
     /// ffmpeg takes back out of it (`-f adts` or `-f mp3`).
-    static func muxed(_ fixture: String, format: String) throws -> (ts: [UInt8], elementary: [UInt8]) {
+    static func muxed(_ fixture: String, format: String) async throws -> (ts: [UInt8], elementary: [UInt8]) {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let ts = folder + "/a.ts", elementary = folder + "/a.es"
-        try ExternalProgram.run([
+        try await ExternalProgram.run([
             "ffmpeg", "-v", "error", "-y", "-i", try AudioFixtures.path(fixture), "-map", "0:a", "-c", "copy", "-f", "mpegts", ts,
         ])
         var back = ["ffmpeg", "-v", "error", "-y", "-i", ts, "-c", "copy", "-f", format]
         if format == "mp3" { back += ["-write_xing", "0", "-id3v2_version", "0"] }
-        try ExternalProgram.run(back + [elementary])
+        try await ExternalProgram.run(back + [elementary])
         return (Array(FileManager.default.contents(atPath: ts)!), Array(FileManager.default.contents(atPath: elementary)!))
     }
 
     @Test(arguments: [("aac-lc-128k.aac", "adts", AudioFormat.Codec.aac), ("mp3-cbr128-noxing.mp3", "mp3", .mp3)])
     func theAudioComesOutAsFfmpegTakesItOut(fixture: String, format: String, codec: AudioFormat.Codec) async throws {
-        let (ts, elementary) = try await offPool { try Self.muxed(fixture, format: format) }
+        let (ts, elementary) = try await Self.muxed(fixture, format: format)
         let whole = try Self.demux(ts)
         #expect(whole.codec == codec)
         #expect(whole.audio.count == elementary.count)
@@ -76,7 +76,7 @@ struct MPEGTSDemuxerTests {
     }
 
     @Test func lostPacketsJunkAndPaddingAreReported() async throws {
-        let (ts, _) = try await offPool { try Self.muxed("aac-lc-128k.aac", format: "adts") }
+        let (ts, _) = try await Self.muxed("aac-lc-128k.aac", format: "adts")
         let whole = try Self.demux(ts)
         // Drop one packet of the audio stream (its PID is in the PMT: the packets with a PES
         // start are audio) and put junk between two others.
@@ -99,11 +99,9 @@ struct MPEGTSDemuxerTests {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let ts = folder + "/ac3.ts"
-        try await offPool {
-            try ExternalProgram.run([
-                "ffmpeg", "-v", "error", "-y", "-i", try AudioFixtures.path("aac-lc-128k.aac"), "-c:a", "ac3", "-f", "mpegts", ts,
-            ])
-        }
+        try await ExternalProgram.run([
+            "ffmpeg", "-v", "error", "-y", "-i", try AudioFixtures.path("aac-lc-128k.aac"), "-c:a", "ac3", "-f", "mpegts", ts,
+        ])
         let bytes = Array(FileManager.default.contents(atPath: ts)!)
         #expect {
             try Self.demux(bytes)
@@ -111,7 +109,7 @@ struct MPEGTSDemuxerTests {
             "\(error)".contains("AC-3")
         }
         // Scrambled audio packets.
-        let (clear, _) = try await offPool { try Self.muxed("aac-lc-128k.aac", format: "adts") }
+        let (clear, _) = try await Self.muxed("aac-lc-128k.aac", format: "adts")
         var scrambled = clear
         for start in stride(from: 0, to: scrambled.count - 188, by: 188) where scrambled[start + 1] & 0x1F == 0x01 {
             scrambled[start + 3] |= 0x80

@@ -19,10 +19,10 @@ import TestSupport
     }
 
     @Test(arguments: OggFixtures.vorbis + OggFixtures.opus)
-    func matchesTheReferenceDecoder(_ name: String) throws {
+    func matchesTheReferenceDecoder(_ name: String) async throws {
         let bytes = try OggFixtures.bytes(name)
         let ours = try Self.decode(bytes)
-        let reference = try OggFixtures.reference(name)
+        let reference = try await OggFixtures.reference(name)
         #expect(ours.count == reference.count, "\(name): \(ours.count / 2) vs \(reference.count / 2) samples")
         let step = largestStep(ours, reference)
         #expect(step <= 2, "\(name): largest difference \(step) LSB")

@@ -164,7 +164,7 @@ enum OggPages {
         #expect(run.error?.message.hasPrefix("Ogg packet of more than") == true)
     }
 
-    @Test func aHugeCommentHeaderIsReadWithoutHoldingIt() throws {
+    @Test func aHugeCommentHeaderIsReadWithoutHoldingIt() async throws {
         // A 300 KB comment (as a cover picture would be), then the title: the title is past the
         // part kept, the stream plays, and no more than the limit is held for the comment.
         let folder = try TestFiles.makeTemporaryFolder()
@@ -173,7 +173,7 @@ enum OggPages {
         let picture = String(repeating: "QUJD", count: 75_000)
         try "METADATA_BLOCK_PICTURE=\(picture)\nTITLE=After The Picture\nARTIST=A\n".write(
             toFile: comments, atomically: true, encoding: .utf8)
-        try ExternalProgram.run(["vorbiscomment", "-w", "-c", comments, try OggFixtures.path("vorbis-q3.ogg"), folder + "/big.ogg"])
+        try await ExternalProgram.run(["vorbiscomment", "-w", "-c", comments, try OggFixtures.path("vorbis-q3.ogg"), folder + "/big.ogg"])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/big.ogg")))
         #expect(bytes.count > 300_000)
         let run = ParserRun(bytes) { 7000 }
@@ -237,13 +237,13 @@ enum OggPages {
 
     /// FLAC in Ogg (`flac --ogg`): STREAMINFO as the format's setup bytes, each frame a packet
     /// of its block size, the total the sample count. (Its decoder is the FLAC one.)
-    @Test func flacInOggIsParsed() throws {
+    @Test func flacInOggIsParsed() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try ExternalProgram.run([
+        try await ExternalProgram.run([
             "sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", folder + "/a.wav", "synth", "2.5", "pinknoise",
         ])
-        try ExternalProgram.run(["flac", "--silent", "--ogg", "-T", "TITLE=Ogg FLAC", "-o", folder + "/a.oga", folder + "/a.wav"])
+        try await ExternalProgram.run(["flac", "--silent", "--ogg", "-T", "TITLE=Ogg FLAC", "-o", folder + "/a.oga", folder + "/a.wav"])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/a.oga")))
         let run = ParserRun(bytes) { 1000 }
         #expect(run.error == nil)

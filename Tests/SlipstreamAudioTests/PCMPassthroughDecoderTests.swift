@@ -16,15 +16,15 @@ struct PCMPassthroughDecoderTests {
     /// little-endian), identical to sox for 16-bit sources and within one step of it for the
     /// others (sox rounds where ffmpeg and we truncate).
     @Test(arguments: fixtures)
-    func signed16MatchesFFmpegAndSox(_ name: String) throws {
+    func signed16MatchesFFmpegAndSox(_ name: String) async throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
         let ours = try stream.decodeTrimmed()
         if try stream.format.pcm?.isBigEndian == false {
-            let ffmpeg = try ReferenceDecoder.ffmpeg(Self.path(name))
+            let ffmpeg = try await ReferenceDecoder.ffmpeg(Self.path(name))
             let same = ours == ffmpeg
             #expect(same, "\(firstDifference(ours, ffmpeg, frameBytes: 2))")
         }
-        let sox = try ReferenceDecoder.sox(Self.path(name))
+        let sox = try await ReferenceDecoder.sox(Self.path(name))
         if try stream.format.pcm?.bitsPerSample == 16 {
             let same = ours == sox
             #expect(same, "\(firstDifference(ours, sox, frameBytes: 2))")
@@ -34,10 +34,10 @@ struct PCMPassthroughDecoderTests {
     }
 
     @Test(arguments: fixtures)
-    func float32MatchesSox(_ name: String) throws {
+    func float32MatchesSox(_ name: String) async throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
         let ours = try stream.decodeTrimmed(sampleType: .float32)
-        let sox = try ReferenceDecoder.sox(Self.path(name), float: true)
+        let sox = try await ReferenceDecoder.sox(Self.path(name), float: true)
         #expect(largestFloatStep(ours, sox) <= 1e-6, "\(firstDifference(ours, sox, frameBytes: 4))")
     }
 

@@ -158,12 +158,6 @@ struct PlayerRun {
     }
 }
 
-/// The reference decoders, run off the concurrency pool (they wait for a child process).
-enum Reference {
-    static func mpg123(_ file: String) async throws -> [UInt8] { try await offPool { try ReferenceDecoder.mpg123(file) } }
-    static func sox(_ file: String) async throws -> [UInt8] { try await offPool { try ReferenceDecoder.sox(file) } }
-}
-
 /// Audio files for the player tests: fixtures served by nginx, and longer files made once.
 enum PlayerFiles {
     /// Fixture `name` served by nginx; its URL.
@@ -187,11 +181,11 @@ enum PlayerFiles {
         let path = try TestNginx.filesFolder() + "/" + name
         if FileManager.default.fileExists(atPath: path) { return path }
         let wav = path + ".wav"
-        try ExternalProgram.run([
+        try ExternalProgram.runBlocking([
             "sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "\(seconds)", "sine", "200-2000", "pinknoise",
             "gain", "-6",
         ])
-        try ExternalProgram.run(["lame", "--quiet", "--noreplaygain"] + options + [wav, path + ".tmp"])
+        try ExternalProgram.runBlocking(["lame", "--quiet", "--noreplaygain"] + options + [wav, path + ".tmp"])
         try FileManager.default.removeItem(atPath: wav)
         try FileManager.default.moveItem(atPath: path + ".tmp", toPath: path)
         return path

@@ -62,7 +62,7 @@ struct PlaylistPlayerTests {
         #expect(Self.started(run).map(\.url) == [missing, "http://127.0.0.1:1/refused.mp3", song])
         #expect(Self.started(run).last?.title == "Artist - Song")
         #expect(run.reconnects == 0)
-        let reference = try await Reference.mpg123(PlayerFiles.fixture("mp3-vbr-v0.mp3"))
+        let reference = try await ReferenceDecoder.mpg123(PlayerFiles.fixture("mp3-vbr-v0.mp3"))
         #expect(played.count == reference.count)
         #expect(played.elementsEqual(reference))
     }
@@ -73,7 +73,7 @@ struct PlaylistPlayerTests {
         let (run, played) = try await Self.play(folder + "list.m3u")
         #expect(run.finalState == .done, "\(run.events)")
         #expect(Self.started(run).map(\.title) == ["Ünïcode – Title"])
-        #expect(played.elementsEqual(try await Reference.mpg123(PlayerFiles.fixture("mp3-cbr128.mp3"))))
+        #expect(played.elementsEqual(try await ReferenceDecoder.mpg123(PlayerFiles.fixture("mp3-cbr128.mp3"))))
     }
 
     @Test func anXSPFPlaysItsFirstLocationThatWorks() async throws {
@@ -92,7 +92,7 @@ struct PlaylistPlayerTests {
         #expect(run.finalState == .done, "\(run.events)")
         #expect(Self.skipped(run).map(\.url) == [folder + "missing.mp3"])
         #expect(Self.started(run).map(\.title) == ["Mono", "Mono"])
-        #expect(played.elementsEqual(try await Reference.mpg123(PlayerFiles.fixture("mp3-mono64.mp3"))))
+        #expect(played.elementsEqual(try await ReferenceDecoder.mpg123(PlayerFiles.fixture("mp3-mono64.mp3"))))
     }
 
     @Test func aPlaylistThatListsAPlaylistIsFollowed() async throws {
@@ -141,7 +141,7 @@ struct PlaylistPlayerTests {
         #expect(Self.skipped(run).map(\.url) == [folder + "/lists/missing.mp3"])
         #expect(Self.skipped(run).first?.error.code == .file)
         #expect(Self.started(run).last?.url == folder + "/music/song one.mp3")
-        #expect(played.elementsEqual(try await Reference.mpg123(PlayerFiles.fixture("mp3-cbr128.mp3"))))
+        #expect(played.elementsEqual(try await ReferenceDecoder.mpg123(PlayerFiles.fixture("mp3-cbr128.mp3"))))
     }
 
     /// Relative entries resolve against the URL that answered, after redirects (nginx's
@@ -177,7 +177,7 @@ struct PlaylistPlayerTests {
         #expect(Self.skipped(run).map(\.url) == [server.url("/page"), server.url("/silent")])
         #expect(Self.skipped(run).map(\.error.code) == [.unsupportedFormat, .timedOut])
         #expect(Self.skipped(run).last?.error.message.contains(server.url("/silent")) == true)
-        #expect(played.elementsEqual(try await Reference.mpg123(PlayerFiles.fixture("mp3-cbr128.mp3"))))
+        #expect(played.elementsEqual(try await ReferenceDecoder.mpg123(PlayerFiles.fixture("mp3-cbr128.mp3"))))
     }
 
     /// Once an entry gave audio its failures are the usual ones: a reconnect, then the error

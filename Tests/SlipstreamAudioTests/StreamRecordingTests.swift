@@ -61,7 +61,7 @@ struct StreamRecordingTests {
 
     /// mpg123 decodes `path` to the end without a note of a broken frame or a resync.
     static func decodesCleanly(_ path: String) async throws -> Bool {
-        let run = try await offPool { try ExternalProgram.output(["mpg123", "-t", path]) }
+        let run = try await ExternalProgram.output(["mpg123", "-t", path])
         let complaint = ["illegal", "resync", "error", "warning", "skipped"].contains { run.text.lowercased().contains($0) }
         return run.status == 0 && !complaint
     }
@@ -171,7 +171,13 @@ struct StreamRecordingTests {
         // What was kept: whole frames of the stream, in order, each once.
         var next = 0
         for file in finished {
-            let packets = Self.packets(of: try Self.bytes(file.path))
+            let bytes = try Self.bytes(file.path)
+            var packets = Self.packets(of: bytes)
+            // A file may keep a single frame of its title (the rest dropped): a lone frame is no
+            // stream to a parser (ours finds none; mpg123 warns "a one-frame stream?"), so it is
+            // taken as the file's last audio bytes, and must still be one of the stream's frames.
+            let isOneFrame = packets.isEmpty && station.packets.contains { $0.bytes.count == Int(file.audioBytes) }
+            if isOneFrame { packets = [(Int64(bytes.count) - file.audioBytes, Array(bytes.suffix(Int(file.audioBytes))))] }
             #expect(packets.map(\.bytes.count).reduce(0, +) == Int(file.audioBytes))
             for packet in packets {
                 guard let index = station.packets[next...].firstIndex(where: { $0.bytes == packet.bytes }) else {
@@ -180,7 +186,7 @@ struct StreamRecordingTests {
                 }
                 next = index + 1
             }
-            #expect(try await Self.decodesCleanly(file.path), "\(file.path)")
+            if !isOneFrame { #expect(try await Self.decodesCleanly(file.path), "\(file.path)") }
         }
     }
 
@@ -231,8 +237,8 @@ struct StreamRecordingTests {
         #expect(finished.map(\.path) == names)
         #expect(finished.allSatisfy { $0.droppedBytes == 0 })
         for (recorded, link) in zip(names, links) {
-            let decoded = try await offPool { try OggFixtures.reference(path: recorded) }
-            let expected = try await offPool { try OggFixtures.reference(link) }
+            let decoded = try await OggFixtures.reference(path: recorded)
+            let expected = try await OggFixtures.reference(link)
             #expect(decoded == expected, "\(recorded): \(decoded.count) bytes, \(expected.count) expected")
         }
     }
@@ -249,7 +255,8 @@ struct StreamRecordingTests {
         let finished = run.events.compactMap { if case .recordingFinished(let file) = $0 { file } else { nil } }
         #expect(finished.map(\.path) == ["\(folder)/untitled.flac"])
         let recorded = folder + "/untitled.flac"
-        let (decoded, expected) = try await offPool { (try ReferenceDecoder.flac(recorded), try ReferenceDecoder.flac(source)) }
+        let decoded = try await ReferenceDecoder.flac(recorded)
+        let expected = try await ReferenceDecoder.flac(source)
         #expect(decoded == expected, "\(decoded.count) bytes, \(expected.count) expected")
     }
 
@@ -267,15 +274,14 @@ struct StreamRecordingTests {
         let finished = run.events.compactMap { if case .recordingFinished(let file) = $0 { file } else { nil } }
         #expect(finished.map(\.path) == ["\(folder)/untitled.aac"])
         let recorded = folder + "/untitled.aac"
-        let (decoded, expected) = try await offPool {
-            let decode = { (path: String) throws -> [UInt8] in
-                guard decoder == "faad" else { return try ReferenceDecoder.ffmpeg(path) }
-                let out = folder + "/\(path.hasSuffix(".aac") ? "recorded" : "source").wav"
-                try ExternalProgram.run(["faad", "-q", "-o", out, path])
-                return try ReferenceDecoder.wavData(out)
-            }
-            return (try decode(recorded), try decode(source))
+        func decode(_ path: String) async throws -> [UInt8] {
+            guard decoder == "faad" else { return try await ReferenceDecoder.ffmpeg(path) }
+            let out = folder + "/\(path.hasSuffix(".aac") ? "recorded" : "source").wav"
+            try await ExternalProgram.run(["faad", "-q", "-o", out, path])
+            return try ReferenceDecoder.wavData(out)
         }
+        let decoded = try await decode(recorded)
+        let expected = try await decode(source)
         #expect(!decoded.isEmpty && decoded == expected, "\(decoded.count) bytes, \(expected.count) expected")
     }
 

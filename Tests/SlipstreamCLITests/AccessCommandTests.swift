@@ -83,21 +83,17 @@ import TestSupport
             sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
             """
         let url = servers.url("cli-prompt.bin", location: "basic")
-        let typed = try await offPool {
-            try ExternalProgram.output(
-                [
-                    "/usr/bin/python3", "-c", typist, CommandRunner.binary, "get", "-q", "-o", folder + "/cli-prompt.bin", "--user", "test",
-                    url,
-                ])
-        }
+        let typed = try await ExternalProgram.output(
+            [
+                "/usr/bin/python3", "-c", typist, CommandRunner.binary, "get", "-q", "-o", folder + "/cli-prompt.bin", "--user", "test",
+                url,
+            ])
         #expect(typed.status == 0, "\(typed.text)")
         #expect(typed.text.contains("password for test: ") && !typed.text.contains("secret"), "\(typed.text)")
         #expect(TestFiles.equal(folder + "/cli-prompt.bin", source))
 
         // setsid: no controlling terminal at all.
-        let noTerminal = try await offPool {
-            try ExternalProgram.output(["setsid", "-w", CommandRunner.binary, "get", "--user", "test", url])
-        }
+        let noTerminal = try await ExternalProgram.output(["setsid", "-w", CommandRunner.binary, "get", "--user", "test", url])
         #expect(noTerminal.status == 2 && noTerminal.text.contains("no terminal to ask for the password on"), "\(noTerminal.text)")
     }
 

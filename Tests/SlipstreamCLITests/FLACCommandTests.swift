@@ -13,12 +13,10 @@ struct FLACCommandTests {
     /// `flac -d` of `path` as 16-bit PCM (the top 16 bits of wider samples, as the player
     /// outputs them), off the concurrency pool.
     static func reference(_ path: String) async throws -> [UInt8] {
-        try await offPool {
-            let folder = try TestFiles.makeTemporaryFolder()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            try ExternalProgram.run(["flac", "-d", "-s", "-f", "-o", folder + "/out.wav", path])
-            return try ReferenceDecoder.sox(folder + "/out.wav")
-        }
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await ExternalProgram.run(["flac", "-d", "-s", "-f", "-o", folder + "/out.wav", path])
+        return try await ReferenceDecoder.sox(folder + "/out.wav")
     }
 
     @Test(arguments: ["flac-16-seektable.flac", "flac-24-mono.flac"], [nil, 1.5])
@@ -102,15 +100,15 @@ struct FLACCommandTests {
         let folder = try TestFiles.makeTemporaryFolder()
         let file = folder + "/big.flac"
         try await offPool {
-            try ExternalProgram.run([
+            try ExternalProgram.runBlocking([
                 "ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "nullsrc=s=1024x1024,geq=random(1)*255:128:128",
                 "-frames:v", "1", folder + "/cover.png",
             ])
-            try ExternalProgram.run([
+            try ExternalProgram.runBlocking([
                 "sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", folder + "/noise.wav", "synth", "120", "whitenoise", "gain",
                 "-6",
             ])
-            try ExternalProgram.run(
+            try ExternalProgram.runBlocking(
                 ["flac", "-s", "-f", "--picture=" + folder + "/cover.png"] + (seekTable ? [] : ["--no-seektable"])
                     + [folder + "/noise.wav", "-o", file])
         }

@@ -11,7 +11,7 @@ struct LibraryLoadingTests {
 
     /// The libraries of `loadedOnFirstUse` that `slipstream ARGUMENTS` loaded.
     static func loaded(_ arguments: [String]) async throws -> Set<String> {
-        let run = try await offPool { try ExternalProgram.output(["LD_DEBUG=files", CommandRunner.binary] + arguments) }
+        let run = try await ExternalProgram.output(["LD_DEBUG=files", CommandRunner.binary] + arguments)
         #expect(run.status == 0, "\(run.text.suffix(2000))")
         return Set(loadedOnFirstUse.filter { run.text.contains("file=\($0).so") })
     }

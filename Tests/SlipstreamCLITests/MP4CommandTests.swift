@@ -71,14 +71,12 @@ struct MP4CommandTests {
         if: AudioFixtures.directory != nil && (try? TestNginx.port()) != nil,
         "run with scripts/test.sh (the audio fixtures)"))
 struct MP4FragmentCommandTests {
-    /// `faad` of the unfragmented file, off the concurrency pool.
+    /// `faad` of the unfragmented file.
     static func reference() async throws -> [UInt8] {
-        try await offPool {
-            let folder = try TestFiles.makeTemporaryFolder()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            try ExternalProgram.run(["faad", "-q", "-o", folder + "/out.wav", try AudioFixtures.path("mp4-aac-long-faststart.m4a")])
-            return try ReferenceDecoder.wavData(folder + "/out.wav")
-        }
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try await ExternalProgram.run(["faad", "-q", "-o", folder + "/out.wav", try AudioFixtures.path("mp4-aac-long-faststart.m4a")])
+        return try ReferenceDecoder.wavData(folder + "/out.wav")
     }
 
     /// The left channel of 16-bit stereo PCM.

@@ -34,7 +34,7 @@ struct OggCommandTests {
 
     @Test(arguments: ["vorbis-q3.ogg", "opus-64k.opus", "vorbis-chained.ogg", "opus-chained.opus"])
     func playWritesWhatTheReferenceDecoderWrites(_ name: String) async throws {
-        let reference = try await offPool { try OggFixtures.reference(name) }
+        let reference = try await OggFixtures.reference(name)
         for input in [try OggFixtures.path(name), try Self.served(name)] {
             let folder = try TestFiles.makeTemporaryFolder()
             defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -62,7 +62,7 @@ struct OggCommandTests {
 
     @Test(arguments: [("vorbis-long.ogg", 44100), ("opus-long.opus", 48000)])
     func infoReadsTheHeadAndTheLastPage(_ name: String, _ rate: Int) async throws {
-        let frames = try await offPool { try OggFixtures.reference(name) }.count / 4
+        let frames = try await OggFixtures.reference(name).count / 4
         let url = try Self.served(name)
         var audio: [[String: Any]] = []
         for input in [url, try OggFixtures.path(name)] {
@@ -112,7 +112,7 @@ struct OggSeekCommandTests {
         ("opus-long.opus", 48000, 39.2),
     ])
     func startPlaysTheReferenceFromThere(_ name: String, _ rate: Int, _ start: Double) async throws {
-        let reference = try await offPool { try OggFixtures.reference(name) }
+        let reference = try await OggFixtures.reference(name)
         let tail = Array(reference[(Int(start * Double(rate)) * 4)...])
         let url = try OggCommandTests.served(name)
         for input in [try OggFixtures.path(name), url] {

@@ -14,7 +14,7 @@ struct PlayCommandTests {
 
     /// `mpg123 --gapless -w` of fixture `name`, as PCM bytes (off the concurrency pool).
     static func mpg123(_ name: String) async throws -> [UInt8] {
-        try await offPool { try ReferenceDecoder.mpg123(fixture(name)) }
+        try await ReferenceDecoder.mpg123(fixture(name))
     }
 
     @Test func playsAURLIntoAWAVFileExactlyAsMpg123() async throws {

@@ -13,9 +13,7 @@ import TestSupport
         let binary = CommandRunner.binary
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        return try await offPool {
-            try ExternalProgram.output(["bash", "-c", "set -o pipefail; S=\"$0\"; cd \"$1\"; " + script, binary, folder])
-        }
+        return try await ExternalProgram.output(["bash", "-c", "set -o pipefail; S=\"$0\"; cd \"$1\"; " + script, binary, folder])
     }
 
     @Test func aSegmentedDownloadIsExactThroughAPipe() async throws {

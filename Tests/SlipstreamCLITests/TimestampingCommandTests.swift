@@ -12,9 +12,7 @@ import TestSupport
     /// The ETag kept with a file (read with getfattr, from Debian's attr); nil where the
     /// filesystem keeps none.
     func keptETag(_ path: String) async throws -> String? {
-        let read = try await offPool {
-            try ExternalProgram.output(["getfattr", "--absolute-names", "--only-values", "-n", "user.slipstream.etag", path])
-        }
+        let read = try await ExternalProgram.output(["getfattr", "--absolute-names", "--only-values", "-n", "user.slipstream.etag", path])
         return read.status == 0 ? read.text : nil
     }
 

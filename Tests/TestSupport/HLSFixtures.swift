@@ -27,7 +27,7 @@ public enum HLSFixtures {
     /// The source: 7 s of 44.1 kHz stereo WAV.
     public static func source() throws -> String {
         try folder("source") { folder in
-            try ExternalProgram.run([
+            try ExternalProgram.runBlocking([
                 "sox", "-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", folder + "/source.wav", "synth", "7", "sine", "200-2000",
                 "pinknoise", "gain", "-6",
             ])
@@ -35,7 +35,7 @@ public enum HLSFixtures {
     }
 
     private static func ffmpeg(_ arguments: [String]) throws {
-        try ExternalProgram.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments)
+        try ExternalProgram.runBlocking(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"] + arguments)
     }
 
     /// VOD in MPEG-TS segments of AAC (`index.m3u8`, `s0.ts` ...); its folder.
@@ -112,7 +112,7 @@ public enum HLSFixtures {
                     lines.append(line)
                     continue
                 }
-                try ExternalProgram.run([
+                try ExternalProgram.runBlocking([
                     "openssl", "enc", "-aes-128-cbc", "-K", key.map { String(format: "%02x", $0) }.joined(), "-iv", iv,
                     "-in", plain + "/" + file, "-out", folder + "/" + file,
                 ])

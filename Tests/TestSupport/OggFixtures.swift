@@ -29,25 +29,25 @@ public enum OggFixtures {
 
     /// The reference decoder's 16-bit PCM of fixture `name`, channels in WAV order: `oggdec`
     /// for Vorbis, `opusdec --no-dither --rate 48000` for Opus.
-    public static func reference(_ name: String) throws -> [UInt8] {
-        try reference(path: try path(name))
+    public static func reference(_ name: String) async throws -> [UInt8] {
+        try await reference(path: try path(name))
     }
 
     /// The reference decoder's 16-bit PCM of the Ogg file at `file` (Opus when its name ends
     /// in `.opus`, else Vorbis), as `reference(_:)`.
-    public static func reference(path file: String) throws -> [UInt8] {
+    public static func reference(path file: String) async throws -> [UInt8] {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         if file.hasSuffix(".opus") {
             let out = folder + "/out.wav"
-            try ExternalProgram.run(["opusdec", "--quiet", "--no-dither", "--rate", "48000", file, out])
+            try await ExternalProgram.run(["opusdec", "--quiet", "--no-dither", "--rate", "48000", file, out])
             return try ReferenceDecoder.wavData(out)
         }
         let out = folder + "/out.pcm"
         // oggdec's WAV output lays 5.1 out wrongly (FL FR FC BR LFE BL, vorbis-tools 1.4.2; ffmpeg
         // and the specification agree on FL FR FC LFE BL BR); its raw output keeps the stream's
         // own order, laid out here by the channels' names.
-        try ExternalProgram.run(["oggdec", "--quiet", "--raw", "-o", out, file])
+        try await ExternalProgram.run(["oggdec", "--quiet", "--raw", "-o", out, file])
         let raw = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         // The identification header, alone on the first page: its channel count is byte 11.
@@ -75,7 +75,7 @@ public enum OggFixtures {
 
     private static func make() throws -> String {
         let folder = try TestFiles.makeTemporaryFolder()
-        func run(_ arguments: [String]) throws { try ExternalProgram.run(arguments) }
+        func run(_ arguments: [String]) throws { try ExternalProgram.runBlocking(arguments) }
         func source(_ name: String, rate: Int, channels: Int, seconds: Double, tone: String) throws {
             try run([
                 "sox", "-R", "-D", "-n", "-r", "\(rate)", "-c", "2", "-b", "16", folder + "/s.wav", "synth", "\(seconds)",
