@@ -12,11 +12,13 @@ public enum AudioFixtures {
         public var kind: String
         /// Packets (MPEG/ADTS frames, the Xing frame excluded); `nil` for WAV.
         public var packets: Int?
-        /// Frames (samples per channel) the reference decoder output, after gapless trimming.
+        /// Frames (samples per channel) the reference decoder output, after gapless trimming (at
+        /// `sampleRate`).
         public var samples: Int64
         /// ffprobe's duration in seconds; `nil` where it cannot tell (free-format Layer II).
         public var duration: Double?
-        /// Sample rate (Hz) and channels the reference decoder output.
+        /// Sample rate (Hz) and channels the reference decoder output; for ADTS at a core rate of
+        /// 24 kHz or less, twice the core rate, as the player decodes it.
         public var sampleRate: Int
         public var channels: Int
         /// Tags ffprobe read; `nil` when absent.
@@ -41,9 +43,12 @@ public enum AudioFixtures {
             guard f.count == 10, let samples = Int64(f[3]), let rate = Int(f[5]), let channels = Int(f[6])
             else { return nil }
             let tag = { (s: String) in s == "-" ? nil : s }
+            // ffmpeg decodes ADTS without SBR at its core rate; the player, as libfaad2, decodes
+            // a core rate of 24 kHz or less at twice it (ADTS cannot signal SBR): twice the frames.
+            let twice = f[1] == "adts" && rate <= 24000 ? 2 : 1
             return Reference(
-                name: f[0], kind: f[1], packets: Int(f[2]), samples: samples, duration: Double(f[4]),
-                sampleRate: rate, channels: channels, title: tag(f[7]), artist: tag(f[8]), album: tag(f[9]))
+                name: f[0], kind: f[1], packets: Int(f[2]), samples: samples * Int64(twice), duration: Double(f[4]),
+                sampleRate: rate * twice, channels: channels, title: tag(f[7]), artist: tag(f[8]), album: tag(f[9]))
         }
     }()
 

@@ -9,8 +9,10 @@ import CFAAD
 /// libfaad2 gives no audio for the first frame after it starts (the frame only primes its
 /// overlap); that packet comes out as silence, so the output keeps the stream's length and
 /// timing (ffmpeg outputs that first frame, near-silent in encoder-primed streams, instead).
-/// Implicit SBR (HE-AAC) is decoded at the core rate, so every packet gives its 1024 frames; a
-/// mono stream that turns out to carry parametric stereo is folded back to mono. ADTS states no
+/// ADTS at a core rate of 24 kHz or less is decoded at twice the rate, for the SBR (HE-AAC) that
+/// ADTS cannot signal (the parser's format says so: `ADTSHeader.impliesSBR`); implicit SBR in
+/// MP4 (no extension in the AudioSpecificConfig) is decoded at the core rate. A mono stream that
+/// turns out to carry parametric stereo is folded back to mono. ADTS states no
 /// encoder delay, so nothing is trimmed; MP4's edit list or `iTunSMPB` counts the silent first
 /// packet in its delay (ffmpeg's encoder states 1024 frames), so that trimming it leaves
 /// `faad`'s output, sample for sample.
@@ -67,7 +69,7 @@ package final class AACDecoder: SelectableAudioDecoder {
         // Room for two channels where the stream says one, in case of parametric stereo.
         let room = output.reserve(outputFormat.channels == 1 ? 2 * wanted : wanted)
         if handle == nil { handle = try makeHandle() }
-        let written = decodeFrame(bytes, into: room, limit: wanted)
+        let written = try decodeFrame(bytes, into: room, limit: wanted)
         if written < wanted { (room.baseAddress! + written).initializeMemory(as: UInt8.self, repeating: 0, count: wanted - written) }
         output.commit(wanted)
     }
@@ -79,14 +81,22 @@ package final class AACDecoder: SelectableAudioDecoder {
     }
 
     /// Decodes one ADTS frame or access unit straight into `room`; returns the bytes of PCM it holds (at most
-    /// `limit`), 0 when libfaad2 gave nothing or failed.
-    private func decodeFrame(_ bytes: UnsafeRawBufferPointer, into room: UnsafeMutableRawBufferPointer, limit: Int) -> Int {
+    /// `limit`), 0 when libfaad2 gave nothing or failed. Throws when libfaad2 would decode the
+    /// stream at another rate than its format says (a build without SBR would, at a low rate).
+    private func decodeFrame(_ bytes: UnsafeRawBufferPointer, into room: UnsafeMutableRawBufferPointer, limit: Int)
+        throws(AudioDecoderError) -> Int
+    {
         guard let handle, let input = UnsafeMutableRawPointer(mutating: bytes.baseAddress)?.assumingMemoryBound(to: UInt8.self)
         else { return 0 }
         if !isInitialised {
             var rate: UInt = 0
             var channels: UInt8 = 0
             guard slipstream_NeAACDecInit(handle, input, UInt(bytes.count), &rate, &channels) >= 0 else { return 0 }
+            guard Int(rate) == outputFormat.sampleRate else {
+                throw AudioDecoderError(
+                    .initializationFailed, "libfaad2 decodes \(codecDescription) at \(rate) Hz, not \(outputFormat.sampleRate) Hz",
+                    codec: codecDescription)
+            }
             isInitialised = true
         }
         let decoded = floats ?? UnsafeMutableRawBufferPointer(rebasing: room[...])
@@ -116,7 +126,8 @@ package final class AACDecoder: SelectableAudioDecoder {
     }
 
     /// A libfaad2 decoder set up for this output: floats (rounded to 16 bits here where asked
-    /// for), no downmix, implicit SBR at the core rate.
+    /// for), no downmix, ADTS at a low core rate upsampled (libfaad2's own rule, which the ADTS
+    /// parser follows), MP4's implicit SBR at the core rate.
     private func makeHandle() throws(AudioDecoderError) -> NeAACDecHandle {
         try AudioDecoderError.requireLibrary(slipstream_faad_loaded(), slipstream_faad_missing, codec: codecDescription)
         guard let handle = slipstream_NeAACDecOpen() else {
@@ -129,7 +140,7 @@ package final class AACDecoder: SelectableAudioDecoder {
         }
         configuration.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
         configuration.pointee.downMatrix = 0
-        configuration.pointee.dontUpSampleImplicitSBR = 1
+        configuration.pointee.dontUpSampleImplicitSBR = self.configuration == nil ? 0 : 1
         guard slipstream_NeAACDecSetConfiguration(handle, configuration) != 0 else {
             slipstream_NeAACDecClose(handle)
             throw AudioDecoderError(

@@ -16,7 +16,7 @@ struct ADTSHeader: SyncFrameHeader {
     var frameLength: Int
     /// Decoder buffer fullness in 32-bit words; 0x7FF means variable bit rate.
     var bufferFullness: Int
-    /// Raw data blocks in the frame (1...4), of 1024 frames each.
+    /// Raw data blocks in the frame (1...4), of 1024 frames each at the core rate.
     var rawDataBlocks: Int
 
     init?(_ bytes: UnsafeRawBufferPointer, at index: Int) {
@@ -48,14 +48,25 @@ struct ADTSHeader: SyncFrameHeader {
     /// Number of channels (2 when the configuration is left to a PCE).
     var channels: Int { [2, 1, 2, 3, 4, 5, 6, 8][channelConfiguration] }
 
-    /// Frames (samples per channel) in the ADTS frame.
-    var frameCount: Int { 1024 * rawDataBlocks }
+    /// Whether the frame is decoded at twice its rate: ADTS cannot signal SBR (HE-AAC), whose
+    /// core runs at half the output rate, so at a core rate of 24 kHz or less it is taken to be
+    /// there, as libfaad2 and its `faad` do (and HE-AAC radio needs: at the core rate, all above
+    /// a quarter of the output rate, 11 kHz of a 44.1 kHz station, is lost). A stream with no
+    /// SBR loses nothing: it comes out upsampled.
+    var impliesSBR: Bool { sampleRate <= 24000 }
+
+    /// Frames (samples per channel) the ADTS frame decodes to, at `outputRate`.
+    var frameCount: Int { 1024 * rawDataBlocks * (impliesSBR ? 2 : 1) }
+
+    /// The rate the stream is decoded at: twice the core's where SBR is implied.
+    var outputRate: Int { impliesSBR ? 2 * sampleRate : sampleRate }
 
     /// The stream's format, given the packet size convention (one ADTS frame per packet).
     var format: AudioFormat {
         let name = ["Main", "LC", "SSR", "LTP"][profile]
+        let core = impliesSBR ? ", \(sampleRate) Hz core" : ""
         return AudioFormat(
-            codec: .aac, codecDescription: "AAC \(name) (ADTS, \(isMPEG2 ? "MPEG-2" : "MPEG-4"))",
-            sampleRate: sampleRate, channels: channels, framesPerPacket: frameCount)
+            codec: .aac, codecDescription: "AAC \(name) (ADTS, \(isMPEG2 ? "MPEG-2" : "MPEG-4")\(core))",
+            sampleRate: outputRate, channels: channels, framesPerPacket: frameCount)
     }
 }
