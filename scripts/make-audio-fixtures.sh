@@ -169,8 +169,10 @@ cat "$out/mp3-mono64.mp3" "$out/mp3-cbr128.mp3" >"$out/mp3-format-change-mono-st
 # AAC in ADTS.
 ffmpeg -v error -y -i "$tmp/44100.wav" -c:a aac -b:a 128k -f adts "$out/aac-lc-128k.aac"
 ffmpeg -v error -y -i "$tmp/22050.wav" -ac 1 -c:a aac -b:a 48k -f adts "$out/aac-lc-22050-mono.aac"
-# An ADTS stream whose format changes: 44.1 kHz stereo, then 22.05 kHz mono.
-cat "$out/aac-lc-128k.aac" "$out/aac-lc-22050-mono.aac" >"$out/aac-format-change.aac"
+ffmpeg -v error -y -i "$tmp/44100.wav" -ar 48000 -ac 1 -c:a aac -b:a 64k -f adts "$out/aac-lc-48000-mono.aac"
+# An ADTS stream whose format changes: 44.1 kHz stereo, then 48 kHz mono (a core rate of 24 kHz
+# or less would be decoded at twice it in stereo, as the first part).
+cat "$out/aac-lc-128k.aac" "$out/aac-lc-48000-mono.aac" >"$out/aac-format-change.aac"
 
 # WAV: 8/16/24/32-bit integer, float, big-endian RIFX, WAVE_FORMAT_EXTENSIBLE (24-bit from
 # sox), and an odd-sized unknown chunk before an odd-sized data chunk followed by a LIST chunk.

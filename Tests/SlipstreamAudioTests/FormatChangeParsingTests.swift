@@ -14,7 +14,7 @@ struct FormatChangeParsingTests {
         ("mp3-id3v2-lame.mp3", "mp3-mpeg2-22050-mono.mp3"),
         ("mp3-cbr128.mp3", "mp3-mpeg2-16000-mono.mp3"),
         ("mp3-cbr128.mp3", "mp3-mpeg25-12000-noxing.mp3"),
-        ("aac-lc-128k.aac", "aac-lc-22050-mono.aac"),
+        ("aac-lc-128k.aac", "aac-lc-48000-mono.aac"),
     ]
 
     /// A packet's place and size, and the sample rate told when it came.

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Streams whose format changes in the middle (two files one after the other: MP3 44.1 kHz
 /// stereo then 16 kHz mono, 44.1 then 48 kHz, mono then stereo, a station's two tagged MP3s
-/// 44.1 kHz stereo then 22.05 kHz mono, ADTS AAC stereo then mono of a 22.05 kHz core), served by nginx: the playback side lets the
+/// 44.1 kHz stereo then 22.05 kHz mono, ADTS AAC 44.1 kHz stereo then 48 kHz mono), served by nginx: the playback side lets the
 /// first part play out, makes a decoder for the second and opens the output again for its
 /// format; an output that keeps one format (a WAV file) gets the second part resampled to it.
 @Suite(
@@ -57,9 +57,8 @@ struct FormatChangeTests {
             name: "mp3-format-change-mono-stereo.mp3", first: PCMFormat(sampleRate: 44100, channels: 1),
             second: PCMFormat(sampleRate: 44100, channels: 2), parts: ("mp3-mono64.mp3", "mp3-cbr128.mp3")),
         Join(
-            // The second part's core rate is 22.05 kHz: decoded at twice it (ADTSHeader.impliesSBR).
             name: "aac-format-change.aac", first: PCMFormat(sampleRate: 44100, channels: 2),
-            second: PCMFormat(sampleRate: 44100, channels: 1), parts: ("aac-lc-128k.aac", "aac-lc-22050-mono.aac")),
+            second: PCMFormat(sampleRate: 48000, channels: 1), parts: ("aac-lc-128k.aac", "aac-lc-48000-mono.aac")),
     ]
 
     @Test(arguments: joins)

@@ -18,7 +18,7 @@ public enum AudioFixtures {
         /// ffprobe's duration in seconds; `nil` where it cannot tell (free-format Layer II).
         public var duration: Double?
         /// Sample rate (Hz) and channels the reference decoder output; for ADTS at a core rate of
-        /// 24 kHz or less, twice the core rate, as the player decodes it.
+        /// 24 kHz or less, twice the core rate and a mono core in stereo, as the player decodes it.
         public var sampleRate: Int
         public var channels: Int
         /// Tags ffprobe read; `nil` when absent.
@@ -44,11 +44,13 @@ public enum AudioFixtures {
             else { return nil }
             let tag = { (s: String) in s == "-" ? nil : s }
             // ffmpeg decodes ADTS without SBR at its core rate; the player, as libfaad2, decodes
-            // a core rate of 24 kHz or less at twice it (ADTS cannot signal SBR): twice the frames.
+            // a core rate of 24 kHz or less at twice it, a mono core in stereo (ADTS cannot
+            // signal SBR or parametric stereo): twice the frames.
             let twice = f[1] == "adts" && rate <= 24000 ? 2 : 1
             return Reference(
                 name: f[0], kind: f[1], packets: Int(f[2]), samples: samples * Int64(twice), duration: Double(f[4]),
-                sampleRate: rate * twice, channels: channels, title: tag(f[7]), artist: tag(f[8]), album: tag(f[9]))
+                sampleRate: rate * twice, channels: twice == 2 ? max(channels, 2) : channels, title: tag(f[7]),
+                artist: tag(f[8]), album: tag(f[9]))
         }
     }()
 

@@ -9,10 +9,11 @@ import CFAAD
 /// libfaad2 gives no audio for the first frame after it starts (the frame only primes its
 /// overlap); that packet comes out as silence, so the output keeps the stream's length and
 /// timing (ffmpeg outputs that first frame, near-silent in encoder-primed streams, instead).
-/// ADTS at a core rate of 24 kHz or less is decoded at twice the rate, for the SBR (HE-AAC) that
-/// ADTS cannot signal (the parser's format says so: `ADTSHeader.impliesSBR`); implicit SBR in
-/// MP4 (no extension in the AudioSpecificConfig) is decoded at the core rate. A mono stream that
-/// turns out to carry parametric stereo is folded back to mono. ADTS states no
+/// ADTS at a core rate of 24 kHz or less is decoded at twice the rate, a mono core in stereo, for
+/// the SBR and parametric stereo (HE-AAC v1, v2) that ADTS cannot signal (the parser's format
+/// says so: `ADTSHeader.impliesSBR`); implicit SBR in MP4 (no extension in the
+/// AudioSpecificConfig) is decoded at the core rate. A mono MP4 stream that turns out to carry
+/// parametric stereo is folded back to mono. ADTS states no
 /// encoder delay, so nothing is trimmed; MP4's edit list or `iTunSMPB` counts the silent first
 /// packet in its delay (ffmpeg's encoder states 1024 frames), so that trimming it leaves
 /// `faad`'s output, sample for sample.

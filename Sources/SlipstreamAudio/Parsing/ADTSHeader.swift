@@ -48,11 +48,13 @@ struct ADTSHeader: SyncFrameHeader {
     /// Number of channels (2 when the configuration is left to a PCE).
     var channels: Int { [2, 1, 2, 3, 4, 5, 6, 8][channelConfiguration] }
 
-    /// Whether the frame is decoded at twice its rate: ADTS cannot signal SBR (HE-AAC), whose
-    /// core runs at half the output rate, so at a core rate of 24 kHz or less it is taken to be
-    /// there, as libfaad2 and its `faad` do (and HE-AAC radio needs: at the core rate, all above
-    /// a quarter of the output rate, 11 kHz of a 44.1 kHz station, is lost). A stream with no
-    /// SBR loses nothing: it comes out upsampled.
+    /// Whether the frame is decoded at twice its rate, and a mono core in stereo: ADTS cannot
+    /// signal SBR (HE-AAC), whose core runs at half the output rate, nor parametric stereo (HE-AAC
+    /// v2), which makes stereo of a mono core, so at a core rate of 24 kHz or less both are taken
+    /// to be there, as libfaad2 and its `faad` do (and HE-AAC radio needs: at the core rate, all
+    /// above a quarter of the output rate, 11 kHz of a 44.1 kHz station, is lost, and in mono the
+    /// stereo of a v2 station). A stream without them loses nothing: it comes out upsampled, its
+    /// mono in two equal channels.
     var impliesSBR: Bool { sampleRate <= 24000 }
 
     /// Frames (samples per channel) the ADTS frame decodes to, at `outputRate`.
@@ -61,12 +63,16 @@ struct ADTSHeader: SyncFrameHeader {
     /// The rate the stream is decoded at: twice the core's where SBR is implied.
     var outputRate: Int { impliesSBR ? 2 * sampleRate : sampleRate }
 
+    /// Channels the stream is decoded to: two of a mono core where SBR (and so parametric
+    /// stereo) is implied.
+    var outputChannels: Int { impliesSBR && channels == 1 ? 2 : channels }
+
     /// The stream's format, given the packet size convention (one ADTS frame per packet).
     var format: AudioFormat {
         let name = ["Main", "LC", "SSR", "LTP"][profile]
-        let core = impliesSBR ? ", \(sampleRate) Hz core" : ""
+        let core = impliesSBR ? ", \(sampleRate) Hz \(channels == 1 ? "mono " : "")core" : ""
         return AudioFormat(
             codec: .aac, codecDescription: "AAC \(name) (ADTS, \(isMPEG2 ? "MPEG-2" : "MPEG-4")\(core))",
-            sampleRate: outputRate, channels: channels, framesPerPacket: frameCount)
+            sampleRate: outputRate, channels: outputChannels, framesPerPacket: frameCount)
     }
 }
