@@ -46,7 +46,7 @@ import TestSupport
             }
             return
         }
-        Issue.record("the events ended unmatched; before it: \(seen)")
+        Issue.record("the events ended before a match; seen: \(seen)")
     }
 
     @Test func theConnectionLimitOfAHostHoldsAcrossDownloads() async throws {
