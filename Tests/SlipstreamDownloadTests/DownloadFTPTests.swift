@@ -46,7 +46,9 @@ import TestSupport
 
     /// Only the first connection asks for the modification time (what a resume compares): the
     /// others, started for ranges, skip that round trip; each asks the size (a changed size fails
-    /// the range) and restarts where its range starts.
+    /// the range) and restarts where its range starts. (A connection may be dropped after its
+    /// size and before its transfer, as a loaded machine's slow one can be: counted by
+    /// connection, every one that transferred asked the size.)
     @Test func onlyTheFirstConnectionAsksTheModificationTime() async throws {
         let servers = try await TestFTPServers.shared()
         let file = try uniqueFile(servers, "ftp-mdtm")
@@ -58,7 +60,10 @@ import TestSupport
         let transfers = lines.filter { $0.contains("completed=") }.count
         #expect(transfers > 1)
         #expect(lines.filter { $0.contains(" MDTM ") }.count == 1, "\(lines)")
-        #expect(lines.filter { $0.contains(" SIZE ") }.count == transfers, "\(lines)")
+        let connection = { (line: String) in line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") } }
+        let sized = Set(lines.filter { $0.contains(" SIZE ") }.compactMap(connection))
+        let fetched = Set(lines.filter { $0.contains(" RETR ") }.compactMap(connection))
+        #expect(!fetched.isEmpty && fetched.isSubset(of: sized), "\(lines)")
     }
 
     @Test func aServerThatRefusesRESTGetsOneConnection() async throws {
