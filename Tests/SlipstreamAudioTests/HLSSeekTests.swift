@@ -51,12 +51,22 @@ struct HLSSeekTests {
     /// a generator that restarts with the decoder, see `MP4DecodingTests`; some leaks into the
     /// left through mid/side coding): a mean difference of under 16 (measured: 1.7; one frame
     /// off, 1,700).
+    /// A wrong length names the run's states and positions, to tell a seek never made from one
+    /// answered out of order.
     static func expectTail(
-        _ after: [UInt8], of whole: [UInt8], from frame: Int, sourceLocation: SourceLocation = #_sourceLocation
+        _ after: [UInt8], of whole: [UInt8], from frame: Int, run: PlayerRun, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let start = frame * 4
         guard start <= whole.count, after.count == whole.count - start else {
-            Issue.record("\(after.count / 4) frames after the seek, \(whole.count / 4 - frame) expected", sourceLocation: sourceLocation)
+            let told = run.events.compactMap { event -> String? in
+                switch event {
+                case .stateChanged(let state): "\(state)"
+                case .progress(let progress): String(format: "at %.2f", progress.position)
+                default: nil
+                }
+            }
+            Issue.record(
+                "\(after.count / 4) frames after the seek, \(whole.count / 4 - frame) expected; \(told)", sourceLocation: sourceLocation)
             return
         }
         let tail = Array(whole[start...])
@@ -84,7 +94,7 @@ struct HLSSeekTests {
         let (_, whole) = try await PlaylistPlayerTests.play(url)
         let (after, run) = try await Self.play(url, seeking: [3.3])
         #expect(run.finalState == .done, "\(run.events)")
-        Self.expectTail(after, of: whole, from: Int(3.3 * 44100))
+        Self.expectTail(after, of: whole, from: Int(3.3 * 44100), run: run)
     }
 
     @Test(arguments: streams)
@@ -94,7 +104,7 @@ struct HLSSeekTests {
         let (_, whole) = try await PlaylistPlayerTests.play(url)
         let (after, run) = try await Self.play(url, seeking: [5.7, 1.1])
         #expect(run.finalState == .done, "\(run.events)")
-        Self.expectTail(after, of: whole, from: Int(1.1 * 44100))
+        Self.expectTail(after, of: whole, from: Int(1.1 * 44100), run: run)
     }
 
     /// Joined late, an EVENT playlist's position is its time from the playlist's start, from
@@ -141,7 +151,7 @@ struct HLSSeekTests {
         try await writer.value
         #expect(run.finalState == .done, "\(run.events)")
         let (_, whole) = try await PlaylistPlayerTests.play(try HLSFixtures.url("ts", "index.m3u8"))
-        Self.expectTail(after, of: whole, from: Int(0.5 * 44100))
+        Self.expectTail(after, of: whole, from: Int(0.5 * 44100), run: run)
     }
 
     @Test func aLiveStreamRefusesToSeek() async throws {
