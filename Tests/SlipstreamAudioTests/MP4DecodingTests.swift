@@ -10,14 +10,9 @@ import Testing
 /// (silent) output and trims nothing, ffmpeg trims the edit list's start only. The edit list
 /// says both ends (its start and the last sample's short duration): the source's length.
 @Suite struct MP4DecodingTests {
-    /// `faad -o` of fixture `name`: its PCM. (In a folder of its own: two tests decoding the
-    /// same fixture at once shared one file name, and one removed it under the other.)
+    /// `faad` of fixture `name`: its PCM.
     static func faad(_ name: String) async throws -> [UInt8] {
-        let folder = try TestFiles.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let output = folder + "/out.wav"
-        try await ExternalProgram.run(["faad", "-q", "-o", output, try AudioFixtures.path(name)])
-        return try ReferenceDecoder.wavData(output)
+        try await ReferenceDecoder.faad(try AudioFixtures.path(name))
     }
 
     static func decode(_ bytes: [UInt8], gapless: Bool = true, chunkSize: Int = 64 << 10) throws -> (StreamDecoding.Summary, [UInt8]) {
@@ -63,10 +58,7 @@ import Testing
         let format = try #require(summary.format)
         #expect(format.sampleRate == 44100 && format.channels == 1)
         #expect(summary.frameCount == 2 * (try MP4ParserTests.sourceFrames("mp4-aac-22050-mono.m4a")))
-        let output = path + ".wav"
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        try await ExternalProgram.run(["faad", "-q", "-o", output, path])
-        let stereo = try ReferenceDecoder.wavData(output)
+        let stereo = try await ReferenceDecoder.faad(path)
         // faad writes the mono core as two equal channels (it may carry parametric stereo).
         let reference = stride(from: 0, to: stereo.count - 3, by: 4).flatMap { stereo[$0..<$0 + 2] }
         #expect(reference.count >= pcm.count)

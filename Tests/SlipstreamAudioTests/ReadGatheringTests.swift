@@ -34,7 +34,7 @@ import Testing
     @Test func anOutputFoundUnheardAfterReadsGatheredGathersLonger() {
         // An output slow to open: two seconds were held before it said it is not heard.
         var gathered: Duration?
-        #expect(ReadGathering.change(isLive: true, gathered: &gathered, buffered: 2.5) == .init(interval: .milliseconds(250)))
+        #expect(ReadGathering.change(isLive: true, gathered: &gathered, buffered: 2.5, heard: true) == .init(interval: .milliseconds(250)))
         #expect(ReadGathering.change(isLive: true, gathered: &gathered, buffered: 0, heard: false) == .init(interval: .seconds(1)))
         #expect(ReadGathering.change(isLive: true, gathered: &gathered, buffered: 0, heard: false) == nil)
     }

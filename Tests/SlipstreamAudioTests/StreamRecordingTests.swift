@@ -275,10 +275,7 @@ struct StreamRecordingTests {
         #expect(finished.map(\.path) == ["\(folder)/untitled.aac"])
         let recorded = folder + "/untitled.aac"
         func decode(_ path: String) async throws -> [UInt8] {
-            guard decoder == "faad" else { return try await ReferenceDecoder.ffmpeg(path) }
-            let out = folder + "/\(path.hasSuffix(".aac") ? "recorded" : "source").wav"
-            try await ExternalProgram.run(["faad", "-q", "-o", out, path])
-            return try ReferenceDecoder.wavData(out)
+            decoder == "faad" ? try await ReferenceDecoder.faad(path) : try await ReferenceDecoder.ffmpeg(path)
         }
         let decoded = try await decode(recorded)
         let expected = try await decode(source)

@@ -73,10 +73,7 @@ struct MP4CommandTests {
 struct MP4FragmentCommandTests {
     /// `faad` of the unfragmented file.
     static func reference() async throws -> [UInt8] {
-        let folder = try TestFiles.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try await ExternalProgram.run(["faad", "-q", "-o", folder + "/out.wav", try AudioFixtures.path("mp4-aac-long-faststart.m4a")])
-        return try ReferenceDecoder.wavData(folder + "/out.wav")
+        try await ReferenceDecoder.faad(try AudioFixtures.path("mp4-aac-long-faststart.m4a"))
     }
 
     /// The left channel of 16-bit stereo PCM.

@@ -49,6 +49,17 @@ public enum ReferenceDecoder {
         return try wavData(out)
     }
 
+    /// `faad -o out.wav FILE` (ADTS or MP4): the PCM bytes (a mono core as two equal channels
+    /// where faad takes it for HE-AAC). Each run in a folder of its own: two tests decoding the
+    /// same file at once must not share an output name.
+    public static func faad(_ file: String) async throws -> [UInt8] {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out.wav"
+        try await ExternalProgram.run(["faad", "-q", "-o", out, file])
+        return try wavData(out)
+    }
+
     /// `flac -d FILE`: the PCM bytes, at the stream's own bit depth.
     public static func flac(_ file: String) async throws -> [UInt8] {
         let folder = try TestFiles.makeTemporaryFolder()

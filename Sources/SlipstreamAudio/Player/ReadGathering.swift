@@ -27,7 +27,7 @@ enum ReadGathering {
     /// The change for a connection to a stream (`isLive`) whose reads gather every `gathered`
     /// now (nil: read as they come), the player holding `buffered` seconds of audio for an
     /// output that is `heard` as it plays (or not open yet); `gathered` is updated.
-    static func change(isLive: Bool, gathered: inout Duration?, buffered: Double, heard: Bool = true) -> Change? {
+    static func change(isLive: Bool, gathered: inout Duration?, buffered: Double, heard: Bool) -> Change? {
         let wanted: Duration?
         if !isLive {
             wanted = nil
