@@ -1,7 +1,7 @@
 extension Duration {
-    /// The duration in seconds, as a `Double`.
+    /// The duration in seconds, as a `Double`, for any duration (`components` traps on one
+    /// of more than 2^63 seconds, which a caller can make).
     package var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        self / .seconds(1)
     }
 }

@@ -15,16 +15,14 @@ package enum MonotonicTime {
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
     }
 
-    /// The nanoseconds that `frames` last at `rate` frames per second (without overflow for any
-    /// realistic length).
+    /// The nanoseconds that `frames` last at `rate` frames per second, held to 64 bits (a
+    /// count from outside, as an Ogg granule, may be absurd; it never traps).
     package static func nanoseconds(frames: Int64, rate: Int) -> Int64 {
-        let rate = Int64(rate)
-        return frames / rate * 1_000_000_000 + frames % rate * 1_000_000_000 / rate
+        Int64(clamping: Int128(frames) * 1_000_000_000 / Int128(rate))
     }
 
-    /// The whole frames at `rate` frames per second that fit in `nanoseconds`.
+    /// The whole frames at `rate` frames per second that fit in `nanoseconds`, held to 64 bits.
     package static func frames(nanoseconds: Int64, rate: Int) -> Int64 {
-        let rate = Int64(rate)
-        return nanoseconds / 1_000_000_000 * rate + nanoseconds % 1_000_000_000 * rate / 1_000_000_000
+        Int64(clamping: Int128(nanoseconds) * Int128(rate) / 1_000_000_000)
     }
 }

@@ -107,7 +107,7 @@ extension DownloadStateMachine {
         case (.stalled?, _):
             let source = mirrors[connection.mirror].url
             return DownloadError(
-                .network, "\(source): a connection delivered nothing for \(Int(settings.stallTimeout)) s",
+                .network, "\(source): a connection delivered nothing for \(Int64(clamping: settings.stallTimeout)) s",
                 url: source)
         case (nil, nil) where connection.assignment != nil || probing:
             return DownloadError(.network, "\(settings.url): a connection ended before its range did", url: settings.url)

@@ -54,7 +54,8 @@ final class CurlTransfer {
         if r.method == .head { setLong(CURLOPT_NOBODY, 1) }
         let fileProtocol = r.allowsFileProtocols ? FileProtocol(url: r.url) : nil
         if let range = r.range { setString(CURLOPT_RANGE, fileProtocol == nil ? range.description : Self.fileRange(range)) }
-        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000))
+        // At least a millisecond (0 is libcurl's default of 300 s), at most what 64 bits hold.
+        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(max(Int64(clamping: r.connectTimeout * 1000, rounding: .up), 1)))
         switch r.ipVersion {
         case .any: break
         case .v4: setLong(CURLOPT_IPRESOLVE, Int(slipstream_curl_ipresolve_v4))

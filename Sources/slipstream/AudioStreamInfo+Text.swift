@@ -47,7 +47,7 @@ extension AudioStreamInfo {
     /// `Label: value` lines with the values lined up in one column.
     static func alignedLines(_ fields: [(label: String, value: String)]) -> [String] {
         let width = fields.map(\.label.count).max() ?? 0
-        return fields.map { $0.label + ":" + String(repeating: " ", count: width - $0.label.count + 1) + $0.value }
+        return fields.map { $0.label + ":" + String(repeating: " ", count: width - $0.label.count + 1) + Terminal.shown($0.value) }
     }
 
     /// The summary as pretty-printed JSON with sorted keys (absent values left out).
@@ -60,7 +60,7 @@ extension AudioStreamInfo {
     /// `value` with `places` decimals, without Foundation's locale.
     private static func decimal(_ value: Double, places: Int) -> String {
         let scale = (0..<places).reduce(1.0) { result, _ in result * 10 }
-        let scaled = Int64((value * scale).rounded())
+        let scaled = Int64(clamping: value * scale, rounding: .toNearestOrAwayFromZero)
         let fraction = String(scaled % Int64(scale))
         return "\(scaled / Int64(scale))." + String(repeating: "0", count: places - fraction.count) + fraction
     }
@@ -69,7 +69,7 @@ extension AudioStreamInfo {
     /// are cut).
     private static func clock(_ seconds: Double, places: Int) -> String {
         let scale = (0..<places).reduce(1) { result, _ in result * 10 }
-        let scaled = Int64((max(seconds, 0) * Double(scale)).rounded(places == 0 ? .down : .toNearestOrAwayFromZero))
+        let scaled = Int64(clamping: max(seconds, 0) * Double(scale), rounding: places == 0 ? .down : .toNearestOrAwayFromZero)
         let total = Int(scaled / Int64(scale))
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
         let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }

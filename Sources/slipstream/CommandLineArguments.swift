@@ -1,3 +1,5 @@
+import SlipstreamCore
+
 /// A usage error: the message says what was wrong, for one line on stderr.
 struct UsageError: Error, CustomStringConvertible {
     var description: String
@@ -53,18 +55,24 @@ struct CommandLineArguments {
         if inline != nil { throw UsageError("\(option) takes no value") }
     }
 
-    /// Parses a whole number in `range`.
+    /// Parses a whole number in `range`: decimal digits only (no sign, no hex).
     static func integer(_ text: String, for option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
-        guard let value = Int(text), range.contains(value) else {
-            throw UsageError("\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        guard let value = Int64(decimalDigits: Substring(text)), value >= range.lowerBound, value <= range.upperBound else {
+            throw UsageError("\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text.printable)'")
         }
-        return value
+        return Int(value)
     }
 
-    /// Parses seconds, fractions allowed, greater than zero.
+    /// The seconds an option of seconds takes: from a millisecond to about 11.6 days.
+    static let secondsRange = 0.001...1_000_000.0
+
+    /// Parses seconds in `secondsRange`: a decimal number, fractions allowed (no exponent, no
+    /// hex, no `inf`).
     static func seconds(_ text: String, for option: String) throws(UsageError) -> Double {
-        guard let value = Double(text), value > 0, value.isFinite else {
-            throw UsageError("\(option) must be a number of seconds above 0, not '\(text)'")
+        guard let value = Double(decimalText: Substring(text)), secondsRange.contains(value) else {
+            throw UsageError(
+                "\(option) must be a number of seconds from \(secondsRange.lowerBound) to \(Int(secondsRange.upperBound)), "
+                    + "not '\(text.printable)'")
         }
         return value
     }
@@ -73,7 +81,7 @@ struct CommandLineArguments {
     static func proxy(_ text: String, for option: String) throws(UsageError) -> String {
         let schemes = ["http://", "https://", "socks4://", "socks4a://", "socks5://", "socks5h://"]
         guard schemes.contains(where: { text.lowercased().hasPrefix($0) }) else {
-            throw UsageError("\(option) must start with one of \(schemes.joined(separator: ", ")), not '\(text)'")
+            throw UsageError("\(option) must start with one of \(schemes.joined(separator: ", ")), not '\(text.printable)'")
         }
         return text
     }
@@ -83,11 +91,12 @@ struct CommandLineArguments {
     static func header(_ text: String, for option: String) throws(UsageError) -> (name: String, value: String) {
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex,
             !text[..<colon].contains(where: { $0 == " " || $0 == "\t" })
-        else { throw UsageError("\(option) must look like 'Name: value', not '\(text)'") }
+        else { throw UsageError("\(option) must look like 'Name: value', not '\(text.printable)'") }
         return (String(text[..<colon]), String(text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
     }
 
-    /// Parses a size in bytes with an optional K, M or G suffix (powers of 1024), e.g. `1M`.
+    /// Parses a size in bytes with an optional K, M or G suffix (powers of 1024), e.g. `1M`:
+    /// decimal digits only, up to `maximumByteSize`.
     static func byteSize(_ text: String, for option: String) throws(UsageError) -> Int64 {
         var digits = Substring(text)
         var multiplier: Int64 = 1
@@ -98,9 +107,12 @@ struct CommandLineArguments {
         default: break
         }
         if multiplier > 1 { digits = digits.dropLast() }
-        guard let value = Int64(digits), value > 0, value <= Int64.max / multiplier else {
-            throw UsageError("\(option) must be a size like 512K, 1M or 2G, not '\(text)'")
+        guard let value = Int64(decimalDigits: digits), value > 0, value <= maximumByteSize / multiplier else {
+            throw UsageError("\(option) must be a size like 512K, 1M or 2G, up to 1024T, not '\(text.printable)'")
         }
         return value * multiplier
     }
+
+    /// The largest size an option takes: 1024 TiB (2^50 bytes).
+    static let maximumByteSize: Int64 = 1 << 50
 }

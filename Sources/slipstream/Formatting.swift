@@ -1,3 +1,4 @@
+import SlipstreamCore
 import SlipstreamDownload
 
 /// How sizes, speeds, durations and progress look on the terminal. Pure.
@@ -24,22 +25,23 @@ enum Formatting {
     /// `value` rounded to `places` decimals (0 to 3), as `12.30`; no locale.
     static func fixed(_ value: Double, places: Int) -> String {
         let scale = [1.0, 10, 100, 1000][min(max(places, 0), 3)]
-        let scaled = Int64((value * scale).rounded())
+        let scaled = Int64(clamping: value * scale, rounding: .toNearestOrAwayFromZero)
         guard places > 0 else { return String(scaled) }
         let whole = String(scaled / Int64(scale))
         let fraction = String(abs(scaled % Int64(scale)))
         return whole + "." + String(repeating: "0", count: places - fraction.count) + fraction
     }
 
-    /// `text` cut to `width` columns (a character counted as one), so a line redrawn in place
-    /// does not wrap.
+    /// `text` as `Terminal.shown` makes it, cut to `width` columns (a character counted as
+    /// one), so a line redrawn in place does not wrap.
     static func fit(_ text: String, width: Int) -> String {
-        text.count <= width ? text : String(text.prefix(max(width - 1, 1)))
+        let text = Terminal.shown(text)
+        return text.count <= width ? text : String(text.prefix(max(width - 1, 1)))
     }
 
     /// `12.3 MiB/s`.
     static func speed(_ bytesPerSecond: Double) -> String {
-        bytes(Int64(bytesPerSecond.rounded())) + "/s"
+        bytes(Int64(clamping: bytesPerSecond, rounding: .toNearestOrAwayFromZero)) + "/s"
     }
 
     /// `0:07`, `12:05`, `1:02:03`; `--:--` when unknown.
@@ -55,7 +57,7 @@ enum Formatting {
     static func progressLine(_ progress: DownloadProgress) -> String {
         var parts: [String] = []
         if let fraction = progress.fractionCompleted {
-            let percent = String(Int((fraction * 100).rounded(.down)))
+            let percent = String(Int64(clamping: fraction * 100, rounding: .down))
             parts.append(String(repeating: " ", count: max(0, 3 - percent.count)) + percent + "%")
             parts.append("\(bytes(progress.completedBytes)) / \(bytes(progress.totalBytes ?? 0))")
         } else {

@@ -1,3 +1,4 @@
+import SlipstreamCore
 import SlipstreamAudio
 
 /// The options that choose an HLS master playlist's variant, shared by `play` and `info`. Pure.
@@ -36,8 +37,8 @@ struct HLSVariantOptions: Equatable {
         default: break
         }
         if multiplier > 1 { digits = digits.dropLast() }
-        guard let value = Double(digits), value > 0, value * multiplier < 1e15 else {
-            throw UsageError("\(option) must be bits per second like 128000, 128k or 1.5M, not '\(text)'")
+        guard let value = Double(decimalText: digits), value * multiplier >= 1, value * multiplier < 1e15 else {
+            throw UsageError("\(option) must be bits per second like 128000, 128k or 1.5M, not '\(text.printable)'")
         }
         return Int64((value * multiplier).rounded())
     }

@@ -15,6 +15,8 @@ struct PlayOptions: TargetOptions {
     var save: String?
     /// A folder for a file per radio title, or one file, to record the audio into.
     var record: String?
+    /// Replace the files `--save`, `--record FILE` and `--output wav:FILE` name when they exist.
+    var force = false
     /// Events as JSON lines on standard output instead of the status line.
     var json = false
     /// Volume from 0 to 100 (percent).
@@ -55,6 +57,8 @@ struct PlayOptions: TargetOptions {
               --record DIR|FILE      record the audio: into DIR (an existing folder, or a
                                      path ending in /) a file per radio title, named after
                                      it and tagged; else all of it into FILE
+              --force                replace the file --save, --record FILE or --output
+                                     wav:FILE names if it exists (never the file played)
               --json                 write every event as a JSON line on standard output
                                      (no status line)
               --volume PERCENT       0 to 100 (default 100)
@@ -90,6 +94,9 @@ struct PlayOptions: TargetOptions {
             save = try reader.value(for: name, inline: inline)
         case "--record":
             record = try reader.value(for: name, inline: inline)
+        case "--force":
+            try CommandLineArguments.flag(name, inline: inline)
+            force = true
         case "--json":
             try CommandLineArguments.flag(name, inline: inline)
             json = true
@@ -116,32 +123,40 @@ struct PlayOptions: TargetOptions {
         }
     }
 
-    /// Parses `90`, `12.5`, `1:30` or `1:02:03.5` as seconds.
+    /// Parses `90`, `12.5`, `1:30` or `1:02:03.5` as seconds: decimal numbers only (no hex, no
+    /// exponent), up to `Duration.maximumSeconds`.
     static func time(_ text: String, for option: String) throws(UsageError) -> Double {
-        let failure = UsageError("\(option) must be seconds (90, 12.5) or [h:]m:ss (1:30), not '\(text)'")
+        let failure = UsageError(
+            "\(option) must be seconds (90, 12.5) or [h:]m:ss (1:30), up to \(Int(Duration.maximumSeconds)) s, not '\(text.printable)'")
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count <= 3, let last = Double(parts.last!), last >= 0, last.isFinite else { throw failure }
-        if parts.count == 1 { return last }
-        guard last < 60 else { throw failure }
+        guard parts.count <= 3, let last = Double(decimalText: parts.last!) else { throw failure }
         var seconds = 0.0
-        for (i, part) in parts.dropLast().enumerated() {
-            guard let value = Int(part), value >= 0, i == 0 || value < 60 else { throw failure }
-            seconds = seconds * 60 + Double(value)
+        if parts.count > 1 {
+            guard last < 60 else { throw failure }
+            for (i, part) in parts.dropLast().enumerated() {
+                guard let value = Int64(decimalDigits: part), i == 0 || value < 60 else { throw failure }
+                seconds = seconds * 60 + Double(value)
+            }
         }
-        return seconds * 60 + last
+        let time = seconds * 60 + last
+        guard time <= Duration.maximumSeconds else { throw failure }
+        return time
     }
 
-    /// Parses `512K`, `2M`, `30s` or `unlimited`.
+    /// The largest queue `--buffer` takes in bytes: 1 GiB, allocated when playback starts.
+    static let maximumBufferBytes: Int64 = 1 << 30
+
+    /// Parses `512K`, `2M`, `30s` or `unlimited` (at most 1G, or 3600s).
     static func buffer(_ text: String, for option: String) throws(UsageError) -> AudioStreamerConfiguration.BufferLimit {
+        let failure = UsageError(
+            "\(option) must be a size (512K, 2M) up to 1G, seconds (30s) up to 3600s, or 'unlimited', not '\(text.printable)'")
         if text == "unlimited" { return .unlimited }
-        if text.hasSuffix("s"), let seconds = Double(text.dropLast()), seconds > 0, seconds.isFinite {
+        if text.hasSuffix("s") {
+            guard let seconds = Double(decimalText: text.dropLast()), seconds > 0, seconds <= 3600 else { throw failure }
             return .seconds(seconds)
         }
-        do {
-            return .bytes(Int(try CommandLineArguments.byteSize(text, for: option)))
-        } catch {
-            throw UsageError("\(option) must be a size (512K, 2M), seconds (30s) or 'unlimited', not '\(text)'")
-        }
+        guard let bytes = try? CommandLineArguments.byteSize(text, for: option), bytes <= maximumBufferBytes else { throw failure }
+        return .bytes(Int(bytes))
     }
 
     /// The streamer's configuration for these options.

@@ -207,40 +207,64 @@ struct HLSPlaylistParserTests {
         #expect(throws: PlaylistError.self) {
             try HLSPlaylistParser.parse([UInt8](repeating: 0x23, count: HLSPlaylistParser.maximumSize + 1))
         }
-        // Nonsense numbers are dropped, not trusted.
-        let odd = try Self.media(
-            """
-            #EXT-X-TARGETDURATION:5
-            #EXT-X-MEDIA-SEQUENCE:9223372036854775807
-            #EXTINF:-3,
-            negative.ts
-            #EXTINF:nan,
-            nan.ts
-            #EXTINF:2,
-            #EXT-X-BYTERANGE:10@9223372036854775800
-            huge.ts
-            #EXTINF:2,
-            a.ts
-            #EXTINF:2,
-            b.ts
-            """)
-        #expect(odd.segments.map(\.uri) == ["huge.ts", "a.ts", "b.ts"])
-        #expect(odd.segments[0].byteRange == nil)
-        #expect(odd.segments.map(\.sequence) == [.max, .max, .max])
-        // Binary junk between a segment's tag and its URI drops that segment only.
-        var bytes = Array("#EXT-X-TARGETDURATION:5\n#EXTINF:1,\n\u{1}\u{2}junk\nlost.ts\n#EXTINF:1,\nkept.ts\n".utf8)
-        bytes += [0xFF, 0xFE, 0x0A]
-        guard case .media(let media) = try HLSPlaylistParser.parse(bytes) else { Issue.record("not media"); return }
-        // A line of Latin-1 after no #EXTINF is no segment.
-        #expect(media.segments.map(\.uri) == ["kept.ts"])
     }
 
-    /// Many segments: the first `maximumSegments` kept, read in linear time.
-    @Test func segmentsPastTheMaximumAreDropped() throws {
+    /// A value the RFC's grammar does not allow, in a tag the reader uses, is refused with its
+    /// line's number: never skipped (a skipped segment is audio quietly missing), never trusted
+    /// (a huge number overflowed what was computed from it).
+    @Test(arguments: [
+        ("#EXTINF:-3,", "#EXTINF:-3"), ("#EXTINF:nan,", "#EXTINF:nan"), ("#EXTINF:inf,", "#EXTINF:inf"),
+        ("#EXTINF:1e19,", "#EXTINF:1e19"), ("#EXTINF:0x10,", "#EXTINF:0x10"), ("#EXTINF:86401,", "#EXTINF:86401"),
+        ("#EXTINF:2,\n#EXT-X-BYTERANGE:10@9223372036854775800", "#EXT-X-BYTERANGE:10@9223372036854775800"),
+        ("#EXTINF:2,\n#EXT-X-BYTERANGE:-10", "#EXT-X-BYTERANGE:-10"),
+        ("#EXT-X-MEDIA-SEQUENCE:9223372036854775807\n#EXTINF:2,", "#EXT-X-MEDIA-SEQUENCE:9223372036854775807"),
+        ("#EXT-X-MEDIA-SEQUENCE:+5\n#EXTINF:2,", "#EXT-X-MEDIA-SEQUENCE:+5"),
+        ("#EXT-X-DISCONTINUITY-SEQUENCE:-1\n#EXTINF:2,", "#EXT-X-DISCONTINUITY-SEQUENCE:-1"),
+        ("#EXT-X-TARGETDURATION:-10\n#EXTINF:2,", "#EXT-X-TARGETDURATION:-10"),
+        ("#EXT-X-TARGETDURATION:1.5\n#EXTINF:2,", "#EXT-X-TARGETDURATION:1.5"),
+    ])
+    func aValueAgainstTheGrammarIsRefusedWithItsLine(lines: String, shown: String) {
+        // The tags under test start on line 3, after two good segments' worth of text.
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:5\n\(lines)\nbad.ts\n#EXTINF:2,\nnext.ts\n"
+        do {
+            let playlist = try Self.parse(text)
+            Issue.record("read as \(playlist)")
+        } catch {
+            #expect(error.code == .malformed)
+            #expect(error.message.contains("line 3 ") || error.message.contains("line 4 "), "\(error.message)")
+            #expect(error.message.contains(shown), "\(error.message)")
+        }
+    }
+
+    /// The byte range that follows the previous one in the same file may not run past the bound
+    /// either, and binary junk is refused where it stands.
+    @Test func anInheritedRangePastTheBoundAndBinaryJunkAreRefused() {
+        let ranges = """
+            #EXT-X-TARGETDURATION:5
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:\(HLSPlaylistParser.maximumByteOffset - 10)@0
+            big.ts
+            #EXTINF:2,
+            #EXT-X-BYTERANGE:20
+            big.ts
+            """
+        #expect(throws: PlaylistError.self) { try Self.parse(ranges) }
+        var bytes = Array("#EXT-X-TARGETDURATION:5\n#EXTINF:1,\n\u{1}\u{2}junk\nlost.ts\n".utf8)
+        bytes += [0xFF, 0xFE, 0x0A]
+        do {
+            _ = try HLSPlaylistParser.parse(bytes)
+            Issue.record("junk read")
+        } catch {
+            #expect(error.message.contains("line 3 is not text"), "\(error.message)")
+        }
+    }
+
+    /// Many segments: more than `maximumSegments` is refused, in linear time.
+    @Test func segmentsPastTheMaximumAreRefused() throws {
         var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n"
-        for n in 0..<(HLSPlaylistParser.maximumSegments + 10) { text += "#EXTINF:2,\ns\(n).ts\n" }
-        let media = try Self.media(text)
-        #expect(media.segments.count == HLSPlaylistParser.maximumSegments)
-        #expect(media.segments.last?.uri == "s\(HLSPlaylistParser.maximumSegments - 1).ts")
+        for n in 0..<HLSPlaylistParser.maximumSegments { text += "#EXTINF:2,\ns\(n).ts\n" }
+        #expect(try Self.media(text).segments.count == HLSPlaylistParser.maximumSegments)
+        text += "#EXTINF:2,\none-more.ts\n"
+        #expect(throws: PlaylistError.self) { try Self.parse(text) }
     }
 }

@@ -34,13 +34,8 @@ struct HLSAttributeList: Hashable, Sendable {
     /// The value of `name`, unquoted.
     subscript(name: String) -> String? { values[name] }
 
-    /// The value of `name` as a decimal integer.
-    func integer(_ name: String) -> Int64? { values[name].flatMap { Int64($0) } }
-
-    /// The value of `name` as a non-negative decimal number.
-    func number(_ name: String) -> Double? {
-        values[name].flatMap { Double($0) }.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-    }
+    /// The value of `name` as a decimal integer (digits only, as RFC 8216's decimal-integer).
+    func integer(_ name: String) -> Int64? { values[name].flatMap { Int64(decimalDigits: $0[...]) } }
 
     /// `YES` (true) or `NO` (false) for `name`; nil when absent or neither.
     func flag(_ name: String) -> Bool? {

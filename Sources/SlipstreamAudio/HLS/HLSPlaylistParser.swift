@@ -1,32 +1,45 @@
 /// Reads HLS playlists (RFC 8216), master and media. Pure and bounded: a body over
-/// `maximumSize` is refused, segments past `maximumSegments` are dropped, and unknown tags,
-/// attributes and comments are ignored as the RFC asks of a client. Lines are split and decoded
-/// as for other playlists (`PlaylistText`); an unreadable line drops the segment it belonged to.
+/// `maximumSize` or with more than `maximumSegments` segments is refused, and unknown tags,
+/// attributes and comments are ignored as the RFC asks of a client. A value the RFC's grammar
+/// does not allow in a tag this reader uses (a duration that is negative, `nan` or `1e19`, a
+/// sequence number with a sign) and an unreadable line are refused with their line's number,
+/// never skipped: a segment quietly left out is audio quietly missing. Lines are split and
+/// decoded as for other playlists (`PlaylistText`).
 enum HLSPlaylistParser {
     /// The largest playlist read: a day of two-second segments takes about 3 MiB.
     static let maximumSize = 8 << 20
-    /// The most segments kept (the first ones).
+    /// The most segments read.
     static let maximumSegments = 65_536
+    /// The longest segment and target duration taken: a day, in seconds. (A segment is some
+    /// seconds long; a whole file as one segment is hours. A sum of many can then be told in
+    /// nanoseconds and in frames at any rate without overflow.)
+    static let maximumSegmentSeconds = 86_400
+    /// The largest media or discontinuity sequence number taken (2^62: numbers after it stay
+    /// far from overflow).
+    static let maximumSequence: Int64 = 1 << 62
+    /// The byte past the last one a range may name (2^60: an offset and a length add up, and
+    /// more is added to them, without overflow).
+    static let maximumByteOffset: Int64 = 1 << 60
     /// The most variants and renditions kept, each.
     static let maximumVariants = 1000
 
     /// The playlist in `bytes`. Throws `.tooLarge`, or `.malformed` for one that is neither a
-    /// master nor a media playlist.
+    /// master nor a media playlist, or that breaks the RFC where this reader looks (the message
+    /// names the line).
     static func parse(_ bytes: [UInt8]) throws(PlaylistError) -> HLSPlaylist {
         guard bytes.count <= maximumSize else {
             throw PlaylistError(.tooLarge, "the HLS playlist is larger than \(maximumSize >> 20) MiB")
         }
         var reading = Reading()
-        for line in PlaylistText.lines(bytes) {
+        for (index, line) in PlaylistText.lines(bytes).enumerated() {
+            reading.lineNumber = index + 1
             guard case .text(let text) = line else {
-                reading.pending = Pending()
-                reading.pendingVariant = nil
-                continue
+                throw reading.refusal("is not text (control characters, or longer than \(Playlist.maximumLineLength) bytes)")
             }
             if text.hasPrefix("#") {
-                reading.tag(text)
+                try reading.tag(text)
             } else if !text.isEmpty {
-                reading.uri(text)
+                try reading.uri(text)
             }
         }
         return try reading.playlist()
@@ -54,27 +67,48 @@ enum HLSPlaylistParser {
         var pending = Pending()
         var pendingVariant: HLSMasterPlaylist.Variant?
         var discontinuities: Int64 = 0
+        /// The line being read, from 1.
+        var lineNumber = 0
 
-        mutating func tag(_ line: String) {
+        /// The error for the line being read, which `what` says is wrong.
+        func refusal(_ what: String) -> PlaylistError {
+            PlaylistError(.malformed, "the HLS playlist's line \(lineNumber) \(what)")
+        }
+
+        /// The value of `tag` on the line being read as a decimal integer up to `maximum`.
+        func integer(_ value: Substring, of tag: String, upTo maximum: Int64) throws(PlaylistError) -> Int64 {
+            guard let number = Int64(decimalDigits: value.trimmingSpaces()), number <= maximum else {
+                throw refusal("has \(tag):\(String(value).printable), not a whole number from 0 to \(maximum)")
+            }
+            return number
+        }
+
+        mutating func tag(_ line: String) throws(PlaylistError) {
             let colon = line.firstIndex(of: ":") ?? line.endIndex
             let name = line[..<colon]
             let value = colon == line.endIndex ? line[colon...] : line[line.index(after: colon)...]
             switch name {
             case "#EXTINF":
                 let comma = value.firstIndex(of: ",") ?? value.endIndex
-                pending.duration = Double(value[..<comma].trimmingSpaces()).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+                guard let duration = Double(decimalText: value[..<comma].trimmingSpaces()),
+                    duration <= Double(maximumSegmentSeconds)
+                else {
+                    throw refusal(
+                        "has #EXTINF:\(String(value[..<comma]).printable), not a duration in seconds from 0 to \(maximumSegmentSeconds)")
+                }
+                pending.duration = duration
                 let title = comma == value.endIndex ? "" : value[value.index(after: comma)...].trimmingSpaces()
                 pending.title = title.isEmpty ? nil : String(title)
             case "#EXT-X-BYTERANGE":
-                pending.byteRange = Self.byteRange(value)
+                pending.byteRange = try byteRange(value, of: name)
             case "#EXT-X-DISCONTINUITY":
                 pending.isDiscontinuity = true
             case "#EXT-X-TARGETDURATION":
-                targetDuration = Int64(value.trimmingSpaces()).flatMap { $0 >= 0 ? $0 : nil }
+                targetDuration = try integer(value, of: String(name), upTo: Int64(maximumSegmentSeconds))
             case "#EXT-X-MEDIA-SEQUENCE":
-                mediaSequence = Int64(value.trimmingSpaces()).flatMap { $0 >= 0 ? $0 : nil } ?? 0
+                mediaSequence = try integer(value, of: String(name), upTo: maximumSequence)
             case "#EXT-X-DISCONTINUITY-SEQUENCE":
-                discontinuitySequence = Int64(value.trimmingSpaces()).flatMap { $0 >= 0 ? $0 : nil } ?? 0
+                discontinuitySequence = try integer(value, of: String(name), upTo: maximumSequence)
             case "#EXT-X-PLAYLIST-TYPE":
                 kind = value == "VOD" ? .vod : value == "EVENT" ? .event : nil
             case "#EXT-X-ENDLIST":
@@ -83,13 +117,11 @@ enum HLSPlaylistParser {
                 key = Self.key(HLSAttributeList(value))
             case "#EXT-X-MAP":
                 let attributes = HLSAttributeList(value)
-                map = attributes["URI"].map { uri in
-                    let range = attributes["BYTERANGE"].flatMap { Self.byteRange($0[...]) }
-                    return HLSMediaPlaylist.Map(
-                        uri: uri, byteRange: range.map { .init(offset: $0.offset ?? 0, length: $0.length) }, key: key)
-                }
+                guard let uri = attributes["URI"] else { throw refusal("has #EXT-X-MAP without its URI") }
+                let range = try attributes["BYTERANGE"].map { text throws(PlaylistError) in try byteRange(text[...], of: "BYTERANGE") }
+                map = HLSMediaPlaylist.Map(uri: uri, byteRange: range.map { .init(offset: $0.offset ?? 0, length: $0.length) }, key: key)
             case "#EXT-X-STREAM-INF":
-                pendingVariant = Self.variant(HLSAttributeList(value))
+                pendingVariant = try variant(HLSAttributeList(value))
             case "#EXT-X-MEDIA":
                 let attributes = HLSAttributeList(value)
                 guard master.renditions.count < maximumVariants, let type = attributes["TYPE"],
@@ -104,7 +136,7 @@ enum HLSPlaylistParser {
             }
         }
 
-        mutating func uri(_ line: String) {
+        mutating func uri(_ line: String) throws(PlaylistError) {
             defer { pending = Pending() }
             if var variant = pendingVariant {
                 pendingVariant = nil
@@ -114,12 +146,16 @@ enum HLSPlaylistParser {
             }
             guard let duration = pending.duration else { return }
             if pending.isDiscontinuity { discontinuities += 1 }
-            guard segments.count < maximumSegments else { return }
+            guard segments.count < maximumSegments else { throw refusal("is a segment past the \(maximumSegments) read") }
             var range: HLSMediaPlaylist.ByteRange?
             if let (length, offset) = pending.byteRange {
                 // No offset: the range follows the previous segment's, in the same resource.
                 let previous = segments.last.flatMap { $0.uri == line ? $0.byteRange : nil }
-                range = .init(offset: offset ?? previous.map { $0.offset + $0.length } ?? 0, length: length)
+                let start = offset ?? previous.map { $0.offset + $0.length } ?? 0
+                guard length <= maximumByteOffset - start else {
+                    throw refusal("is a segment whose byte range ends past byte \(maximumByteOffset)")
+                }
+                range = .init(offset: start, length: length)
             }
             segments.append(
                 .init(
@@ -153,12 +189,16 @@ enum HLSPlaylistParser {
             return .media(media)
         }
 
-        /// `length[@offset]`, both decimal and in range.
-        static func byteRange(_ text: Substring) -> (length: Int64, offset: Int64?)? {
+        /// `length[@offset]`, both decimal, the length above 0 and the range's end at most
+        /// `maximumByteOffset`.
+        func byteRange(_ text: Substring, of tag: Substring) throws(PlaylistError) -> (length: Int64, offset: Int64?) {
             let parts = text.trimmingSpaces().split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let length = Int64(parts[0]), length > 0 else { return nil }
-            guard parts.count == 2 else { return (length, nil) }
-            guard let offset = Int64(parts[1]), offset >= 0, offset <= .max - length else { return nil }
+            let offset = parts.count == 2 ? Int64(decimalDigits: parts[1]) : nil
+            guard let length = Int64(decimalDigits: parts[0]), length > 0, length <= maximumByteOffset,
+                parts.count == 1 || offset.map({ $0 <= maximumByteOffset - length }) == true
+            else {
+                throw refusal("has \(tag):\(String(text).printable), not a byte range (length[@offset]) within \(maximumByteOffset) bytes")
+            }
             return (length, offset)
         }
 
@@ -168,8 +208,10 @@ enum HLSPlaylistParser {
                 method: method == "AES-128" ? .aes128 : .other(method), uri: uri, iv: attributes.hexadecimal("IV", count: 16))
         }
 
-        static func variant(_ attributes: HLSAttributeList) -> HLSMasterPlaylist.Variant? {
-            guard let bandwidth = attributes.integer("BANDWIDTH"), bandwidth >= 0 else { return nil }
+        func variant(_ attributes: HLSAttributeList) throws(PlaylistError) -> HLSMasterPlaylist.Variant {
+            guard let bandwidth = attributes.integer("BANDWIDTH") else {
+                throw refusal("has #EXT-X-STREAM-INF without a BANDWIDTH that is a whole number")
+            }
             let codecs = (attributes["CODECS"] ?? "").split(separator: ",").map { String($0.trimmingSpaces()) }.filter { !$0.isEmpty }
             let videoCodecs = ["avc1", "avc3", "hvc1", "hev1", "dvh1", "dvhe", "vp09", "av01", "mp4v"]
             let hasVideo = attributes["RESOLUTION"] != nil || codecs.contains { codec in videoCodecs.contains { codec.hasPrefix($0) } }

@@ -53,8 +53,8 @@ public final class PulseAudioOutput: AudioOutput {
         let bytesPerSecond = Double(format.sampleRate * format.bytesPerFrame)
         // (uint32_t)-1 asks for the server's default.
         var attributes = pa_buffer_attr(
-            maxlength: .max, tlength: UInt32(bytesPerSecond * Self.targetLatencySeconds), prebuf: .max,
-            minreq: UInt32(bytesPerSecond * Self.requestSeconds),
+            maxlength: .max, tlength: UInt32(clamping: Int64(clamping: bytesPerSecond * Self.targetLatencySeconds)), prebuf: .max,
+            minreq: UInt32(clamping: Int64(clamping: bytesPerSecond * Self.requestSeconds)),
             fragsize: .max)
         // Channels in WAVE order (front left, front right, centre, LFE, ...), as in WAV files.
         var map = pa_channel_map()

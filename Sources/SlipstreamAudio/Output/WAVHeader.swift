@@ -27,10 +27,11 @@ struct WAVHeader {
         append("fmt ")
         append(UInt32(extensible ? 40 : isFloat ? 18 : 16))
         append16(tag)
-        append16(UInt16(format.channels))
-        append(UInt32(format.sampleRate))
-        append(UInt32(format.sampleRate * format.bytesPerFrame))
-        append16(UInt16(format.bytesPerFrame))
+        // Held to the fields' widths: a format no WAV can state gives a wrong header, never a trap.
+        append16(UInt16(clamping: format.channels))
+        append(UInt32(clamping: format.sampleRate))
+        append(UInt32(clamping: format.sampleRate * format.bytesPerFrame))
+        append16(UInt16(clamping: format.bytesPerFrame))
         append16(UInt16(bits))
         if extensible {
             append16(22)

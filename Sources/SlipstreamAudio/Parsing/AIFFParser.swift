@@ -108,7 +108,8 @@ struct AIFFParser: Sendable {
         }
         // Samples narrower than their bytes are left-justified: 20 bits play as 24.
         let container = isFloat ? (compression.hasSuffix("32") ? 32 : 64) : (bits + 7) / 8 * 8
-        guard channels > 0, let rate, rate >= 1, rate < 10_000_000, (isFloat ? [32, 64] : [8, 16, 24, 32]).contains(container)
+        guard (1...64).contains(channels), let rate, rate >= 1, rate < 10_000_000,
+            (isFloat ? [32, 64] : [8, 16, 24, 32]).contains(container)
         else {
             throw AudioParserError(
                 code: .unsupportedFormat, message: "AIFF with \(channels) channels, \(rate ?? 0) Hz, \(bits) bits", offset: offset)

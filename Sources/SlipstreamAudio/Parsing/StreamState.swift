@@ -64,7 +64,7 @@ struct StreamState: Sendable {
             seekTable.dataOffset = offset
         }
         if let seconds = nextStartSeconds, let rate = properties.format?.sampleRate, rate > 0 {
-            nextFrame = Int64((seconds * Double(rate)).rounded())
+            nextFrame = Int64(clamping: seconds * Double(rate), rounding: .toNearestOrAwayFromZero)
             nextStartSeconds = nil
         }
         if nextFrame == nil { nextFrame = seekTable.startFrame(ofPacketAt: offset) }

@@ -105,7 +105,10 @@ struct WAVParser: Sendable {
                     "WAV with format tag 0x\(hex) (only PCM and IEEE float are supported)", offset: offset)
         }
         let validBits = isFloat ? [32, 64] : [8, 16, 24, 32]
-        guard channels > 0, sampleRate > 0, validBits.contains(bits), blockAlign == channels * bits / 8 else {
+        // Rates and channel counts as AIFF and CAF take them: an output's byte rate then fits in 32 bits.
+        guard (1...64).contains(channels), (1..<10_000_000).contains(sampleRate), validBits.contains(bits),
+            blockAlign == channels * bits / 8
+        else {
             throw AudioParserError(
                 code: .unsupportedFormat,
                 message:

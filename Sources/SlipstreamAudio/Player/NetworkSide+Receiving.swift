@@ -35,7 +35,9 @@ extension NetworkSide {
                 // (A first connection that starts late follows on: nothing was parsed before.)
                 if answer.offset != state.parser.nextByteOffset || state.format != nil { state.parser.discontinuity(at: answer.offset) }
                 state.parser.placeNextPacket(atSeconds: start.seconds)
-                if let rate = state.format?.sampleRate { state.nextFrameGuess = Int64((start.seconds * Double(rate)).rounded()) }
+                if let rate = state.format?.sampleRate {
+                    state.nextFrameGuess = Int64(clamping: start.seconds * Double(rate), rounding: .toNearestOrAwayFromZero)
+                }
                 state.positionsEstimated = !start.isExact && !state.parser.datesPackets
             } else if answer.offset != state.parser.nextByteOffset {
                 // A seek that landed, or a 200 answering a range request: the parser starts over

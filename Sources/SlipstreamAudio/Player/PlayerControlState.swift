@@ -32,7 +32,7 @@ struct PlayerControlState {
 
     /// The state for a streamer with `configuration`.
     init(configuration: AudioStreamerConfiguration) {
-        let start = configuration.startTime.flatMap { $0 > .zero ? $0.seconds : nil }
+        let start = configuration.startTime.flatMap { $0 > .zero ? min($0.seconds, Duration.maximumSeconds) : nil }
         machine = PlayerStateMachine(
             reconnectAttempts: configuration.reconnectAttempts,
             liveReconnectAttempts: configuration.liveReconnectAttempts,

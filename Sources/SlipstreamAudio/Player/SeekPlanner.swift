@@ -67,7 +67,8 @@ enum SeekPlanner {
         guard stream.sampleRate > 0, time.isFinite else {
             throw AudioStreamerError(.seek, "cannot seek to \(time) s: the stream's format is not known")
         }
-        var seconds = max(time, 0)
+        // Held to the longest time taken (a later sample count cannot overflow), then to the stream.
+        var seconds = min(max(time, 0), Duration.maximumSeconds)
         if let duration = stream.duration { seconds = min(seconds, max(duration, 0)) }
         let rate = Double(stream.sampleRate)
         let presentation = Int64(seconds * rate)
