@@ -1,3 +1,5 @@
+import SlipstreamCore
+
 /// The resume record kept beside `FILE.part`: which remote file the bytes come from (URL,
 /// size, validators) and which pieces are written. A pure value with a versioned, big-endian
 /// binary encoding guarded by a CRC-32, so a truncated or corrupt record is detected, never
@@ -20,8 +22,11 @@ package struct ControlFile: Sendable, Equatable {
     package static let version: UInt16 = 1
     private static let magic = Array("SLIPCTRL".utf8)
 
-    /// The URL the download was started with.
-    package var url: String
+    /// The URL the download was started with, its password (if it had one) replaced by `***`:
+    /// a record on disk holds no secret, and a password does not tell files apart.
+    package var url: String {
+        didSet { if url.contains("@") { url = url.redactingLogins } }
+    }
     /// The remote file's size in bytes.
     package var size: Int64
     /// The strong entity tag the server gave, if any.
@@ -41,7 +46,7 @@ package struct ControlFile: Sendable, Equatable {
         url: String, size: Int64, etag: String?, lastModified: String?, pieceSize: Int64 = 0,
         bootID: [UInt8] = [UInt8](repeating: 0, count: 16)
     ) {
-        self.url = url
+        self.url = url.redactingLogins
         self.size = size
         self.etag = etag
         self.lastModified = lastModified

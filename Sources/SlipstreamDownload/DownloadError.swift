@@ -1,3 +1,4 @@
+import SlipstreamCore
 import SlipstreamHTTP
 
 /// A failed download: the kind of failure, a message naming the URL or file, the facts a
@@ -68,8 +69,13 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
 
     /// The kind of failure.
     public var code: Code
-    /// One line for a person, naming the URL or file and the cause.
-    public var message: String
+    /// One line for a person, naming the URL or file and the cause. Every URL's password in it is `***`.
+    public var message: String {
+        get { redactedMessage }
+        set { redactedMessage = newValue.redactingLogins }
+    }
+    /// `message`, each URL's password in it replaced by `***`.
+    private var redactedMessage: String
     /// The URL concerned, where there is one.
     public var url: String?
     /// The file concerned, where there is one (the output file, or the one a disk error hit).
@@ -87,7 +93,7 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
         underlying: (any Error & Sendable)? = nil
     ) {
         self.code = code
-        self.message = message
+        redactedMessage = message.redactingLogins
         self.url = url
         self.path = path
         self.underlying = underlying

@@ -12,7 +12,8 @@ public enum DownloadEvent: Sendable {
     /// The download stopped for this reason.
     case failed(DownloadError)
     /// Something a person should know that does not stop the download, e.g. that the remote
-    /// file changed since the `.part` was written, so the download starts over.
+    /// file changed since the `.part` was written, so the download starts over. Every URL's
+    /// password in it is `***`.
     case notice(String)
     /// A request failed and will be tried again after `delay` seconds.
     case retrying(error: DownloadError, attempt: Int, delay: Double)

@@ -1,3 +1,4 @@
+import SlipstreamCore
 import Dispatch
 import Glibc
 import SlipstreamHTTP
@@ -193,6 +194,7 @@ extension DownloadJob {
     func emit(_ event: DownloadEvent) {
         switch event {
         case .finished, .failed: events.finish(after: event)
+        case .notice(let text): events.yield(.notice(text.redactingLogins))
         default: events.yield(event)
         }
     }

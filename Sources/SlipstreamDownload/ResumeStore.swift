@@ -71,7 +71,7 @@ struct ResumeStore: Sendable {
             close(folder)
         }
         // The next replacement's temp file, allocated now while the old record's blocks are free.
-        let spare = open(temporary, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        let spare = open(temporary, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         if spare >= 0 {
             _ = posix_fallocate(spare, 0, off_t(bytes.count))
             close(spare)
@@ -142,10 +142,12 @@ struct ResumeStore: Sendable {
         return nil
     }
 
-    /// Writes `bytes` over the start of `path` (created if missing, never truncated: a record
-    /// keeps its size), then fsyncs it when `sync`.
+    /// Writes `bytes` over the start of `path` (created if missing, readable by its owner only:
+    /// a record names a URL and its user; a record keeps its size, so only the first write to a
+    /// file of another size, as an older run's record with a longer URL, cuts what follows),
+    /// then fsyncs it when `sync`.
     private static func write(_ bytes: [UInt8], over path: String, sync: Bool) throws(DownloadError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DownloadError(.disk, "cannot write \(path): \(FileSystem.lastError)", path: path) }
         defer { close(fd) }
         var written = 0
@@ -156,6 +158,12 @@ struct ResumeStore: Sendable {
                 throw DownloadError(errno == ENOSPC ? .noSpace : .disk, "cannot write \(path): \(FileSystem.lastError)")
             }
             written += count
+        }
+        var info = stat()
+        if fstat(fd, &info) == 0 {
+            if info.st_size > off_t(bytes.count) { _ = ftruncate(fd, off_t(bytes.count)) }
+            // An older run's record may be readable by others.
+            if info.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
         }
         guard !sync || fsync(fd) == 0 else {
             throw DownloadError(.disk, "cannot sync \(path): \(FileSystem.lastError)", path: path)

@@ -5,10 +5,11 @@ import Glibc
 /// Reads and writes session (and input) files: written whole to a temp file, fsynced and
 /// renamed over the old one, so that a reader sees the old file or the new one, never a mix.
 public enum SessionFile {
-    /// Replaces the file at `path` with `text` atomically.
+    /// Replaces the file at `path` with `text` atomically, readable by its owner only (a
+    /// session keeps its downloads' URLs whole, logins too, to go on with them).
     public static func write(_ text: String, to path: String) throws(DownloadError) {
         let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DownloadError(.disk, "cannot write the session \(temporary): \(FileSystem.lastError)", path: temporary) }
         var bytes = Array(text.utf8)
         var written = 0

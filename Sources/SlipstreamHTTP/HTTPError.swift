@@ -1,3 +1,5 @@
+import SlipstreamCore
+
 /// A failed transfer: what kind of failure, the URL it concerns and the underlying cause.
 public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure. A struct rather than an enum so that new kinds don't break callers.
@@ -75,8 +77,13 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Code
     /// The URL of the request.
     public var url: String
-    /// What went wrong, for a person.
-    public var message: String
+    /// What went wrong, for a person. Every URL's password in it is `***`.
+    public var message: String {
+        get { redactedMessage }
+        set { redactedMessage = newValue.redactingLogins }
+    }
+    /// `message`, each URL's password in it replaced by `***`.
+    private var redactedMessage: String
     /// The HTTP status, where one was received.
     public var status: Int?
     /// libcurl's result code, where libcurl reported the failure.
@@ -93,15 +100,15 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     ) {
         self.code = code
         self.url = url
-        self.message = message
+        redactedMessage = message.redactingLogins
         self.status = status
         self.curlCode = curlCode
         self.retryAfter = retryAfter
         self.tlsProblem = tlsProblem
     }
 
-    /// One line: the URL, the kind and the cause.
+    /// One line: the URL (without its password), the kind and the cause.
     public var description: String {
-        "\(url): \(message)"
+        "\(url.redactingLogins): \(message)"
     }
 }

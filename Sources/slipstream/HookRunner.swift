@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import SlipstreamCore
 
 /// Runs the `--on-complete` and `--on-error` commands as downloads end: each spawned with
 /// `posix_spawnp` (no shell), with this process's environment plus `SLIPSTREAM_PATH`,
@@ -24,9 +25,9 @@ final class HookRunner: Sendable {
     func downloadEnded(path: String, url: String, status: ExitStatus, message: String? = nil) {
         guard let hook = status == .success ? onComplete : onError else { return }
         var environment = [
-            "SLIPSTREAM_PATH=\(path)", "SLIPSTREAM_URL=\(url)", "SLIPSTREAM_STATUS=\(status.rawValue)",
+            "SLIPSTREAM_PATH=\(path)", "SLIPSTREAM_URL=\(url.redactingLogins)", "SLIPSTREAM_STATUS=\(status.rawValue)",
         ]
-        if let message { environment.append("SLIPSTREAM_MESSAGE=\(message)") }
+        if let message { environment.append("SLIPSTREAM_MESSAGE=\(message.redactingLogins)") }
         var pid: pid_t = 0
         let code = Self.withCStrings(hook.words) { argv in
             Self.withCStrings(Self.inheritedEnvironment() + environment) { envp in

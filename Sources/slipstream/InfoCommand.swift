@@ -30,7 +30,7 @@ enum InfoCommand {
             read.hlsVariant = options.variant.selection
             let report = InfoReport(info: try await AudioInfo.read(from: options.target!, options: read))
             do {
-                print(options.json ? try report.json() : report.text)
+                Terminal.output((options.json ? try report.json() : report.text) + "\n")
                 return .success
             } catch {
                 Terminal.error("cannot write the report: \(error)")

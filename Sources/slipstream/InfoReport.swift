@@ -17,6 +17,6 @@ struct InfoReport {
     func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(info), as: UTF8.self)
+        return JSONLine.escapingTerminalControls(String(decoding: try encoder.encode(info), as: UTF8.self))
     }
 }

@@ -1,3 +1,5 @@
+import SlipstreamCore
+
 /// One JSON object on one line, its keys in the order added, `"event"` first: what
 /// `play --json` writes. Absent values are left out; numbers that are not finite too. Pure.
 struct JSONLine {
@@ -49,12 +51,28 @@ struct JSONLine {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case _ where scalar.isTerminalControl: out += escaped(scalar)
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
+    }
+
+    /// JSON text (as `JSONEncoder` writes it, whose strings keep DEL, the C1 controls and the
+    /// bidirectional overrides as they are) with those escaped as `\uXXXX`: the same JSON, safe
+    /// on a terminal. Its line breaks and the C0 controls, escaped by the encoder, stay.
+    static func escapingTerminalControls(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { $0.isTerminalControl && $0.value >= 0x20 }) else { return json }
+        var out = ""
+        for scalar in json.unicodeScalars {
+            if scalar.isTerminalControl, scalar.value >= 0x20 { out += escaped(scalar) } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    /// `\uXXXX` for a scalar of the Basic Multilingual Plane.
+    private static func escaped(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
 }

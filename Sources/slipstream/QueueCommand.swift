@@ -105,7 +105,9 @@ enum QueueCommand {
             return signal == SIGINT ? .interrupted : .terminated
         }
         guard result.failures.isEmpty else {
-            Terminal.error(QueueDisplay.failureSummary(result.failures.map(\.message), of: result.count))
+            let summary = QueueDisplay.failureSummary(result.failures.map(\.message), of: result.count)
+            Terminal.error(summary[0])
+            summary.dropFirst().forEach { Terminal.message($0) }
             return result.failures[0].status
         }
         if !options.quiet {

@@ -40,9 +40,9 @@ enum QueueDisplay {
     }
 
     /// The closing summary of failures: a count, then one line each.
-    static func failureSummary(_ failures: [String], of count: Int) -> String {
+    static func failureSummary(_ failures: [String], of count: Int) -> [String] {
         let head = failures.count == 1 ? "1 of \(count) downloads failed:" : "\(failures.count) of \(count) downloads failed:"
-        return ([head] + failures.map { "  \($0)" }).joined(separator: "\n")
+        return [head] + failures.map { "  \($0)" }
     }
 
     private static func pad(_ text: String, to width: Int) -> String {

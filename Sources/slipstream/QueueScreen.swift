@@ -15,15 +15,15 @@ final class QueueScreen: Sendable {
     func redraw(_ lines: [String]) {
         guard live else { return }
         drawnLines.withLock { drawn in
-            Terminal.write(Self.clear(drawn) + lines.joined(separator: "\n"))
+            Terminal.write(Self.clear(drawn) + lines.map(Terminal.shown).joined(separator: "\n"))
             drawn = lines.count
         }
     }
 
-    /// Prints `line` for good, above the status block (which the next redraw puts back).
+    /// Prints `line` (as `Terminal.shown` makes it) for good, above the status block (which the next redraw puts back).
     func print(_ line: String) {
         drawnLines.withLock { drawn in
-            Terminal.write((live ? Self.clear(drawn) : "") + line + "\n")
+            Terminal.write((live ? Self.clear(drawn) : "") + Terminal.shown(line) + "\n")
             drawn = 0
         }
     }

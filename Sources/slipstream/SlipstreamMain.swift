@@ -39,7 +39,8 @@ enum SlipstreamMain {
             print("slipstream \(SlipstreamVersion.string)")
             status = .success
         case nil:
-            Terminal.error("no command given\n\(usage)")
+            Terminal.error("no command given")
+            Terminal.write(usage + "\n")
             status = .usage
         case let other?:
             Terminal.error("unknown command '\(other)' (see slipstream --help)")

@@ -1,3 +1,4 @@
+import SlipstreamCore
 import SlipstreamHTTP
 
 /// Why an audio URL or file could not be described: a code, a message naming the URL or file
@@ -43,8 +44,13 @@ public struct AudioInfoError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// What went wrong.
     public var code: Code
-    /// One line for a person, starting with the URL or file.
-    public var message: String
+    /// One line for a person, starting with the URL or file. Every URL's password in it is `***`.
+    public var message: String {
+        get { redactedMessage }
+        set { redactedMessage = newValue.redactingLogins }
+    }
+    /// `message`, each URL's password in it replaced by `***`.
+    private var redactedMessage: String
     /// The URL, when a URL was read.
     public var url: String?
     /// The file, when a file was read.
@@ -62,7 +68,7 @@ public struct AudioInfoError: Error, Sendable, Hashable, CustomStringConvertible
         status: Int? = nil, underlying: (any Error & Sendable)? = nil
     ) {
         self.code = code
-        self.message = message
+        redactedMessage = message.redactingLogins
         self.url = url
         self.path = path
         self.offset = offset

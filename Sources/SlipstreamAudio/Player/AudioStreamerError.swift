@@ -1,3 +1,4 @@
+import SlipstreamCore
 import SlipstreamHTTP
 
 /// Why playback stopped on its own, or why a seek was refused: a code per cause (in the spirit
@@ -59,8 +60,13 @@ public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvert
 
     /// The cause.
     public var code: Code
-    /// One line for a person, naming what failed (a URL, file, offset or device).
-    public var message: String
+    /// One line for a person, naming what failed (a URL, file, offset or device). Every URL's password in it is `***`.
+    public var message: String {
+        get { redactedMessage }
+        set { redactedMessage = newValue.redactingLogins }
+    }
+    /// `message`, each URL's password in it replaced by `***`.
+    private var redactedMessage: String
     /// The error underneath, where there is one: an `HTTPError`, `AudioParserError`,
     /// `AudioDecoderError` or `AudioOutputError`.
     public var underlying: (any Error & Sendable)?
@@ -83,7 +89,7 @@ public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvert
         path: String? = nil, offset: Int64? = nil, status: Int? = nil, retryable: Bool? = nil
     ) {
         self.code = code
-        self.message = message
+        redactedMessage = message.redactingLogins
         self.underlying = underlying
         self.url = url
         self.path = path
