@@ -25,7 +25,8 @@ public enum DownloadDestination: Sendable, Equatable {
     }
 
     /// Refuses, before any request, what can never work: a file path that is a folder, a
-    /// missing or unwritable folder, or (without `overwrite`) an existing file.
+    /// device, a pipe or a socket, a missing or unwritable folder, or (without `overwrite`) an
+    /// existing file.
     func check(overwrite: Bool) throws(DownloadError) {
         switch self {
         case .file(let path):
@@ -66,6 +67,11 @@ public enum DownloadDestination: Sendable, Equatable {
         }
     }
 
+    /// The refusal to replace `path`, which is `kind` ("a device"), by a file.
+    static func notRegularError(_ path: String, _ kind: String) -> DownloadError {
+        DownloadError(.output, "\(path) is \(kind), not a regular file: a download never replaces it", path: path)
+    }
+
     private static func checkFolder(_ folder: String, for path: String?) throws(DownloadError) {
         let prefix = path.map { "cannot write \($0): " } ?? ""
         guard FileSystem.isFolder(folder) else {
@@ -76,7 +82,10 @@ public enum DownloadDestination: Sendable, Equatable {
         }
     }
 
-    private static func checkFree(_ path: String, overwrite: Bool) throws(DownloadError) {
+    /// Refuses a path taken by a file (unless `overwrite`), and always one taken by what is not
+    /// a regular file (a device, a pipe, a socket): a download never replaces those.
+    static func checkFree(_ path: String, overwrite: Bool) throws(DownloadError) {
+        if let kind = FileSystem.specialKind(path) { throw notRegularError(path, kind) }
         if !overwrite, FileSystem.exists(path) {
             throw DownloadError(.exists, "\(path) already exists", path: path)
         }

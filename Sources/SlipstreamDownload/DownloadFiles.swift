@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import SlipstreamCore
 import SlipstreamHTTP
 
 /// The files of one download: what an earlier run left to resume, the `.part` file (made
@@ -55,6 +56,10 @@ struct DownloadFiles: Sendable {
             try Self.checkStream(descriptor, configuration)
             return (nil, [])
         }
+        // A device or a pipe is never replaced, even where existing files may be.
+        if case .file(let path) = destination, let kind = FileSystem.specialKind(path) {
+            throw DownloadDestination.notRegularError(path, kind)
+        }
         let partPath = expectedPath + ".part"
         if configuration.timestamping { existing = FileStamp.read(expectedPath) }
         // A fresh file is made before the request only where its name is free (or may be replaced).
@@ -107,7 +112,7 @@ struct DownloadFiles: Sendable {
             guard FileSystem.size(of: store.partPath) == record.size else {
                 return (nil, ["\(store.partPath) is missing or not \(record.size) bytes long; starting over"])
             }
-            guard record.etag != nil || record.lastModified != nil || configuration.trustSize && record.url == url else {
+            guard record.etag != nil || record.lastModified != nil || configuration.trustSize && record.url == url.redactingLogins else {
                 return (
                     nil,
                     [

@@ -27,6 +27,20 @@ enum FileSystem {
         return lstat(path, &info) == 0
     }
 
+    /// What kind of thing is at `path` (following symbolic links), when it is neither missing
+    /// nor a regular file or folder: "a device", "a pipe (FIFO)", "a socket". Such a path is
+    /// written to in order or refused, never replaced by a file.
+    static func specialKind(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a pipe (FIFO)"
+        case S_IFSOCK: return "a socket"
+        default: return "a device"
+        }
+    }
+
     /// Whether `path` is a folder (following symbolic links).
     static func isFolder(_ path: String) -> Bool {
         var info = stat()

@@ -198,6 +198,14 @@ final class PartFile: Sendable {
     /// existing file unless `overwrite` (in one step where the filesystem can: a file that
     /// appears meanwhile is never replaced; the download then stays in its `.part` file).
     func rename(to destination: String, overwrite: Bool) throws(DownloadError) {
+        // What appeared at the name since the download began is never replaced if it is not a
+        // file (a device, a pipe): the download stays in its `.part` file.
+        if overwrite, let kind = FileSystem.specialKind(destination) {
+            try name()
+            var error = DownloadDestination.notRegularError(destination, kind)
+            error.resumableFile = path
+            throw error
+        }
         if !isNamed {
             if link(as: destination) == 0 { return }
             guard errno == EEXIST else {

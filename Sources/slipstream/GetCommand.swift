@@ -39,10 +39,15 @@ enum GetCommand {
         let download: Download
         do {
             download = try Downloader(configuration: options.configuration)
-                .start(options.url!, to: options.destination)
-        } catch {
+                .start(options.url!, to: try destination(options))
+        } catch let error as CommandError {
+            Terminal.error(error.message)
+            return error.status
+        } catch let error as DownloadError {
             Terminal.error(error.advice)
             return ExitStatus(error)
+        } catch {
+            preconditionFailure("\(error)")
         }
         running.withLock { $0 = download }
         if trap.caughtSignal != nil { download.cancel() }
@@ -125,5 +130,18 @@ enum GetCommand {
             Terminal.error(error.advice)
             return ExitStatus(error)
         }
+    }
+
+    /// Where the download goes: `-o` naming a pipe or a device (`/dev/null`) is written to in
+    /// order, as curl does, never replaced; what only a file can have is refused for it.
+    private static func destination(_ options: GetOptions) throws(CommandError) -> DownloadDestination {
+        guard let output = options.output, output != "-", let descriptor = try OutputPath.openStream(output) else {
+            return options.destination
+        }
+        if options.configuration.checksum != nil || options.configuration.timestamping {
+            close(descriptor)
+            throw CommandError(status: .usage, message: "\(output) is not a regular file: --checksum and -N need one")
+        }
+        return .stream(fileDescriptor: descriptor)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import SlipstreamAudio
+import SlipstreamCore
 import SlipstreamDownload
 import SlipstreamHTTP
 import Synchronization
@@ -43,8 +44,10 @@ enum HLSGetCommand {
     private static func download(_ options: GetOptions, to output: String) async -> (ExitStatus, String?) {
         let started = ContinuousClock.now
         let url = options.url!
-        if !options.configuration.overwrite, exists(output) {
-            return (.disk, "\(output) exists; use --force to replace it")
+        do throws(CommandError) {
+            try OutputPath(output).check("-o", input: nil, replacing: options.configuration.overwrite, writing: .asFile)
+        } catch {
+            return (error.status, error.message)
         }
         let folder = output + ".hls.part"
         if mkdir(folder, 0o755) != 0, errno != EEXIST {
@@ -275,13 +278,14 @@ enum HLSGetCommand {
     /// not `resuming`: `--no-continue`), and records `plan`'s there. True when it held the files
     /// of another playlist.
     private static func prepare(_ folder: String, for plan: HLSDownloadPlan, resuming: Bool) -> Bool {
-        var record = Array((plan.playlistURL + "\n").utf8)
-        for resource in plan.resources { record += Array((resource.url + "\n").utf8) }
+        // The URLs without their passwords, readable by the owner only: the folder holds no secret.
+        var record = Array((plan.playlistURL.redactingLogins + "\n").utf8)
+        for resource in plan.resources { record += Array((resource.url.redactingLogins + "\n").utf8) }
         let recordPath = folder + "/plan"
         let old = readFile(recordPath)
         if old == record, resuming { return false }
         removeFolder(folder, keepingFolder: true)
-        let fd = open(recordPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(recordPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         if fd >= 0 {
             _ = record.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             fsync(fd)

@@ -27,6 +27,7 @@ enum PlayCommand {
         var configuration = options.configuration
         let saver: SaveFile?
         do {
+            try checkOutputs(options)
             saver = try options.save.map { path throws(CommandError) in try SaveFile(path: path) }
             configuration.recording = try options.record.map { path throws(CommandError) in try PlayRecording.recording(for: path) }
             configuration.access = try options.access.makeAccess()
@@ -110,6 +111,24 @@ enum PlayCommand {
             }
         }
         return exit
+    }
+
+    /// Refuses, before anything is written, an output that is the file played (the same file by
+    /// any name), an existing file without `--force`, and what cannot be written: each output is
+    /// checked as its writer writes (`OutputPath.Writing`).
+    private static func checkOutputs(_ options: PlayOptions) throws(CommandError) {
+        let input = options.isURL ? nil : options.target.flatMap { OutputPath($0).identity }
+        if let path = options.save {
+            try OutputPath(path).check("--save", input: input, replacing: options.force, writing: .atOffsets)
+        }
+        if case .wav(let path)? = options.output, path != "-" {
+            try OutputPath(path).check("--output wav:", input: input, replacing: options.force, writing: .inOrder)
+        }
+        if let path = options.record, !path.hasSuffix("/") {
+            let output = OutputPath(path)
+            // A folder gets a file per title, named anew.
+            if output.kind != .folder { try output.check("--record", input: input, replacing: options.force, writing: .asFile) }
+        }
     }
 
     /// What a key does.
