@@ -31,7 +31,11 @@ public enum SessionFile {
         }
     }
 
-    /// Reads a download list from `path` (`-` for standard input).
+    /// The largest download list read: 64 MiB (some 500,000 lines of URLs and options).
+    public static let maximumSize = 64 << 20
+
+    /// Reads a download list from `path` (`-` for standard input); one larger than
+    /// `maximumSize` (as `/dev/zero`) is an `.input` error, read no further.
     public static func read(_ path: String) throws(DownloadError) -> DownloadList {
         let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw DownloadError(.disk, "cannot read \(path): \(FileSystem.lastError)", path: path) }
@@ -43,6 +47,11 @@ public enum SessionFile {
             if count < 0, errno == EINTR { continue }
             guard count >= 0 else { throw DownloadError(.disk, "cannot read \(path): \(FileSystem.lastError)", path: path) }
             if count == 0 { break }
+            guard bytes.count + count <= maximumSize else {
+                throw DownloadError(
+                    .input, "\(path == "-" ? "standard input" : path) is larger than \(maximumSize >> 20) MiB: not a download list",
+                    path: path)
+            }
             bytes += chunk[..<count]
         }
         do {

@@ -247,7 +247,7 @@ enum HLSGetCommand {
         configuration.overwrite = true
         configuration.resume = false
         configuration.checksum = nil
-        configuration.maxFileSize = 8 << 20  // HLSPlaylistParser's limit
+        configuration.maxFileSize = Int64(HLSPlaylistParser.maximumSize)
         let download: Download
         do {
             download = try Downloader(configuration: configuration).start(url, to: .file(path))
@@ -264,6 +264,11 @@ enum HLSGetCommand {
             _ = try await download.value
         } catch {
             effectiveURL.cancel()
+            // The playlist's own bound, not --max-filesize: a playlist no player reads.
+            if error.code == .tooLarge {
+                throw Failure(
+                    message: "\(url): the HLS playlist is larger than \(HLSPlaylistParser.maximumSize >> 20) MiB", status: .notAudio)
+            }
             throw Failure(message: error.advice, status: ExitStatus(error))
         }
         let base = await effectiveURL.value

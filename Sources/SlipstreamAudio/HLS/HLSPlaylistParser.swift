@@ -5,9 +5,9 @@
 /// sequence number with a sign) and an unreadable line are refused with their line's number,
 /// never skipped: a segment quietly left out is audio quietly missing. Lines are split and
 /// decoded as for other playlists (`PlaylistText`).
-enum HLSPlaylistParser {
+package enum HLSPlaylistParser {
     /// The largest playlist read: a day of two-second segments takes about 3 MiB.
-    static let maximumSize = 8 << 20
+    package static let maximumSize = 8 << 20
     /// The most segments read.
     static let maximumSegments = 65_536
     /// The longest segment and target duration taken: a day, in seconds. (A segment is some
