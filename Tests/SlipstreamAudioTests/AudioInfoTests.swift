@@ -27,6 +27,27 @@ struct AudioInfoTests {
         #expect(info.audio.format.codec == .mp3)
     }
 
+    /// A file cut short of what its Xing or WAV header counts (a download that stopped) is as
+    /// long as the audio it holds, not as its header says (a 30 % cut said the whole length):
+    /// two minutes made here, so that info reads its head and tail only.
+    @Test(arguments: ["mp3", "wav"])
+    func aFileCutShortIsAsLongAsItsAudio(kind: String) async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        let wav = folder + "/whole.wav", whole = folder + "/whole.\(kind)"
+        try await ExternalProgram.run(["sox", "-R", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "120", "pinknoise"])
+        if kind == "mp3" { try await ExternalProgram.run(["lame", "--quiet", "-V", "2", wav, whole]) }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = folder + "/cut.\(kind)"
+        try bytes.prefix(bytes.count * 3 / 10).write(to: URL(fileURLWithPath: cut))
+        let full = try #require(try await AudioInfo.read(from: whole).audio.duration)
+        let info = try await AudioInfo.read(from: cut)
+        let duration = try #require(info.audio.duration)
+        #expect(abs(full - 120) < 0.1)
+        #expect(abs(duration - 36) < 2, "\(duration) s of \(full) s")
+        #expect(info.audio.durationSource == .estimate)
+        #expect(info.source.bytesRead < bytes.count / 5)
+    }
+
     @Test func aURLIsReadByRangesAndSaysSo() async throws {
         let name = "mp3-vbr-v0.mp3"
         let url = try AudioFixtures.served(name)

@@ -118,7 +118,18 @@ struct StreamState: Sendable {
             (result.packetCount, result.audioDataByteCount, totalFrames) = (headerPacketCount, headerByteCount, frames)
             result.totalsSource = .header
         }
-        if let totalFrames {
+        // A whole stream shorter than the audio bytes its header counts was cut short (a download
+        // that stopped): its length is the header's in proportion to the audio there is.
+        if !(isFinished && isContinuous), let frames = totalFrames, let stated = headerByteCount, stated > 0,
+            let total = hints.totalByteCount, total < stated, let dataOffset = properties.dataOffset
+        {
+            let there = Double(max(total - dataOffset, 0)) / Double(stated)
+            (result.packetCount, result.audioDataByteCount) = (nil, max(total - dataOffset, 0))
+            let trimmed = Int64(clamping: Double(frames) * there)
+            result.trimmedFrameCount = trimmed
+            result.duration = Double(trimmed) / rate
+            result.durationSource = .estimate
+        } else if let totalFrames {
             let trimmed = max(totalFrames - Int64(properties.encoderDelay ?? 0) - Int64(properties.encoderPadding ?? 0), 0)
             result.trimmedFrameCount = trimmed
             result.duration = Double(trimmed) / rate
