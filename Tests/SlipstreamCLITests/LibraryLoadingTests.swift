@@ -23,7 +23,7 @@ struct LibraryLoadingTests {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for (name, library) in [("flac-16-seektable.flac", "libFLAC"), ("aac-lc-128k.aac", "libfaad")] {
-            let played = try await Self.loaded(["play", try AudioFixtures.path(name), "--output", "wav:\(folder)/out.wav", "-q"])
+            let played = try await Self.loaded(["play", try AudioFixtures.path(name), "--output", "wav:\(folder)/out.wav", "--force", "-q"])
             #expect(played == [library], "\(name)")
         }
     }
