@@ -109,6 +109,8 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
         .executableTarget(
             name: "TransportStreamFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/TransportStreamFuzzer"),
         .executableTarget(
+            name: "ExternalTextFuzzer", dependencies: ["SlipstreamCore", "FuzzSupport"], path: "Fuzz/ExternalTextFuzzer"),
+        .executableTarget(
             name: "ResponseHeadFuzzer",
             dependencies: ["SlipstreamHTTP", "SlipstreamDownload", "FuzzSupport"],
             path: "Fuzz/ResponseHeadFuzzer"

@@ -14,6 +14,9 @@
 #                       and each block's title
 #   ResumeRecordFuzzer  the resume records beside a .part file (ControlFile, ResumeStore)
 #   DownloadListFuzzer  download lists and session files (DownloadList)
+#   ExternalTextFuzzer  the readers of numbers and text from outside: the strict decimal
+#                       reader, the checked conversions, and a text made fit to show (a URL's
+#                       password out, terminal controls escaped)
 #   ResponseHeadFuzzer  response heads: header lines, Content-Range, Content-Disposition file
 #                       names, Retry-After and HTTP dates
 #   OggParserFuzzer     Ogg streams made from a script of pages (good checksums unless asked
@@ -46,7 +49,7 @@ seconds="${1:-600}"
 shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ResponseHeadFuzzer PlaylistFuzzer TransportStreamFuzzer)
+all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ExternalTextFuzzer ResponseHeadFuzzer PlaylistFuzzer TransportStreamFuzzer)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 for target in "${targets[@]}"; do
