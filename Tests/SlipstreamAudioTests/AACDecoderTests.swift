@@ -129,7 +129,7 @@ struct AACDecoderTests {
             case 3: bytes[Int.random(in: 7..<bytes.count, using: &random)] ^= 0xFF
             default: break
             }
-            try bytes.withUnsafeBytes { try decoder.decode($0, packet: stream.packets[i], into: buffer) }
+            try bytes.withUnsafeBytes { _ = try decoder.decode($0, packet: stream.packets[i], into: buffer) }
             #expect(buffer.frameCount == 1024)
             buffer.removeAll()
         }

@@ -41,16 +41,16 @@ struct AudioDecodersTests {
         let decoder = try AudioDecoders.make(for: stereo.format)
         let buffer = PCMBuffer(format: decoder.outputFormat)
         for i in 0..<8 {
-            try stereo.contents[i].withUnsafeBytes { try decoder.decode($0, packet: stereo.packets[i], into: buffer) }
+            try stereo.contents[i].withUnsafeBytes { _ = try decoder.decode($0, packet: stereo.packets[i], into: buffer) }
         }
         buffer.removeAll()
         let packet = mono.packets[10]
-        try mono.contents[10].withUnsafeBytes { try decoder.decode($0, packet: packet, into: buffer) }
+        try mono.contents[10].withUnsafeBytes { _ = try decoder.decode($0, packet: packet, into: buffer) }
         #expect(buffer.frameCount == packet.frameCount)
         #expect(buffer.bytes.allSatisfy { $0 == 0 })
         // The stream's own frames decode on as before.
         buffer.removeAll()
-        try stereo.contents[8].withUnsafeBytes { try decoder.decode($0, packet: stereo.packets[8], into: buffer) }
+        try stereo.contents[8].withUnsafeBytes { _ = try decoder.decode($0, packet: stereo.packets[8], into: buffer) }
         #expect(buffer.bytes.contains { $0 != 0 })
     }
 }

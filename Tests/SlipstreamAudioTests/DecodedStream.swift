@@ -45,7 +45,7 @@ struct ParsedStream {
         let buffer = PCMBuffer(format: decoder.outputFormat)
         var output: [UInt8] = []
         for i in indices {
-            try contents[i].withUnsafeBytes { try decoder.decode($0, packet: packets[i], into: buffer) }
+            try contents[i].withUnsafeBytes { _ = try decoder.decode($0, packet: packets[i], into: buffer) }
             #expect(buffer.frameCount == packets[i].frameCount, "packet \(i)")
             output += buffer.bytes
             buffer.removeAll()
@@ -60,7 +60,7 @@ struct ParsedStream {
         let buffer = PCMBuffer(format: decoder.outputFormat)
         var output: [UInt8] = []
         for (packet, bytes) in zip(packets, contents) {
-            try bytes.withUnsafeBytes { try decoder.decode($0, packet: packet, into: buffer) }
+            try bytes.withUnsafeBytes { _ = try decoder.decode($0, packet: packet, into: buffer) }
             buffer.keepFrames(trim.keptFrames(start: try #require(packet.startFrame), frameCount: packet.frameCount))
             output += buffer.bytes
             buffer.removeAll()

@@ -18,7 +18,7 @@ struct DecoderAllocationTests {
         let warmUp = min(20, stream.packets.count / 2)
         func decode(_ range: Range<Int>) throws {
             for i in range {
-                try stream.contents[i].withUnsafeBytes { try decoder.decode($0, packet: stream.packets[i], into: buffer) }
+                try stream.contents[i].withUnsafeBytes { _ = try decoder.decode($0, packet: stream.packets[i], into: buffer) }
                 buffer.removeAll()
             }
         }
@@ -43,7 +43,7 @@ struct DecoderAllocationTests {
         let packet = AudioPacket(offset: 0, size: 417, frameCount: 1152, startFrame: 0, startTime: 0)
         let buffer = PCMBuffer(format: decoder.outputFormat)
         before = slipstream_thread_allocation_count()
-        try frame.withUnsafeBytes { try decoder.decode($0, packet: packet, into: buffer) }
+        try frame.withUnsafeBytes { _ = try decoder.decode($0, packet: packet, into: buffer) }
         #expect(slipstream_thread_allocation_count() - before > 5, "mpg123_new after reset() allocates in C")
     }
 }

@@ -43,7 +43,7 @@ import TestSupport
         let buffer = PCMBuffer(format: decoder.outputFormat)
         func decode(_ range: Range<Int>) throws {
             for i in range {
-                try stream.contents[i].withUnsafeBytes { try decoder.decode($0, packet: stream.packets[i], into: buffer) }
+                try stream.contents[i].withUnsafeBytes { _ = try decoder.decode($0, packet: stream.packets[i], into: buffer) }
                 buffer.removeAll()
             }
         }

@@ -54,7 +54,7 @@ struct PCMPassthroughDecoderTests {
             let decoder = try AudioDecoders.make(for: format, sampleType: sampleType)
             let buffer = PCMBuffer(format: decoder.outputFormat)
             let packet = AudioPacket(offset: 0, size: bytes.count, frameCount: bytes.count / (bits / 8), startFrame: 0, startTime: 0)
-            try bytes.withUnsafeBytes { try decoder.decode($0, packet: packet, into: buffer) }
+            try bytes.withUnsafeBytes { _ = try decoder.decode($0, packet: packet, into: buffer) }
             return Array(buffer.bytes)
         }
         func s16(_ values: [Int16]) -> [UInt8] { values.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] } }
@@ -77,7 +77,7 @@ struct PCMPassthroughDecoderTests {
         let decoder = try AudioDecoders.make(for: format)
         let buffer = PCMBuffer(format: decoder.outputFormat)
         let packet = AudioPacket(offset: 0, size: 1024 * 4, frameCount: 1024, startFrame: 0, startTime: 0)
-        try [UInt8](repeating: 1, count: 7).withUnsafeBytes { try decoder.decode($0, packet: packet, into: buffer) }
+        try [UInt8](repeating: 1, count: 7).withUnsafeBytes { _ = try decoder.decode($0, packet: packet, into: buffer) }
         #expect(buffer.frameCount == 1024)
         #expect(Array(buffer.bytes.prefix(8)) == [1, 1, 1, 1, 1, 1, 0, 0])
     }

@@ -65,14 +65,20 @@ package final class AACDecoder: SelectableAudioDecoder {
     /// AAC in ADTS frames or as raw access units.
     package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .aac || format.codec == .aacRaw }
 
-    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
+    /// `undecodable` where libfaad2 reports an error (`frameInfo.error`) or gives channels the
+    /// stream does not have; `priming` for the frame that only primes its overlap.
+    @discardableResult
+    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError)
+        -> DecodeOutcome
+    {
         let wanted = packet.frameCount * outputFormat.bytesPerFrame
         // Room for two channels where the stream says one, in case of parametric stereo.
         let room = output.reserve(outputFormat.channels == 1 ? 2 * wanted : wanted)
         if handle == nil { handle = try makeHandle() }
-        let written = try decodeFrame(bytes, into: room, limit: wanted)
+        let (written, outcome) = try decodeFrame(bytes, into: room, limit: wanted)
         if written < wanted { (room.baseAddress! + written).initializeMemory(as: UInt8.self, repeating: 0, count: wanted - written) }
         output.commit(wanted)
+        return outcome
     }
 
     package func reset() {
@@ -81,18 +87,19 @@ package final class AACDecoder: SelectableAudioDecoder {
         isInitialised = false
     }
 
-    /// Decodes one ADTS frame or access unit straight into `room`; returns the bytes of PCM it holds (at most
-    /// `limit`), 0 when libfaad2 gave nothing or failed. Throws when libfaad2 would decode the
-    /// stream at another rate than its format says (a build without SBR would, at a low rate).
+    /// Decodes one ADTS frame or access unit straight into `room`; returns the bytes of PCM it
+    /// holds (at most `limit`), 0 when libfaad2 gave nothing or failed, and the outcome. Throws
+    /// when libfaad2 would decode the stream at another rate than its format says (a build
+    /// without SBR would, at a low rate).
     private func decodeFrame(_ bytes: UnsafeRawBufferPointer, into room: UnsafeMutableRawBufferPointer, limit: Int)
-        throws(AudioDecoderError) -> Int
+        throws(AudioDecoderError) -> (Int, DecodeOutcome)
     {
         guard let handle, let input = UnsafeMutableRawPointer(mutating: bytes.baseAddress)?.assumingMemoryBound(to: UInt8.self)
-        else { return 0 }
+        else { return (0, .undecodable) }
         if !isInitialised {
             var rate: UInt = 0
             var channels: UInt8 = 0
-            guard slipstream_NeAACDecInit(handle, input, UInt(bytes.count), &rate, &channels) >= 0 else { return 0 }
+            guard slipstream_NeAACDecInit(handle, input, UInt(bytes.count), &rate, &channels) >= 0 else { return (0, .undecodable) }
             guard Int(rate) == outputFormat.sampleRate else {
                 throw AudioDecoderError(
                     .initializationFailed, "libfaad2 decodes \(codecDescription) at \(rate) Hz, not \(outputFormat.sampleRate) Hz",
@@ -103,11 +110,13 @@ package final class AACDecoder: SelectableAudioDecoder {
         let decoded = floats ?? UnsafeMutableRawBufferPointer(rebasing: room[...])
         var target: UnsafeMutableRawPointer? = decoded.baseAddress
         _ = slipstream_NeAACDecDecode2(handle, &frameInfo, input, UInt(bytes.count), &target, UInt(decoded.count))
-        guard frameInfo.error == 0, frameInfo.channels > 0 else { return 0 }
+        guard frameInfo.error == 0 else { return (0, .undecodable) }
+        // The first frame after a start primes the overlap: no samples, no error.
+        guard frameInfo.samples > 0, frameInfo.channels > 0 else { return (0, .priming) }
         let sampleBytes = outputFormat.bytesPerSample
         // Parametric stereo in a mono stream: the two channels are folded back into one.
         let folds = Int(frameInfo.channels) != outputFormat.channels
-        guard !folds || (frameInfo.channels == 2 && outputFormat.channels == 1) else { return 0 }
+        guard !folds || (frameInfo.channels == 2 && outputFormat.channels == 1) else { return (0, .undecodable) }
         let count = min(Int(frameInfo.samples) / (folds ? 2 : 1), limit / sampleBytes)
         let samples = decoded.baseAddress!.assumingMemoryBound(to: Float.self)
         if floats != nil {
@@ -123,7 +132,7 @@ package final class AACDecoder: SelectableAudioDecoder {
         } else if folds {
             for i in 0..<count { samples[i] = (samples[2 * i] + samples[2 * i + 1]) / 2 }
         }
-        return count * sampleBytes
+        return (count * sampleBytes, .decoded)
     }
 
     /// A libfaad2 decoder set up for this output: floats (rounded to 16 bits here where asked

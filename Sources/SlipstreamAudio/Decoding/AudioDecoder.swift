@@ -22,9 +22,13 @@ public protocol AudioDecoder: AnyObject {
     /// `packet.startFrame`, where known, lets a decoder line up its internal state after
     /// `reset()` so that its output is bit-identical to a decode from the start of the stream.
     ///
-    /// Throws only for errors that end playback (a corrupt packet is decoded as well as it can be,
-    /// or as silence).
+    /// Returns whether the packet was decoded, could not be decoded yet (`priming`), or is not
+    /// valid data for the codec (`undecodable`: counted by the player, which stops when most of a
+    /// stream is). Throws only for errors that end playback (a corrupt packet is decoded as well
+    /// as it can be, or as silence).
+    @discardableResult
     func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError)
+        -> DecodeOutcome
 
     /// Forgets all stream state: the next packet follows a discontinuity (a seek or reconnect).
     func reset()

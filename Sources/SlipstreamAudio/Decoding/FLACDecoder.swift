@@ -24,6 +24,8 @@ package final class FLACDecoder: SelectableAudioDecoder {
     private var room = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     private var roomFrames = 0
     private var framesWritten = 0
+    /// libFLAC called its error callback while decoding the packet.
+    private var hadError = false
 
     /// Creates a decoder for a `.flac` stream of `format`, whose magic cookie is its STREAMINFO.
     package init(format: AudioFormat, sampleType: PCMFormat.SampleType = .signed16) throws(AudioDecoderError) {
@@ -63,14 +65,21 @@ package final class FLACDecoder: SelectableAudioDecoder {
     /// FLAC, native or in Ogg.
     package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .flac }
 
-    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
+    /// `undecodable` where libFLAC reports an error (a lost sync, a bad header, a CRC mismatch)
+    /// or writes no frame.
+    @discardableResult
+    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError)
+        -> DecodeOutcome
+    {
         let wanted = packet.frameCount * outputFormat.bytesPerFrame
         room = output.reserve(wanted)
         roomFrames = packet.frameCount
         framesWritten = 0
         input = bytes
         inputUsed = 0
+        hadError = false
         let decoded = slipstream_FLAC__stream_decoder_process_single(decoder) != 0
+        let outcome: DecodeOutcome = decoded && !hadError && (framesWritten > 0 || packet.frameCount == 0) ? .decoded : .undecodable
         let written = framesWritten * outputFormat.bytesPerFrame
         if written < wanted { (room.baseAddress! + written).initializeMemory(as: UInt8.self, repeating: 0, count: wanted - written) }
         output.commit(wanted)
@@ -83,6 +92,7 @@ package final class FLACDecoder: SelectableAudioDecoder {
         }
         input = UnsafeRawBufferPointer(start: nil, count: 0)
         room = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        return outcome
     }
 
     package func reset() {
@@ -135,6 +145,6 @@ package final class FLACDecoder: SelectableAudioDecoder {
     }
 
     /// libFLAC's error callback: a lost sync, a bad header or a CRC mismatch. The frame comes out
-    /// as silence where libFLAC writes nothing; nothing ends playback.
-    private static let error: FLAC__StreamDecoderErrorCallback = { _, _, _ in }
+    /// as silence where libFLAC writes nothing, and counts as undecodable; nothing ends playback.
+    private static let error: FLAC__StreamDecoderErrorCallback = { _, _, client in this(client).hadError = true }
 }

@@ -61,10 +61,19 @@ package final class MP3Decoder: SelectableAudioDecoder {
     /// MPEG audio: Layers I, II and III.
     package static func decodes(_ format: AudioFormat) -> Bool { [.mp1, .mp2, .mp3].contains(format.codec) }
 
-    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
+    /// `undecodable`, and silence, for a frame of another format, one whose Layer III side
+    /// information is impossible or promises more main data than it can reach
+    /// (`LayerIIISideInfo`; still fed, so that libmpg123's state follows the stream), or one
+    /// libmpg123 fails or gives no audio for; `priming` for one passed over to line up, or
+    /// whose bit reservoir was not fed.
+    @discardableResult
+    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError)
+        -> DecodeOutcome
+    {
         let wanted = packet.frameCount * outputFormat.bytesPerFrame
         let room = output.reserve(wanted)
         var written = 0
+        var outcome = DecodeOutcome.undecodable
         // A frame of another format is silence here, never fed: libmpg123, set up for this
         // format alone, would print an error for it (a player makes a new decoder when the
         // stream's format changes).
@@ -74,13 +83,23 @@ package final class MP3Decoder: SelectableAudioDecoder {
             if !isOpen { try open(for: bytes, header: header, startFrame: packet.startFrame) }
             if packetsToSkip > 0 {
                 packetsToSkip -= 1
+                outcome = .priming
             } else {
+                let sideInfo = LayerIIISideInfo(bytes, header: header)
                 let isComplete = reservoir.feed(bytes, header: header)
-                written = decodeFrames(of: bytes, into: isComplete ? room : UnsafeMutableRawBufferPointer(start: nil, count: 0))
+                let decoded = decodeFrames(of: bytes, into: isComplete ? room : UnsafeMutableRawBufferPointer(start: nil, count: 0))
+                if sideInfo?.isPossible == false || (isComplete && (sideInfo?.fits == false || !decoded.isWhole)) {
+                    // Silence, not what libmpg123 made of it: loud noise, as often as not.
+                    outcome = .undecodable
+                } else {
+                    outcome = isComplete ? .decoded : .priming
+                    written = decoded.bytes
+                }
             }
         }
         if written < wanted { (room.baseAddress! + written).initializeMemory(as: UInt8.self, repeating: 0, count: wanted - written) }
         output.commit(wanted)
+        return outcome
     }
 
     package func reset() {
@@ -89,14 +108,16 @@ package final class MP3Decoder: SelectableAudioDecoder {
     }
 
     /// Feeds `bytes` (one packet) to libmpg123 and copies the audio it decodes into `room`, as
-    /// much as fits; returns the bytes copied. Closes the decoder unless exactly one frame came
-    /// out and nothing was left over.
-    private func decodeFrames(of bytes: UnsafeRawBufferPointer, into room: UnsafeMutableRawBufferPointer) -> Int {
+    /// much as fits; returns the bytes copied, and whether exactly one frame came out with no
+    /// error and nothing left over (`isWhole`). Closes the decoder unless it did.
+    private func decodeFrames(of bytes: UnsafeRawBufferPointer, into room: UnsafeMutableRawBufferPointer) -> (
+        bytes: Int, isWhole: Bool
+    ) {
         guard let handle, let base = bytes.baseAddress,
             mpg123_feed(handle, base.assumingMemoryBound(to: UInt8.self), bytes.count) == MPG123_OK.rawValue
         else {
             close()
-            return 0
+            return (0, false)
         }
         var written = 0
         var frames = 0
@@ -106,8 +127,9 @@ package final class MP3Decoder: SelectableAudioDecoder {
             let status = slipstream_mpg123_decode_frame(handle, &audio, &count)
             if status == MPG123_NEW_FORMAT.rawValue { continue }
             guard status == MPG123_OK.rawValue else {
-                if status != MPG123_NEED_MORE.rawValue || frames != 1 || slipstream_mpg123_buffer_fill(handle) != 0 { close() }
-                return written
+                let isWhole = status == MPG123_NEED_MORE.rawValue && frames == 1 && slipstream_mpg123_buffer_fill(handle) == 0
+                if !isWhole { close() }
+                return (written, isWhole)
             }
             frames += 1
             count = min(count, room.count - written)

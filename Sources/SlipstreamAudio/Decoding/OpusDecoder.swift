@@ -69,10 +69,16 @@ package final class OpusDecoder: SelectableAudioDecoder {
     /// Opus.
     package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .opus }
 
-    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
+    /// `undecodable` where libopus refuses the packet (a negative status: `OPUS_INVALID_PACKET`,
+    /// ...); `priming` for an empty one (silence, no fault of the stream). libopus takes most
+    /// bytes as some packet: random bytes after a valid table of contents byte decode, as noise.
+    @discardableResult
+    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError)
+        -> DecodeOutcome
+    {
         let width = outputFormat.bytesPerFrame
         let room = output.reserve(packet.frameCount * width)
-        var decoded = 0
+        var decoded = -1
         if let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty {
             let count = Int32(bytes.count), frames = Int32(Self.maximumFrames)
             decoded = Int(
@@ -81,6 +87,7 @@ package final class OpusDecoder: SelectableAudioDecoder {
                     : slipstream_opus_multistream_decode_float(decoder, data, count, scratch.assumingMemoryBound(to: Float.self), frames, 0)
             )
         }
+        let outcome: DecodeOutcome = bytes.isEmpty ? .priming : decoded < 0 ? .undecodable : .decoded
         decoded = max(decoded, 0)
         let skipped = min(skipLeft, decoded)
         skipLeft -= skipped
@@ -90,6 +97,7 @@ package final class OpusDecoder: SelectableAudioDecoder {
             (room.baseAddress! + kept * width).initializeMemory(as: UInt8.self, repeating: 0, count: (packet.frameCount - kept) * width)
         }
         output.commit(packet.frameCount * width)
+        return outcome
     }
 
     /// Forgets the stream's state; the pre-skip is dropped again only if the next packet is the

@@ -28,7 +28,11 @@ package final class PCMPassthroughDecoder: SelectableAudioDecoder {
         outputFormat = PCMFormat(sampleRate: format.sampleRate, channels: format.channels, sampleType: sampleType)
     }
 
-    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
+    /// Always `decoded`: every byte is a sample.
+    @discardableResult
+    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError)
+        -> DecodeOutcome
+    {
         let samples = packet.frameCount * outputFormat.channels
         let room = output.reserve(samples * outputFormat.bytesPerSample)
         let available = min(samples, bytes.count / sampleBytes)
@@ -44,6 +48,7 @@ package final class PCMPassthroughDecoder: SelectableAudioDecoder {
                 .initializeMemory(as: UInt8.self, repeating: 0, count: (samples - available) * outputFormat.bytesPerSample)
         }
         output.commit(samples * outputFormat.bytesPerSample)
+        return .decoded
     }
 
     package func reset() {}

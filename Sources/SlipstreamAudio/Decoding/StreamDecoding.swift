@@ -10,6 +10,8 @@ public enum StreamDecoding {
         public var frameCount: Int64
         /// Audio packets decoded.
         public var packetCount: Int
+        /// Of those, the packets the decoder could not decode (`DecodeOutcome.undecodable`).
+        public var undecodablePacketCount: Int = 0
     }
 
     /// Parses `bytes` (a whole stream, fed to the parser `chunkSize` bytes at a time), decodes
@@ -33,7 +35,9 @@ public enum StreamDecoding {
             }
             if sink.error == nil { try parser.finish(into: &sink) }
             if let error = sink.error { throw error }
-            return Summary(format: sink.decoder?.outputFormat, frameCount: sink.frameCount, packetCount: sink.packetCount)
+            return Summary(
+                format: sink.decoder?.outputFormat, frameCount: sink.frameCount, packetCount: sink.packetCount,
+                undecodablePacketCount: sink.undecodablePacketCount)
         }
     }
 
@@ -49,6 +53,7 @@ public enum StreamDecoding {
         var buffer: PCMBuffer?
         var frameCount: Int64 = 0
         var packetCount = 0
+        var undecodablePacketCount = 0
         var error: AudioDecoderError?
 
         init(sampleType: PCMFormat.SampleType, gapless: Bool, consume: @escaping (PCMBuffer) -> Void) {
@@ -76,7 +81,7 @@ public enum StreamDecoding {
                 }
                 guard let decoder, let buffer else { return }
                 buffer.removeAll()
-                try decoder.decode(bytes, packet: packet, into: buffer)
+                if try decoder.decode(bytes, packet: packet, into: buffer) == .undecodable { undecodablePacketCount += 1 }
                 if let start = packet.startFrame { buffer.keepFrames(trim.keptFrames(start: start, frameCount: packet.frameCount)) }
                 packetCount += 1
                 frameCount += Int64(buffer.frameCount)

@@ -65,18 +65,27 @@ package final class VorbisDecoder: SelectableAudioDecoder {
     /// Vorbis.
     package static func decodes(_ format: AudioFormat) -> Bool { format.codec == .vorbis }
 
-    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError) {
+    /// `undecodable` where libvorbis refuses the packet (`vorbis_synthesis` or
+    /// `vorbis_synthesis_blockin` gives a negative status: not audio, a bad packet); `priming`
+    /// where it gives no audio yet (the first packet after a start or `reset()`).
+    @discardableResult
+    package func decode(_ bytes: UnsafeRawBufferPointer, packet: AudioPacket, into output: PCMBuffer) throws(AudioDecoderError)
+        -> DecodeOutcome
+    {
         let width = outputFormat.bytesPerFrame
         let room = output.reserve(packet.frameCount * width)
         var written = 0
         var oggPacket = Self.packet(bytes, number: packetNumber)
         packetNumber += 1
+        var outcome = DecodeOutcome.undecodable
         if slipstream_vorbis_synthesis(block, &oggPacket) == 0, slipstream_vorbis_synthesis_blockin(dsp, block) == 0 {
+            outcome = .priming
             var channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
             while true {
                 let available = Int(slipstream_vorbis_synthesis_pcmout(dsp, &channels))
                 guard available > 0, let channels else { break }
                 let count = min(available, packet.frameCount - written)
+                outcome = .decoded
                 if count > 0 { convert(channels, count: count, into: room.baseAddress! + written * width) }
                 written += max(count, 0)
                 slipstream_vorbis_synthesis_read(dsp, Int32(available))
@@ -87,6 +96,7 @@ package final class VorbisDecoder: SelectableAudioDecoder {
                 as: UInt8.self, repeating: 0, count: (packet.frameCount - written) * width)
         }
         output.commit(packet.frameCount * width)
+        return outcome
     }
 
     package func reset() {
