@@ -34,6 +34,7 @@ struct PlayerStateMachineTests {
         .input(.connectionFailed(networkError)), .input(.connectionFailed(forbidden)), .input(.reconnectDue),
         .input(.fatal(decoderError)),
         .input(.answered(isLive: true)), .input(.answered(isLive: false)), .input(.liveStreamEnded(liveEnd)),
+        .input(.undecodableFrames(count: 3, total: 10)),
     ]
 
     /// Steps that drive a fresh machine into each state.
@@ -99,6 +100,10 @@ struct PlayerStateMachineTests {
                 if !state.isFinal, step == .input(.stop) { #expect(machine.state == .stopped(.user)) }
                 if !state.isFinal, step == .input(.fatal(Self.decoderError)) {
                     #expect(machine.state == .stopped(.error(Self.decoderError)))
+                }
+                // A count of undecodable frames is told as it came, and changes nothing else.
+                if !state.isFinal, step == .input(.undecodableFrames(count: 3, total: 10)) {
+                    #expect(actions == [.emit(.undecodableFrames(count: 3, total: 10))] && machine.state == state, "\(context)")
                 }
                 // Entering a final state releases; release happens only then.
                 #expect(actions.contains(.release) == (machine.state.isFinal && !state.isFinal), "\(context)")

@@ -18,6 +18,7 @@ public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvert
             case unsupportedFormat = "unsupported format"
             case noAudioData = "no audio data"
             case decoder
+            case undecodable
             case output
             case timedOut = "timed out"
             case file
@@ -41,6 +42,9 @@ public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvert
         public static let noAudioData = Code(.noAudioData)
         /// The decoder could not be created or failed.
         public static let decoder = Code(.decoder)
+        /// Most of the stream could not be decoded: its frames are there, but more than half of
+        /// them are not valid data for the codec (`AudioStreamerEvent.undecodableFrames`).
+        public static let undecodable = Code(.undecodable)
         /// The audio output could not be opened or failed.
         public static let output = Code(.output)
         /// No bytes arrived for the inactivity timeout, and reconnecting did not help.

@@ -40,18 +40,33 @@ public enum AudioStreamerEvent: Hashable, Sendable {
     /// the next entry is tried. When none is left, playback stops with an error saying how many
     /// were tried.
     case playlistEntrySkipped(url: String, AudioStreamerError)
+    /// Frames the decoder could not decode (not valid data for the codec: played as silence, or
+    /// as what the codec's library made of them): `count` so far, of `total` frames decoded or
+    /// not (priming frames, with no audio yet by design, left out). Told when the first such
+    /// frame is decoded, then at most once a second while the count grows, and once more before
+    /// the stream ends or fails, with the final count. When most of a stream cannot be decoded,
+    /// playback stops with an error whose code is `.undecodable`.
+    case undecodableFrames(count: Int, total: Int)
 }
 
 extension AudioStreamerEvent: CoalescibleEvent {
-    /// What a newer event replaces an unread older one of: only progress.
+    /// What a newer event replaces an unread older one of: progress, and the count of
+    /// undecodable frames (each tells the whole count so far).
     public enum CoalescingKey: Hashable, Sendable {
         /// A progress snapshot.
         case progress
+        /// A count of undecodable frames.
+        case undecodableFrames
     }
 
-    /// `.progress` for a progress snapshot (the newest unread one wins), else nil.
+    /// `.progress` for a progress snapshot, `.undecodableFrames` for a count of undecodable
+    /// frames (the newest unread one wins), else nil.
     public var coalescingKey: CoalescingKey? {
-        if case .progress = self { .progress } else { nil }
+        switch self {
+        case .progress: .progress
+        case .undecodableFrames: .undecodableFrames
+        default: nil
+        }
     }
 }
 

@@ -61,6 +61,8 @@ final class PlaybackLoop {
     private var hasNotifiedUnderrun = false
     private var hasEnded = false
     private var hasFailed = false
+    /// The frames the decoders could not decode, against all they were given.
+    private var tally = DecodeTally()
 
     private init(
         streamer: AudioStreamer, queue: SharedPacketQueue, mailbox: PlaybackMailbox,
@@ -144,8 +146,11 @@ final class PlaybackLoop {
                 }
                 queue.waitForNews(seconds: clockWait)
             case .ended:
-                if !hasEnded {
+                if !hasEnded, tally.isMostlyUndecodable(atEnd: true) {
+                    failUndecodable()
+                } else if !hasEnded {
                     hasEnded = true
+                    reportUndecodable(final: true)
                     flushConverter()
                     if openFormat != nil { perform { output throws(AudioOutputError) in try output.drain() } }
                     // Drained: every frame written has been heard, whatever the device's clock says.
@@ -195,11 +200,13 @@ final class PlaybackLoop {
         var packet = entry.packet
         packet.startFrame = packet.startFrame.map { $0 - formatFirstFrame }
         do throws(AudioDecoderError) {
-            try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0..<entry.size]), packet: packet, into: batch)
+            tally.count(try decoder.decode(UnsafeRawBufferPointer(rebasing: scratch[0..<entry.size]), packet: packet, into: batch))
         } catch {
             fail(AudioStreamerError(decoderError: error))
             return
         }
+        if tally.isMostlyUndecodable() { return failUndecodable() }
+        if tally.hasUnreported { reportUndecodable() }
         let rawStart = entry.startFrame ?? 0
         let decoded = batch.frameCount - first
         let kept = keptFrames(rawStart: rawStart, count: decoded, estimated: entry.isEstimated)
@@ -372,6 +379,25 @@ extension PlaybackLoop {
         guard let position = currentPosition(drained: drained) else { return }
         let generation = flushGeneration
         queue.withLock { $0.publishPosition(position, generation: generation) }
+    }
+
+    /// Tells the streamer how many frames could not be decoded, when the count grew and the
+    /// tally says it is time (`final`: the stream ends or fails).
+    private func reportUndecodable(final: Bool = false) {
+        guard tally.hasUnreported, let report = tally.report(now: MonotonicTime.now(), final: final) else { return }
+        streamer.send(.undecodableFrames(count: report.count, total: report.total))
+    }
+
+    /// Stops playback: most of the stream could not be decoded (`DecodeTally`), after telling
+    /// the final count.
+    private func failUndecodable() {
+        reportUndecodable(final: true)
+        let location = streamer.location
+        fail(
+            AudioStreamerError(
+                .undecodable,
+                "\(location.text): most of the stream could not be decoded: \(tally.undecodable) of \(tally.total) frames",
+                url: location.url, path: location.path))
     }
 
     private func fail(_ error: AudioStreamerError) {

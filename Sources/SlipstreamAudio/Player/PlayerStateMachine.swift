@@ -65,6 +65,8 @@ struct PlayerStateMachine: Sendable {
         case reconnectDue
         /// Playback cannot go on (format, decoder, output).
         case fatal(AudioStreamerError)
+        /// The decoder could not decode `count` of the `total` frames it was given so far.
+        case undecodableFrames(count: Int, total: Int)
     }
 
     enum Action: Hashable, Sendable {
@@ -226,6 +228,8 @@ extension PlayerStateMachine {
             return [.reconnect]
         case .fatal(let error):
             return fail(error)
+        case .undecodableFrames(let count, let total):
+            return [.emit(.undecodableFrames(count: count, total: total))]
         }
     }
 
