@@ -17,7 +17,8 @@ enum ExitStatus: Int32 {
     /// A file or disk failure: bad output path, no space, write error, a file that cannot be read.
     case disk = 5
     /// The input is not audio in a supported format (MP3/MPEG audio, AAC in ADTS or MP4,
-    /// FLAC, Ogg Vorbis/Opus/FLAC, PCM WAV/AIFF/CAF).
+    /// FLAC, Ogg Vorbis/Opus/FLAC, PCM WAV/AIFF/CAF), or most of its frames could not be
+    /// decoded (`play`: frames whose headers are there and whose contents are not audio).
     case notAudio = 6
     /// The finished file does not have the checksum given with `--checksum`; it stays `FILE.part`.
     case checksum = 7
@@ -74,7 +75,7 @@ enum ExitStatus: Int32 {
         case .network, .timedOut: self = .network
         case .httpStatus, .rangeNotHonoured: self = .http
         case .file: self = .disk
-        case .unsupportedFormat, .noAudioData: self = .notAudio
+        case .unsupportedFormat, .noAudioData, .undecodable: self = .notAudio
         case .decoder, .output: self = .audio
         default: self = .failure
         }

@@ -66,6 +66,7 @@ enum PlayCommand {
         var finalState = AudioStreamerState.initialized
         var json = options.json ? PlayEventJSON() : nil
         var recordingFailed = false
+        var undecodable: (count: Int, total: Int)?
         for await event in streamer.events {
             for line in json?.lines(for: event, now: MonotonicTime.now()) ?? [] { Terminal.output(line + "\n") }
             switch event {
@@ -82,6 +83,9 @@ enum PlayCommand {
                 entryTitle.withLock { $0 = title }
             case .playlistEntrySkipped(_, let error) where !options.quiet:
                 Terminal.message("slipstream: skipped a playlist entry: \(error.message)", over: showStatus)
+            case .undecodableFrames(let count, let total):
+                undecodable = (count, total)
+                if !options.quiet { Terminal.message("slipstream: warning: \(undecodableLine(count, total))", over: showStatus) }
             case .stateChanged(let state):
                 finalState = state
             default:
@@ -95,6 +99,11 @@ enum PlayCommand {
         if showStatus { Terminal.statusLine(statusLine(finalState), final: true) }
         if case .stopped(.error(let error)) = finalState, trap.caughtSignal == nil {
             Terminal.error(error.message + (advice(for: error).map { " (\($0))" } ?? ""))
+        }
+        // The final count, unless the error just told it.
+        let errorToldCount = if case .stopped(.error(let error)) = finalState { error.code == .undecodable } else { false }
+        if let undecodable, !options.quiet, !errorToldCount {
+            Terminal.message("slipstream: \(undecodableLine(undecodable.count, undecodable.total))")
         }
         var exit = exitStatus(for: finalState, signal: trap.caughtSignal)
         if recordingFailed, exit == .success { exit = .disk }
@@ -129,6 +138,11 @@ enum PlayCommand {
             // A folder gets a file per title, named anew.
             if output.kind != .folder { try output.check("--record", input: input, replacing: options.force, writing: .asFile) }
         }
+    }
+
+    /// The words for `count` undecodable frames of `total`.
+    static func undecodableLine(_ count: Int, _ total: Int) -> String {
+        "\(count) of \(total) frames could not be decoded"
     }
 
     /// What a key does.

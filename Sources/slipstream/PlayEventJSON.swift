@@ -89,6 +89,11 @@ struct PlayEventJSON {
             line.add("bytes", file.audioBytes)
             line.add("dropped", file.droppedBytes)
             return [line.line]
+        case .undecodableFrames(let count, let total):
+            var line = JSONLine(event: "undecodable")
+            line.add("count", count)
+            line.add("total", total)
+            return [line.line]
         case .recordingFailed(let error):
             var line = JSONLine(event: "recording")
             line.add("status", "failed")

@@ -74,9 +74,14 @@ struct PlayOptions: TargetOptions {
           -q, --quiet                no status line
           -h, --help                 show this help
 
+        Frames that cannot be decoded are played as silence and counted on standard error;
+        when more than half of them cannot (of at least 64, or of the whole stream), playback
+        stops with exit status 6.
+
         Exit status: 0 played to the end or quit, 2 usage error or bad URL, 3 network failure
-        or timeout, 4 HTTP failure, 5 file cannot be read, saved or recorded, 6 not audio or
-        an unsupported format, 8 audio output or decoder failure, 130/143 SIGINT/SIGTERM.
+        or timeout, 4 HTTP failure, 5 file cannot be read, saved or recorded, 6 not audio, an
+        unsupported format, or most of its frames could not be decoded, 8 audio output or
+        decoder failure, 130/143 SIGINT/SIGTERM.
         """
 
     mutating func apply(_ name: String, inline: String?, reader: inout CommandLineArguments) throws(UsageError) {

@@ -48,6 +48,19 @@ struct PlayEventJSONTests {
         #expect(objects[1]["state"] as? String == "stopped" && objects[1]["reason"] as? String == "error")
     }
 
+    /// Every count of undecodable frames the player tells is a line; the error that stops a
+    /// stream most of whose frames are undecodable has its code.
+    @Test func writesUndecodableFrames() throws {
+        var writer = PlayEventJSON()
+        let objects = try Self.objects(&writer, .undecodableFrames(count: 3, total: 1200))
+        #expect(objects.count == 1 && objects[0].keys.sorted() == ["count", "event", "total"])
+        #expect(objects[0]["event"] as? String == "undecodable")
+        #expect(objects[0]["count"] as? Int == 3 && objects[0]["total"] as? Int == 1200)
+        let error = AudioStreamerError(.undecodable, "x.mp3: most of the stream could not be decoded: 40 of 64 frames")
+        let stopped = try Self.objects(&writer, .stateChanged(.stopped(.error(error))))
+        #expect(stopped.first?["code"] as? String == "undecodable")
+    }
+
     @Test func writesTheFormatOnlyWhenItChanges() throws {
         var writer = PlayEventJSON()
         var properties = AudioStreamProperties()
