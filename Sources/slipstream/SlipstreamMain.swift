@@ -18,6 +18,14 @@ enum SlipstreamMain {
         """
 
     static func main() async {
+        // An argument that is not UTF-8 (a file name in another encoding) would reach the command
+        // changed, each bad byte a U+FFFD, and name another file: refused, saying which.
+        if let index = (1..<Int(CommandLine.argc)).first(where: { !isUTF8(CommandLine.unsafeArgv[$0]) }) {
+            Terminal.error(
+                "argument \(index) ('\(CommandLine.arguments[index])') is not UTF-8, as a file name in another "
+                    + "encoding may be: rename the file, or give a link to it with a UTF-8 name")
+            exit(ExitStatus.usage.rawValue)
+        }
         var arguments = Array(CommandLine.arguments.dropFirst())
         // A URL: libcurl loads while the rest starts (a local file's run never loads it).
         if arguments.contains(where: { $0.contains("://") }) { HTTPEngine.prepare() }
@@ -49,5 +57,12 @@ enum SlipstreamMain {
         // (A run that ends at once, say on a usage error, may end while libcurl still loads.)
         HTTPEngine.settle()
         exit(status.rawValue)
+    }
+
+    /// Whether the C string `argument` is valid UTF-8.
+    private static func isUTF8(_ argument: UnsafeMutablePointer<CChar>?) -> Bool {
+        guard let argument else { return true }
+        let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument))
+        return String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) != nil
     }
 }
