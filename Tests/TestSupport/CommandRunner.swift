@@ -10,6 +10,8 @@ public enum CommandRunner {
         public var stdout: String
         /// Standard error.
         public var stderr: String
+        /// Whether a signal ended the process (`status` is then the signal's number).
+        public var signaled = false
     }
 
     /// The `slipstream` binary beside the test bundle.

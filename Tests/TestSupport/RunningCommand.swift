@@ -88,7 +88,7 @@ public final class RunningCommand: Sendable {
                 continuation.resume(
                     returning: CommandRunner.Output(
                         status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                        stderr: String(decoding: stderr, as: UTF8.self)))
+                        stderr: String(decoding: stderr, as: UTF8.self), signaled: process.terminationReason == .uncaughtSignal))
             }.start()
         }
     }
