@@ -50,6 +50,7 @@ struct AudioParserFuzzCase {
             "counting uncompressed audio from its size changed the totals: \(counted.firstDifference(from: whole))")
         checkRefusal(whole)
         checkSeekTable(whole)
+        checkLayerIIISideInfo(whole)
         parseAcrossDiscontinuity()
         summarise()
     }
@@ -122,6 +123,21 @@ struct AudioParserFuzzCase {
     }
 
     /// Queries the seek table of a whole-stream run at extreme and ordinary times and offsets.
+    /// The side information the MP3 decoder reads to tell an undecodable frame, of every packet
+    /// that starts with a Layer III header: read within the packet, its counts in range.
+    func checkLayerIIISideInfo(_ run: Outcome) {
+        for event in run.events {
+            guard case .packet(let packet) = event else { continue }
+            let bytes = Array(stream[Int(packet.offset)..<Int(packet.offset) + packet.size])
+            bytes.withUnsafeBytes { raw in
+                guard let header = MPEGFrameHeader(raw), let side = LayerIIISideInfo(raw, header: header) else { return }
+                require(side.mainDataBegin >= 0 && side.mainDataBegin < 512, "main_data_begin \(side.mainDataBegin)")
+                require(side.mainDataBits >= 0, "main data of \(side.mainDataBits) bits")
+                require(side.ownMainDataBytes >= 0 && side.ownMainDataBytes <= raw.count, "\(side.ownMainDataBytes) bytes of its own")
+            }
+        }
+    }
+
     func checkSeekTable(_ run: Outcome) {
         var startFrames: [Int64: Int64] = [:]
         for case .packet(let packet) in run.events {

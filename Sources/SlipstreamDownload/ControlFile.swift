@@ -55,9 +55,10 @@ package struct ControlFile: Sendable, Equatable {
         bitmap = [UInt8](repeating: 0, count: Int(Self.bitmapByteCount(size: size, pieceSize: self.pieceSize)))
     }
 
-    /// The largest file a record can describe: its piece size is stored in 32 bits, and at
-    /// most 8 Mi pieces of it are kept (about 32 PiB).
-    package static let maxSize = Int64(UInt32.max) * (8 << 20)
+    /// The largest file a record can describe: 16 PiB (2^54 bytes). Its piece size, a power of
+    /// two, is stored in 32 bits and at most 8 Mi pieces are kept: 2^31 is the largest piece
+    /// that fits (a file past this size made a piece of 2^32, which trapped when encoded).
+    package static let maxSize = Int64(1 << 31) * (8 << 20)
 
     /// 64 KiB, or larger for huge files so that the bitmap stays under 1 MiB.
     package static func pieceSize(for size: Int64) -> Int64 {

@@ -81,6 +81,15 @@ import TestSupport
         store.remove()
         #expect(store.load() == .nothing)
     }
+
+    /// The largest file a record describes has a piece size that fits its 32 bits (a larger
+    /// size made a piece of 2^32, which trapped when encoded), and a URL's password is not kept.
+    @Test func theLargestFileARecordDescribesEncodesWithoutAPassword() throws {
+        #expect(ControlFile.pieceSize(for: ControlFile.maxSize) <= Int64(UInt32.max))
+        let record = ControlFile(url: "http://alice:S3cretPW@host/huge", size: ControlFile.maxSize, etag: "\"e\"", lastModified: nil)
+        #expect(record.url == "http://alice:***@host/huge")
+        #expect(try ControlFile(decoding: record.encoded()) == record)
+    }
 }
 
 /// Writes raw bytes, for tests that plant records.

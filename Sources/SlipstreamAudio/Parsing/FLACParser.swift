@@ -67,8 +67,9 @@ struct FLACParser: Sendable {
             guard window.count >= 18 else { return isFinal ? .skip(Int64(window.count)) : .need(18) }
             let frame = Int64(bitPattern: window.bigEndian(at: 0, count: 8))
             let relative = Int64(bitPattern: window.bigEndian(at: 8, count: 8))
-            // Placeholders are all ones; points must ascend.
-            if frame >= 0, relative >= 0, frame > pointFrames.last ?? -1, relative >= pointOffsets.last ?? 0 {
+            // Placeholders are all ones; points must ascend, and lie within what a file can hold
+            // (an offset past 2^60 bytes is nonsense, and would overflow added to the audio's start).
+            if frame >= 0, relative >= 0, relative < 1 << 60, frame > pointFrames.last ?? -1, relative >= pointOffsets.last ?? 0 {
                 if pointFrames.count == AudioSeekTable.maximumSeekPoints { thinSeekPoints() }
                 pointFrames.append(frame)
                 pointOffsets.append(relative)

@@ -134,9 +134,11 @@ struct OggLink: Sendable {
             (firstKept, limit) = (0, nil)
         }
         let start = position
-        position = isLastOnPage && pageGranule >= 0 ? pageGranule : position.map { $0 + Int64(natural) }
+        // Granules come from the stream: sums saturate rather than trap on one near 2^63.
+        let advanced = { (from: Int64) in from.addingReportingOverflow(Int64(natural)).overflow ? Int64.max : from + Int64(natural) }
+        position = isLastOnPage && pageGranule >= 0 ? pageGranule : position.map(advanced)
         guard let start else { return natural }
-        let end = start + Int64(natural)
+        let end = advanced(start)
         let kept = min(end, limit ?? end) - max(start, firstKept)
         return Int(max(0, min(kept, Int64(natural))))
     }

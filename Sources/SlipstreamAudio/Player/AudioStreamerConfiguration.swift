@@ -4,7 +4,8 @@ import SlipstreamHTTP
 public struct AudioStreamerConfiguration: Sendable {
     /// How much audio the packet queue holds ahead of playback.
     public enum BufferLimit: Hashable, Sendable {
-        /// At most this many bytes of packets not yet played.
+        /// At most this many bytes of packets not yet played (from 16 KiB to 1 GiB: the queue's
+        /// ring is allocated at the start, so a larger number is taken as 1 GiB).
         case bytes(Int)
         /// About this many seconds of audio (converted to bytes at the stream's bit rate once
         /// it is known; never less than 64 KiB, nor more than 2 MiB: high bit rates such as

@@ -218,7 +218,7 @@ extension PacketQueue {
         case .unlimited:
             return nil
         case .bytes(let bytes):
-            return max(bytes, 16 * 1024)
+            return min(max(bytes, 16 * 1024), 1 << 30)
         case .seconds(let seconds):
             // PCM: exact; compressed: at the bit rate known so far, else as if 320 kbps.
             let bitsPerSecond = format.pcm.map { Double($0.bytesPerFrame * format.sampleRate * 8) } ?? bitRate ?? 320_000

@@ -215,7 +215,7 @@ enum MP4LeafBoxes {
     static func iTunSMPB(_ text: String) -> GaplessFigures? {
         let fields = text.split(separator: " ").map { Int64($0, radix: 16) }
         guard fields.count >= 4, let delay = fields[1], let padding = fields[2], let frames = fields[3],
-            delay >= 0, padding >= 0, frames > 0, delay < 1 << 20, padding < 1 << 20
+            delay >= 0, padding >= 0, frames > 0, delay < 1 << 20, padding < 1 << 20, frames < 1 << 60
         else { return nil }
         return GaplessFigures(delay: Int(delay), padding: Int(padding), frames: frames)
     }

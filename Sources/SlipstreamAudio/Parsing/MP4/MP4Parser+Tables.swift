@@ -180,11 +180,11 @@ extension MP4Parser {
         var end = mediaEnd
         if let edit = track.edit {
             delay = min(toFrames(edit.mediaTime, mediaScale), totalFrames)
-            let editEnd = delay + toFrames(edit.duration, Int64(movieTimescale))
+            let (editEnd, past) = delay.addingReportingOverflow(toFrames(edit.duration, Int64(movieTimescale)))
             // The movie's timescale is coarse (often ms): an edit ending within one of its ticks
             // of the media's end ends there.
             let tick = rate / Int64(movieTimescale) + 1
-            end = edit.duration == 0 || abs(editEnd - mediaEnd) <= tick ? mediaEnd : min(editEnd, mediaEnd)
+            end = edit.duration == 0 || past || abs(editEnd - mediaEnd) <= tick ? mediaEnd : min(editEnd, mediaEnd)
         } else if let smpb {
             delay = Int64(smpb.delay)
             end = min(delay + smpb.frames, totalFrames)
