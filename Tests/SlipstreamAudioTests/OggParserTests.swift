@@ -255,5 +255,11 @@ enum OggPages {
         #expect(run.packets.dropLast().allSatisfy { $0.frameCount == 4096 })
         #expect(run.final.tags.title == "Ogg FLAC")
         #expect(ParserRun(bytes) { 1 } == run)
+        // Its head alone gives the exact length, from STREAMINFO (it was estimated: 60.479 s
+        // for a 60 s file).
+        var parser = AudioStreamParser(hints: .init(totalByteCount: Int64(bytes.count)))
+        _ = try parser.parse(Array(bytes.prefix(bytes.count / 4)))
+        #expect(parser.properties.duration == 2.5)
+        #expect(parser.properties.durationSource == .header)
     }
 }

@@ -286,6 +286,12 @@ struct OggParser: Sendable {
                     state.setFormat(format)
                     // A chained stream's later links cannot be placed after a jump: no seeking there.
                     state.set(\.isSeekableByTime, current.number == 1)
+                    // FLAC states its length in STREAMINFO, exact from the head, as in native FLAC.
+                    if case .flac(let flac) = current.codec, current.number == 1,
+                        let info = flac.block.withUnsafeBytes({ FLACStreamInfo($0) }), info.totalFrames > 0
+                    {
+                        state.headerFrameCount = info.totalFrames
+                    }
                 }
                 return nil
             }
