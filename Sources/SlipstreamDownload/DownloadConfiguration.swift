@@ -74,7 +74,9 @@ public struct DownloadConfiguration: Sendable {
     /// Resume even when the server gives no ETag or Last-Modified to prove the file unchanged,
     /// trusting an equal size and the same URL. Default false (such a download starts over).
     public var trustSize = false
-    /// Tries after a failure, per streak of failures (a byte received ends the streak). Default 5.
+    /// Tries after a failure, per streak of failures without progress (new bytes for the file
+    /// end the streak, and a connection that took some before it failed starts a new one).
+    /// Connections that fail while a retry waits join that retry. Default 5.
     public var retries = 5
     /// Seconds before the first retry; doubled for each next one, with jitter. Default 0.5.
     public var retryDelay: Double = 0.5

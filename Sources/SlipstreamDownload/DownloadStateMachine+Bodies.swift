@@ -55,9 +55,11 @@ extension DownloadStateMachine {
             if stream!.written > longestStream {
                 longestStream = stream!.written
                 failureStreak = 0
+                connection.progressed = true
             }
         } else if let id = connection.assignment, map != nil {
             failureStreak = 0
+            connection.progressed = true
             let end = map!.assignment(id)!.end
             if map!.commit(id, count: Int64(count)) {
                 connection.assignment = nil

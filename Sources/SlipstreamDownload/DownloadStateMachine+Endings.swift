@@ -77,7 +77,11 @@ extension DownloadStateMachine {
             fatal = failure
             return []
         }
-        failureStreak += 1
+        // A retry already waits: this failure joins it (the connections that were running when
+        // it was told fail one by one), and its range waits for the same retry.
+        if scheduledRetries > 0, map != nil { return [] }
+        // A connection that took new ground before it failed starts a streak of its own.
+        failureStreak = connection.progressed ? 1 : failureStreak + 1
         guard failureStreak <= settings.retryPolicy.retries else {
             var gaveUp = failure
             gaveUp.message += " (gave up after \(settings.retryPolicy.retries) retries)"
@@ -120,7 +124,7 @@ extension DownloadStateMachine {
 
     /// A retry's delay is over: the first request again, or connections for the free ranges.
     mutating func retryDue(at now: Double) -> [Action] {
-        scheduledRetries -= 1
+        scheduledRetries = max(0, scheduledRetries - 1)
         guard fatal == nil else { return finishIfIdle() }
         let launches = phase == .probing && connections.isEmpty ? [launchProbe(at: now)] : planConnections(at: now)
         return launches + finishIfIdle()

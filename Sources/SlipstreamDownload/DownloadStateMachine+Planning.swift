@@ -1,10 +1,14 @@
 extension DownloadStateMachine {
-    /// New connections for idle capacity, each with an assignment of the piece map. Connections
+    /// New connections for idle capacity, each with an assignment of the piece map (none while
+    /// a retry waits: see `retryDue`). Connections
     /// beyond the first need a permit of the host limit, when there is one: without one in
     /// hand, permits are asked for (unless `asking` is false: the last answer was short, and a
     /// release will tell `permitFreed`).
     mutating func planConnections(at now: Double, asking: Bool = true) -> [Action] {
         guard map != nil, fatal == nil else { return [] }
+        // While a retry waits for its delay no connection opens (the running ones carry on):
+        // the wait told in `retrying` is the wait taken, however soon other connections end.
+        guard scheduledRetries == 0 else { return releaseSparePermits(wakingWaiters: false) }
         var actions: [Action] = []
         let limit = rangeLies > 0 ? 1 : settings.connections
         var needsPermits = false

@@ -168,6 +168,10 @@ struct DownloadStateMachine: Sendable {
         var slowTicks = 0
         var dropped: DropReason?
         var pausedFor: PauseReason?
+        /// It took new ground for the file (bytes no attempt had taken): its failure starts a
+        /// new streak, whatever else failed since (connections cut at the same moment have each
+        /// made progress).
+        var progressed = false
 
         /// Its speed from its request to `time` (bytes per second), once that is `span` seconds,
         /// it has sent bytes (one that has not answered yet is judged by its answer: a mirror
@@ -237,7 +241,7 @@ struct DownloadStateMachine: Sendable {
     var failureStreak = 0
     /// The most bytes any attempt at a stream got.
     var longestStream: Int64 = 0
-    /// Retries waiting for their delay.
+    /// Retries waiting for their delay (one at a time: a failure while one waits joins it).
     var scheduledRetries = 0
     /// Range requests answered with something else. After the first, no connection is added
     /// while one is running; after `maxRangeLies`, the download fails.

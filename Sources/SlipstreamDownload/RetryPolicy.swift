@@ -5,7 +5,7 @@ import SlipstreamHTTP
 /// What is retried is `HTTPError.isRetryable`'s rule. The wait doubles from `baseDelay` with each consecutive failure, with jitter (a random
 /// 50-100% of it), and is at least what `Retry-After` asked, all capped at `maxDelay`.
 struct RetryPolicy: Sendable {
-    /// Tries after the first, per failure streak (any byte received ends a streak).
+    /// Tries after the first, per failure streak (new bytes for the file end a streak).
     var retries: Int
     /// Seconds before the first retry.
     var baseDelay: Double

@@ -48,6 +48,54 @@ import Testing
         #expect(driver.violations.isEmpty)
     }
 
+    /// Every connection takes new ground, then all are cut one after the other with no byte in
+    /// between (a server that closes each answer after so many bytes): no streak, each wave of
+    /// failures is one first retry, and the download completes with two retries allowed. (It
+    /// used to count the cuts as one streak and give up at the third.)
+    @Test func connectionsCutTogetherAfterProgressAreNoStreak() {
+        var driver = MachineDriver(
+            server: .init(size: MachineDriver.size, cutsAfter: 5000), settings: { $0.retryPolicy.retries = 2 })
+        for _ in 0..<1000 where !driver.isDone {
+            let numbers = driver.transfers.keys.sorted()
+            guard !numbers.isEmpty else {
+                if driver.retriesDue > 0 { driver.retry() } else { driver.runToEnd() }
+                continue
+            }
+            for number in numbers where driver.transfers[number]?.cancelled == true { driver.end(number) }
+            numbers.forEach { driver.answer($0) }
+            // Each takes its bytes up to the cut, then each is cut.
+            for number in numbers { driver.deliver(number, count: 5000) }
+            for number in numbers { driver.deliver(number, count: 5000) }
+        }
+        driver.checkEnd()
+        if case .failure(let error)? = driver.outcomes.first { Issue.record("\(error)") }
+        let attempts = driver.events.compactMap { if case .retrying(_, let attempt, _) = $0 { attempt } else { nil } }
+        #expect(!attempts.isEmpty && attempts.allSatisfy { $0 == 1 }, "\(attempts)")
+    }
+
+    /// A retry told with its wait: no connection opens before the wait is over, though another
+    /// connection ends meanwhile and the failed range is free; failures while it waits join it.
+    @Test func noConnectionOpensBeforeTheWaitARetryWasToldWith() {
+        var driver = MachineDriver(server: .init(size: 90_000), settings: { $0.connections = 4 })
+        (1...4).forEach { driver.answer($0) }
+        #expect(driver.transfers.count == 4)
+        driver.end(3, error: MachineDriver.error(.connectionLost))
+        driver.end(4, error: MachineDriver.error(.connectionLost))
+        let retrying = driver.events.compactMap { if case .retrying(_, let attempt, let delay) = $0 { (attempt, delay) } else { nil } }
+        #expect(retrying.count == 1 && retrying.first?.0 == 1)
+        #expect(driver.retryTimes.count == 1)
+        // Connection 2 finishes its range: ranges are free, yet nothing opens during the wait.
+        for _ in 0..<10 { driver.deliver(2, count: 10_000) }
+        driver.tick(by: 0.1)
+        #expect(driver.transfers.keys.sorted() == [1])
+        // The wait is over: connections for the free ranges.
+        driver.retry()
+        #expect(driver.now == retrying.first?.1)
+        #expect(driver.transfers.count == 4)
+        driver.runToEnd()
+        driver.checkEnd()
+    }
+
     @Test func aCancelDuringARetryWaitEndsAtOnce() {
         var driver = MachineDriver(server: .init(size: MachineDriver.size))
         driver.end(1, error: MachineDriver.error(.connect))

@@ -93,6 +93,26 @@ import SlipstreamHTTP
         #expect(done.bytesReceived >= Int64(Self.content.count))
     }
 
+    /// A server that closes every answer after 200 000 bytes: each connection makes progress
+    /// before it is cut, so no cut starts a streak, and one retry per streak is enough to
+    /// fetch the whole file (the connections, cut at about the same moment, used to count as
+    /// one streak of failures and end the download at once).
+    @Test func aServerThatCutsEveryAnswerIsCarriedThroughWithFewRetries() async throws {
+        let server = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(Self.content, for: request)
+            response.closeAfter = 200_000
+            return response
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server) {
+            $0.retries = 1
+            $0.retryDelay = 0.01
+        }
+        if case .failure(let error) = result { Issue.record("\(error)") }
+        let exact = TestFiles.contents(of: folder + "/file.bin", equal: Self.content)
+        #expect(exact)
+    }
+
     @Test func aServerThatAlwaysClosesFailsClearlyAndKeepsThePart() async throws {
         // The first answer gives 50 000 bytes, every later one none: no progress ends the streak
         // of failures, however the connections' ends interleave.

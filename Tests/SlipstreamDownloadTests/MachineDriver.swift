@@ -31,6 +31,8 @@ struct MachineDriver {
         var status: Int?
         /// Whether range answers lie (206 from the wrong byte).
         var shiftsRanges = false
+        /// Every answer's body is cut (the connection lost) after this many bytes.
+        var cutsAfter: Int64?
     }
 
     /// One transfer the machine asked for.
@@ -55,6 +57,8 @@ struct MachineDriver {
     var placed = ByteRanges()
     var placedCount: Int64 = 0
     var retriesDue = 0
+    /// When each retry asked for is due (`now` plus its delay), in the order asked.
+    var retryTimes: [Double] = []
     var writerFinishing = false
     var renamedTo: String?
     var discarded: Bool?
@@ -98,8 +102,9 @@ struct MachineDriver {
             case .closeFile:
                 // The stream restarts: what it wrote counts for nothing.
                 placed = ByteRanges()
-            case .scheduleRetry:
+            case .scheduleRetry(let delay):
                 retriesDue += 1
+                retryTimes.append(now + delay)
             case .emit(let event):
                 events.append(event)
             case .finishWriter:
@@ -169,8 +174,9 @@ struct MachineDriver {
     mutating func deliver(_ number: Int, count: Int, writerFull: Bool = false, rateLimited: Bool = false) {
         guard let transfer = transfers[number], transfer.answered, transfer.paused == nil, !transfer.cancelled else { return }
         let position = transfer.request.start + transfer.consumed
-        let slice = Int(min(Int64(count), transfer.end - position))
-        guard slice > 0 else { return end(number) }
+        let cut = server.cutsAfter.map { transfer.request.start + $0 } ?? .max
+        let slice = Int(min(Int64(count), min(transfer.end, cut) - position))
+        guard slice > 0 else { return position < transfer.end ? end(number, error: Self.error(.connectionLost)) : end(number) }
         if rateLimited { return pause(number, for: .rateLimit) }
         switch machine.place(slice, on: number) {
         case .abort:
@@ -215,9 +221,13 @@ struct MachineDriver {
         apply(machine.tick(at: now))
     }
 
+    /// The retry due first: the clock moves on to its time, if that is later.
     mutating func retry() {
         guard retriesDue > 0 else { return }
         retriesDue -= 1
+        if let first = retryTimes.indices.min(by: { retryTimes[$0] < retryTimes[$1] }) {
+            now = max(now, retryTimes.remove(at: first))
+        }
         apply(machine.retryDue(at: now))
     }
 
