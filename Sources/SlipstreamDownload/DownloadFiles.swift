@@ -19,6 +19,8 @@ struct DownloadFiles: Sendable {
     var resumeRecord: ControlFile?
     /// Whether resume records of an earlier run may be on disk (to be removed at the end).
     var recordsOnDisk = true
+    /// Whether the writer reopened the `.part` of the download resumed, beside its records.
+    var reopened = false
     /// The `.part` file made before the first request, until the first answer takes it (or
     /// the download ends without one, and it is removed).
     var precreated: PartFile?
@@ -61,6 +63,10 @@ struct DownloadFiles: Sendable {
             throw DownloadDestination.notRegularError(path, kind)
         }
         let partPath = expectedPath + ".part"
+        if FileSystem.isFolder(partPath) {
+            throw DownloadError(
+                .output, "\(partPath) is a folder: the download's part file cannot have that name", path: expectedPath)
+        }
         if configuration.timestamping { existing = FileStamp.read(expectedPath) }
         // A fresh file is made before the request only where its name is free (or may be replaced).
         let nameFree = configuration.replacesExisting || !FileSystem.exists(expectedPath)
@@ -169,6 +175,8 @@ struct DownloadFiles: Sendable {
             remoteStamp = (head.lastModified.flatMap(HTTPDate.secondsSince1970), head.etag)
         }
         let store = ResumeStore(partPath: path + ".part")
+        // Nothing is written under a name that cannot hold it, or its records.
+        if !opening.held { try Self.checkNameLengths(path: path, store: store, records: opening.keepsRecords) }
         var reusable = precreated?.path == store.partPath ? precreated : nil
         if reusable == nil { discardPrecreatedFile() }
         precreated = nil
@@ -193,6 +201,7 @@ struct DownloadFiles: Sendable {
         // or any under a name the answer chose.
         let removeRecords = !opening.resuming && (recordsOnDisk || store.partPath != expectedPath + ".part")
         if !opening.resuming { recordsOnDisk = false }
+        reopened = opening.resuming
         let (size, allocate, resuming) = (opening.size, configuration.preallocate, opening.resuming)
         let fresh = reusable
         reusable = nil
@@ -210,13 +219,33 @@ struct DownloadFiles: Sendable {
                 file = try PartFile(creating: store.partPath)
             }
             if removeRecords { store.remove() }
-            if let size { try file.reserve(size, allocate: allocate) }
+            guard let size else { return file }
+            do throws(DownloadError) { try file.reserve(size, allocate: allocate) } catch {
+                // A new file that cannot have its size (a full disk) goes: not a byte is in it.
+                if !resuming { file.removeIfStillNamed() }
+                file.close()
+                throw error
+            }
             return file
         }
         writer = DiskWriter(
             opening: openFile, slotSize: slotSize, maxSlots: maxSlots, written: opening.written,
             checkpoint: checkpoint(for: opening, store: store, head: head), hooks: hooks)
         return path
+    }
+
+    /// Refuses `path` when its `.part` file's name, or with `records` the longest name of its
+    /// resume records, would pass `NAME_MAX` (255 bytes on Linux's filesystems), before
+    /// anything is made: found only by the first record, the file would be made and sized first.
+    private static func checkNameLengths(path: String, store: ResumeStore, records: Bool) throws(DownloadError) {
+        let longest = records ? store.longestPath : store.partPath
+        let length = FileSystem.name(of: longest).utf8.count
+        guard length > NAME_MAX else { return }
+        let what = records ? "its resume record's name" : "its part file's name"
+        throw DownloadError(
+            .output,
+            "\(path): the name is too long to download to: \(what) (\(FileSystem.name(of: longest))) would be "
+                + "\(length) bytes, more than the \(NAME_MAX) a name may have", path: path)
     }
 
     /// What the writer records for a resume: nothing unless ranges work.
@@ -262,7 +291,8 @@ struct DownloadFiles: Sendable {
     // MARK: The end
 
     /// A stream that failed restarts from zero: its file is closed after the writer's last
-    /// queued write.
+    /// queued write, and removed (it has no records to resume from; the next attempt makes a
+    /// new one, and one that fails before it leaves nothing behind).
     mutating func closeForRestart() {
         if let ordered {
             // Nothing of it was written out (a stream that did cannot start over).
@@ -272,6 +302,7 @@ struct DownloadFiles: Sendable {
         guard let writer else { return }
         let closed = DispatchSemaphore(value: 0)
         writer.finish(keepRecord: false) { file in
+            file?.removeIfStillNamed()
             file?.close()
             closed.signal()
         }
@@ -321,6 +352,13 @@ struct DownloadFiles: Sendable {
             unlink(partPath)
             ResumeStore(partPath: partPath).remove()
         }
+    }
+
+    /// Whether the `.part` file has resume records on disk that claim bytes written: those its
+    /// writer saved, or (reopened, or never opened) those of the run it resumes.
+    var hasResumeRecords: Bool {
+        guard let writer else { return resumeStore != nil }
+        return (reopened || writer.hasWrittenRecords) && !writer.written.isEmpty
     }
 
     /// Closes and removes a `.part` file made before the first answer that no answer took.

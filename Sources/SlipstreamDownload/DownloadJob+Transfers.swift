@@ -159,8 +159,11 @@ extension DownloadJob {
     func finishWriter(keepRecord: Bool) {
         let (writer, ordered) = state.withLock { ($0.files.writer, $0.files.ordered) }
         let finished: @Sendable (PartFile?) -> Void = { [self] file in
-            state.withLock { if let file { $0.files.file = file } }
-            feed { $0.writerFinished(at: $1) }
+            let kept = state.withLock { state in
+                if let file { state.files.file = file }
+                return state.files.hasResumeRecords
+            }
+            feed { $0.writerFinished(keptRecords: kept, at: $1) }
         }
         if let ordered {
             ordered.finish { finished(nil) }

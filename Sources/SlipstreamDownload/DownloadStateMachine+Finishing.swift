@@ -12,19 +12,22 @@ extension DownloadStateMachine {
 
     /// The writer wrote everything it was given (or failed): a complete file is renamed into
     /// place; a failed download ends, its files kept for a resume unless it was cancelled
-    /// with `removingFiles`.
-    mutating func writerFinished(at now: Double) -> [Action] {
+    /// with `removingFiles`. `keptRecords`: the `.part` file has resume records on disk that
+    /// claim bytes written (else it is removed: a `.part` without them resumes nothing, and a
+    /// download that never wrote a byte leaves nothing behind).
+    mutating func writerFinished(keptRecords: Bool, at now: Double) -> [Action] {
         guard phase == .finishing else { return [] }
         if var error = fatal {
+            let keeps = resumable && keptRecords
             if error.code == .noSpace, opening != nil {
                 let progress = progress(at: now)
                 let missing = progress.totalBytes.map { "\($0 - progress.completedBytes) bytes" } ?? "the rest"
                 error.message += "; \(missing) still to fetch"
             }
-            if !removeFilesAtEnd, resumable, error.resumableFile == nil {
+            if !removeFilesAtEnd, keeps, error.resumableFile == nil {
                 error.resumableFile = (path ?? settings.expectedPath) + ".part"
             }
-            return end(.failure(error), after: [.discard(removingFiles: removeFilesAtEnd)])
+            return end(.failure(error), after: [.discard(removingFiles: removeFilesAtEnd || !keeps)])
         }
         if notModified, let existing {
             return end(

@@ -184,6 +184,20 @@ final class PartFile: Sendable {
         }
     }
 
+    /// Deletes the file's name (before `close`) if the name is still this file's: a file made
+    /// under it since keeps it.
+    func removeIfStillNamed() {
+        guard isNamed else { return }
+        var own = stat()
+        var named = stat()
+        NameChangeLock.shared.withLock {
+            guard fstat(descriptor, &own) == 0, lstat(path, &named) == 0, own.st_dev == named.st_dev,
+                own.st_ino == named.st_ino
+            else { return }
+            _ = unlink(path)
+        }
+    }
+
     /// Deletes the file (after `close`): its name, if it has one.
     func remove() {
         guard isNamed else { return }

@@ -27,6 +27,9 @@ struct ResumeStore: Sendable {
     let partPath: String
     var durablePath: String { partPath + ".slipstream" }
     var livePath: String { partPath + ".slipstream.live" }
+    /// The longest path it writes: the live record's (the durable one's temporary file,
+    /// `.slipstream.tmp`, is a byte shorter).
+    var longestPath: String { livePath }
 
     /// The record to resume from: the live one when it was written in this boot for the same
     /// remote file as the durable one, else the durable one.

@@ -120,10 +120,15 @@ enum GetCommand {
                             + "\(Formatting.bytes(progress.completedBytes)) on standard output (nothing kept to resume)")
                     return signal == SIGINT ? .interrupted : .terminated
                 }
+                // Resuming is offered only where the download kept a `.part` with its records.
+                guard let kept = error.resumableFile else {
+                    Terminal.error("\(signal == SIGINT ? "interrupted" : "terminated"); nothing kept to resume")
+                    return signal == SIGINT ? .interrupted : .terminated
+                }
                 Terminal.error(
                     "\(signal == SIGINT ? "interrupted" : "terminated"); "
                         + "\(Formatting.bytes(progress.completedBytes)) of "
-                        + "\(progress.totalBytes.map(Formatting.bytes) ?? "?") kept in \(path).part: "
+                        + "\(progress.totalBytes.map(Formatting.bytes) ?? "?") kept in \(kept): "
                         + "run the same command again to resume")
                 return signal == SIGINT ? .interrupted : .terminated
             }

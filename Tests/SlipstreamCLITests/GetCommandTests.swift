@@ -83,6 +83,20 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
+    /// `FILE.part` is a folder: a clear error before any request, without the advice to
+    /// resume from it (which a failed write got).
+    @Test func aPartFileNameTakenByAFolderIsAClearError() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/x.part", withIntermediateDirectories: false)
+        try TestNginx.makeFile("cli-part-folder.bin", size: 1 << 20)
+        let output = try await CommandRunner.run(["get", "-q", "-o", "x", try TestNginx.url("cli-part-folder.bin")], in: folder)
+        #expect(output.status == 5)
+        #expect(output.stderr.contains("x.part is a folder"), "\(output.stderr)")
+        #expect(!output.stderr.contains("resume"), "\(output.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["x.part"])
+    }
+
     /// A run with a URL loads libcurl on the shared engine's thread from the start; one that ends at
     /// once (a usage error) waits for that before it exits (it crashed 1 time in 15 before).
     @Test func aRunThatEndsAtOnceNeverCrashesWhileLibcurlLoads() async throws {

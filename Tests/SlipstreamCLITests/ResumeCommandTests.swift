@@ -87,6 +87,23 @@ import TestSupport
         #expect(fetched < size, "the rerun fetched \(fetched) bytes of \(size)")
     }
 
+    /// A small file (held in memory, written only at its end) stopped midway keeps nothing:
+    /// the stop says so, with no advice to resume (it named a `.part` that was never there).
+    @Test func aStoppedSmallFileSaysNothingIsKept() async throws {
+        let name = "resume-small.bin"
+        try TestNginx.makeFile(name, size: 200_000)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let running = try CommandRunner.start(
+            ["get", "-o", "out.bin", try TestNginx.url(name, location: "rate", query: "rate=50k")], in: folder)
+        running.kill(SIGINT, whenFileExists: folder, afterMilliseconds: 1000)
+        let stopped = await running.wait()
+        #expect(stopped.status == 130, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("interrupted; nothing kept to resume"), "\(stopped.stderr)")
+        #expect(!stopped.stderr.contains("run the same command again"), "\(stopped.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     /// The remote file is replaced by another of the same size (a new mtime, so a new ETag and
     /// Last-Modified) between a stop and the resume: the result is the new file, never a mix,
     /// and stderr says why it started over. Also where nginx sends no ETag (only Last-Modified).

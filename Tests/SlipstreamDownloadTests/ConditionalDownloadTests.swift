@@ -26,7 +26,7 @@ import Testing
         #expect(actions.isEmpty)
         let ended = machine.transferEnded(request.connection, error: nil, at: 0.1)
         #expect(ended.contains { if case .finishWriter = $0 { true } else { false } })
-        let finished = machine.writerFinished(at: 0.2)
+        let finished = machine.writerFinished(keptRecords: false, at: 0.2)
         let outcome = finished.compactMap { if case .finish(let outcome) = $0 { outcome } else { nil } }.first
         guard case .success(let result)? = outcome else { Issue.record("no success: \(finished)"); return }
         #expect(result.notModified && result.path == "f" && result.bytes == 1234 && result.bytesReceived == 0)

@@ -51,6 +51,7 @@ import TestSupport
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(FileManager.default.createFile(atPath: folder + "/exists.bin", contents: Data([1])))
+        try FileManager.default.createDirectory(atPath: folder + "/taken.bin.part", withIntermediateDirectories: false)
         let server = try TestHTTPServer { .file([1, 2, 3], for: $0) }
         defer { server.stop() }
         let downloader = Downloader()
@@ -59,6 +60,8 @@ import TestSupport
             (.file(folder + "/missing/x.bin"), .output, "does not exist", folder + "/missing/x.bin"),
             (.file(folder + "/exists.bin"), .exists, "already exists", folder + "/exists.bin"),
             (.folder(folder + "/missing"), .output, "does not exist", folder + "/missing"),
+            // (Was taken for a failed write, with the advice to resume from it.)
+            (.file(folder + "/taken.bin"), .output, "taken.bin.part is a folder", folder + "/taken.bin"),
         ]
         for (destination, code, message, path) in cases {
             let download = try downloader.start(server.url("/x.bin"), to: destination)
@@ -67,11 +70,34 @@ import TestSupport
             } throws: { error in
                 let error = error as? DownloadError
                 return error?.code == code && error?.message.contains(message) == true && error?.path == path
+                    && error?.resumableFile == nil
             }
         }
         #expect(server.requests.isEmpty)
         #expect(throws: DownloadError.self) { _ = try downloader.start("gopher://host/x", to: .folder(folder)) }
         #expect(throws: DownloadError.self) { _ = try downloader.start("not a url", to: .folder(folder)) }
         #expect(FileManager.default.contents(atPath: folder + "/exists.bin") == Data([1]))
+        #expect(FileSystem.isFolder(folder + "/taken.bin.part"))
+    }
+
+    /// A name whose `.part` fits in 255 bytes but whose resume record's name would not: a
+    /// clear error before anything is written (a 3 MiB `.part` was made and sized, then the
+    /// first record failed, and the `.part` was left).
+    @Test func aNameTooLongForTheResumeRecordsIsRefusedBeforeAnythingIsWritten() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let content = TestFiles.randomBytes(3 << 20, seed: 5)
+        let server = try TestHTTPServer { .file(content, for: $0) }
+        defer { server.stop() }
+        let path = folder + "/" + String(repeating: "n", count: 240)
+        do {
+            _ = try await Downloader().start(server.url("/x.bin"), to: .file(path)).value
+            Issue.record("expected the download to fail")
+        } catch {
+            #expect(error.code == .output, "\(error)")
+            #expect(error.message.contains("too long") && error.message.contains("261 bytes"), "\(error.message)")
+            #expect(error.resumableFile == nil)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 }

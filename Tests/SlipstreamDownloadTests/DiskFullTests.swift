@@ -91,4 +91,24 @@ struct DiskFullTests {
         }
         #expect(!FileManager.default.fileExists(atPath: path))
     }
+
+    /// A file larger than the disk's free space: its reservation fails before a byte is
+    /// written, so nothing is left (an empty `.part` was, with the advice to resume from it).
+    @Test func aFileLargerThanTheFreeSpaceLeavesNothing() async throws {
+        let mount = try TmpfsMount(megabytes: 4)
+        defer { mount.unmount() }
+        let content = TestFiles.randomBytes(8 << 20, seed: 23)
+        let server = try TestHTTPServer { .file(content, for: $0) }
+        defer { server.stop() }
+        let path = mount.path + "/big.bin"
+        do {
+            _ = try await Downloader().start(server.url("/big.bin"), to: .file(path)).value
+            Issue.record("expected the download to fail")
+        } catch {
+            #expect(error.code == .noSpace, "\(error)")
+            #expect(error.resumableFile == nil, "\(error)")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: mount.path)
+        #expect(left.isEmpty, "\(left)")
+    }
 }

@@ -106,6 +106,26 @@ import Testing
         driver.checkEnd()
     }
 
+    /// A download that fails before its first byte (a full disk at the reservation), or whose
+    /// writer kept no records, leaves nothing and offers no resume; one whose records claim
+    /// bytes keeps its `.part` and says so. (An empty `.part` was kept, with the advice to
+    /// resume from it.)
+    @Test(arguments: [(0, false, false), (20_000, false, false), (20_000, true, true)])
+    func onlyAPartWithRecordsOfBytesIsKept(bytes: Int, recordsKept: Bool, kept: Bool) {
+        var driver = MachineDriver(server: .init(size: MachineDriver.size), settings: { $0.heldFileSize = 0 })
+        driver.answer(1)
+        driver.deliver(1, count: bytes)
+        driver.apply(driver.machine.fail(DownloadError(.noSpace, "not enough space for /d/f.part")))
+        driver.transfers.keys.sorted().forEach { driver.end($0) }
+        #expect(driver.writerFinishing)
+        driver.apply(driver.machine.writerFinished(keptRecords: recordsKept, at: driver.now))
+        driver.checkEnd()
+        guard case .failure(let error)? = driver.outcomes.first else { Issue.record("it succeeded"); return }
+        #expect(error.code == .noSpace)
+        #expect(error.resumableFile == (kept ? "/d/f.part" : nil))
+        #expect(driver.discarded == !kept)
+    }
+
     @Test func aResumeOfAChangedFileStartsOverFromScratch() {
         var record = ControlFile(url: "http://h/f", size: MachineDriver.size, etag: "\"v0\"", lastModified: nil)
         record.record(ByteRanges([0..<50_000]))
@@ -243,7 +263,8 @@ import Testing
         guard case .failure(let error)? = driver.outcomes.first else { Issue.record("it succeeded"); return }
         #expect(error.code == .noSpace)
         #expect(error.message.contains("still to fetch"))
-        #expect(error.resumableFile == "/d/f.part")
+        // Not a byte was written: nothing is kept to resume from.
+        #expect(error.resumableFile == nil)
     }
 
     @Test func connectionsBeyondTheFirstWaitForPermits() {

@@ -192,6 +192,26 @@ import SlipstreamHTTP
         #expect(!FileManager.default.fileExists(atPath: folder + "/file.bin"))
     }
 
+    /// A body of 1 MB of the 3 MiB announced, from a server without ranges, every time: the
+    /// download fails, and its `.part` (which has no records: a stream starts over) goes with
+    /// it, as does every restarted attempt's. (The last one's was left, without records.)
+    @Test func aShortBodyWithoutRangesLeavesNoPart() async throws {
+        let server = try TestHTTPServer { _ in
+            var response = TestHTTPServer.Response(status: 200, body: Self.content)
+            response.closeAfter = 1_000_000
+            return response
+        }
+        defer { server.stop() }
+        let (result, folder) = try await download(server) {
+            $0.retries = 1
+            $0.retryDelay = 0.01
+        }
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.code == .network)
+        #expect(error.resumableFile == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     /// A stream that restarts opens its `.part` file again only once the old writer has closed
     /// it (and let go of its lock), however slow the disk is.
     @Test func aStreamRestartsOnASlowDiskIntoTheSameFile() async throws {

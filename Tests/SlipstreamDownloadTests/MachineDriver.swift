@@ -231,10 +231,13 @@ struct MachineDriver {
         apply(machine.retryDue(at: now))
     }
 
-    /// The writer ends: its last write, then the rename (or the clean-up).
+    /// The writer ends: its last write, then the rename (or the clean-up). Its records claim
+    /// bytes written where the file keeps records and bytes were placed (or a resume's, before
+    /// a file is opened).
     mutating func finishWriter(renameFails: DownloadError? = nil) {
         guard writerFinishing, !isDone else { return }
-        apply(machine.writerFinished(at: now))
+        let keptRecords = machine.opening.map { $0.keepsRecords && !placed.isEmpty } ?? true
+        apply(machine.writerFinished(keptRecords: keptRecords, at: now))
         if renamedTo != nil, !isDone { apply(machine.completed(renameFails.map { .failure($0) } ?? .success(()))) }
     }
 
