@@ -50,7 +50,8 @@ enum HLSGetCommand {
             return (error.status, error.message)
         }
         let folder = output + ".hls.part"
-        if mkdir(folder, 0o755) != 0, errno != EEXIST {
+        let madeFolder = mkdir(folder, 0o755) == 0
+        if !madeFolder, errno != EEXIST {
             return (.disk, "cannot make the folder \(folder): \(String(cString: strerror(errno)))")
         }
         let queueBox = Mutex<DownloadQueue?>(nil)
@@ -61,6 +62,8 @@ enum HLSGetCommand {
         do {
             plan = try await readPlan(url, folder: folder, configuration: options.configuration, variant: options.variant.selection)
         } catch {
+            // A refused playlist leaves nothing behind: the folder goes if this run made it.
+            if madeFolder { removeFolder(folder) }
             return (error.status, error.message)
         }
         if trap.caughtSignal != nil { return interrupted(trap, folder: folder, done: 0, of: plan.resources.count) }

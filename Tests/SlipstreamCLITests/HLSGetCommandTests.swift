@@ -20,6 +20,11 @@ import TestSupport
         return !joined.isEmpty && joined == stream
     }
 
+    /// Nothing is left in `folder` (a refused playlist left an empty part folder).
+    private static func nothingLeft(in folder: String) throws -> Bool {
+        try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty
+    }
+
     /// Only the output is left: the part folder is gone.
     private static func onlyOutput(in folder: String, _ name: String) throws -> Bool {
         try FileManager.default.contentsOfDirectory(atPath: folder) == [name]
@@ -134,6 +139,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(output.status == 6, "\(output.stderr)")
         #expect(output.stderr.contains("2 variants (0 to 1): 5 is not one of them"), "\(output.stderr)")
+        #expect(try Self.nothingLeft(in: folder))
         let plain = try await CommandRunner.run(["get", url, "--variant", "1"], in: folder)
         #expect(plain.status == 2 && plain.stderr.contains("give --hls too"), "\(plain.stderr)")
     }
@@ -214,6 +220,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(output.status == 6, "\(output.stderr)")
         #expect(output.stderr.contains("lists itself"), "\(output.stderr)")
+        #expect(try Self.nothingLeft(in: folder))
     }
 
     @Test func aLivePlaylistIsRefused() async throws {
@@ -226,6 +233,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(output.status == 6, "\(output.stderr)")
         #expect(output.stderr.contains("is a live HLS playlist"), "\(output.stderr)")
+        #expect(try Self.nothingLeft(in: folder))
     }
 
     /// A part folder left by another playlist (its record differs) is emptied, not mixed in:
