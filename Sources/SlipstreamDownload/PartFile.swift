@@ -152,7 +152,9 @@ final class PartFile: Sendable {
         switch result {
         case 0:
             return
-        case ENOSPC, EFBIG:
+        case EFBIG:
+            throw Self.tooLargeError(path, size: size)
+        case ENOSPC:
             throw DownloadError(
                 .noSpace,
                 "not enough space for \(path): it needs \(size) bytes, "
@@ -176,12 +178,21 @@ final class PartFile: Sendable {
                 if code == ENOSPC || code == EDQUOT {
                     throw DownloadError(.noSpace, "the disk is full writing \(path) at byte \(offset + Int64(done))", path: path)
                 }
+                if code == EFBIG { throw Self.tooLargeError(path, size: offset + Int64(bytes.count)) }
                 throw DownloadError(
                     .disk, "cannot write \(path) at byte \(offset + Int64(done)): \(String(cString: strerror(code)))",
                     path: path)
             }
             done += count
         }
+    }
+
+    /// A file that may not be `size` bytes long: past the limit of this process (`ulimit -f`,
+    /// SIGXFSZ ignored) or of the filesystem.
+    private static func tooLargeError(_ path: String, size: Int64) -> DownloadError {
+        DownloadError(
+            .disk, "\(path) cannot be \(size) bytes long: the file size limit (ulimit -f) or the filesystem's is smaller",
+            path: path)
     }
 
     /// Deletes the file's name (before `close`) if the name is still this file's: a file made

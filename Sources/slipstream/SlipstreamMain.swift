@@ -26,6 +26,9 @@ enum SlipstreamMain {
                     + "encoding may be: rename the file, or give a link to it with a UTF-8 name")
             exit(ExitStatus.usage.rawValue)
         }
+        // Past `ulimit -f`, a write fails with EFBIG (a clear disk error) instead of the
+        // process dying by SIGXFSZ without a word.
+        signal(SIGXFSZ, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
         // A URL: libcurl loads while the rest starts (a local file's run never loads it).
         if arguments.contains(where: { $0.contains("://") }) { HTTPEngine.prepare() }

@@ -97,6 +97,26 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["x.part"])
     }
 
+    /// Past `ulimit -f` (in blocks of 512 bytes): a clear disk error, status 5, no advice to
+    /// free space or resume, and nothing left. A body without a length (gzip on the fly),
+    /// written by the writer thread as it comes, made the process die by SIGXFSZ without a
+    /// word; a large file's reservation was "not enough space", with an empty `.part` left to
+    /// resume from.
+    @Test(arguments: [(200_000, 100, false), (4 << 20, 2048, false), (3 << 20, 2048, true)])
+    func aFileSizeLimitIsAClearDiskError(size: Int, blocks: Int, gzip: Bool) async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestNginx.makeFile("cli-ulimit-\(size).bin", size: size)
+        let url = try TestNginx.url("cli-ulimit-\(size).bin", location: gzip ? "gzip" : "files")
+        let compressed = gzip ? ["-H", "Accept-Encoding: gzip"] : []
+        let output = try await CommandRunner.run(
+            ["get", "-q", "-o", "big.bin"] + compressed + [url], in: folder, ulimit: "-f \(blocks)")
+        #expect(output.status == 5, "\(output.stderr)")
+        #expect(output.stderr.contains("big.bin.part") && output.stderr.contains("ulimit -f"), "\(output.stderr)")
+        #expect(!output.stderr.contains("resume") && !output.stderr.contains("space"), "\(output.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     /// A run with a URL loads libcurl on the shared engine's thread from the start; one that ends at
     /// once (a usage error) waits for that before it exits (it crashed 1 time in 15 before).
     @Test func aRunThatEndsAtOnceNeverCrashesWhileLibcurlLoads() async throws {

@@ -286,7 +286,9 @@ import SlipstreamHTTP
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
-    @Test func noSpaceIsRefusedBeforeTheDownloadStarts() async throws {
+    /// 1 PiB, past the filesystem's largest file (EFBIG, not ENOSPC: no space freed would
+    /// help, so it is no `noSpace`): refused at the reservation, and nothing is left.
+    @Test func aFileTooLargeForTheFilesystemIsRefusedBeforeTheDownloadStarts() async throws {
         let huge: Int64 = 1 << 50
         let server = try TestHTTPServer { request in
             .init(status: 206, headers: [("Content-Range", "bytes 0-\(huge - 1)/\(huge)")], body: [])
@@ -294,8 +296,9 @@ import SlipstreamHTTP
         defer { server.stop() }
         let (result, folder) = try await download(server)
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
-        #expect(error.code == .noSpace)
-        #expect(error.message.contains("file.bin.part"))
-        _ = folder
+        #expect(error.code == .disk)
+        #expect(error.message.contains("file.bin.part cannot be \(huge) bytes long"), "\(error.message)")
+        #expect(error.resumableFile == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 }

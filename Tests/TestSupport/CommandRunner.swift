@@ -29,6 +29,12 @@ public enum CommandRunner {
         try await start(arguments, in: folder).wait()
     }
 
+    /// Runs `slipstream ARGUMENTS` in `folder` under a limit of `/bin/sh`'s `ulimit` (its
+    /// options, such as `-f 2048`: files of at most 2048 blocks of 512 bytes) and waits for it.
+    public static func run(_ arguments: [String], in folder: String, ulimit: String) async throws -> Output {
+        try await RunningCommand(arguments, in: folder, ulimit: ulimit).wait()
+    }
+
     /// Starts `slipstream ARGUMENTS` in `folder` and returns at once, so that a test can signal
     /// the process (`kill`) before it waits for it.
     public static func start(_ arguments: [String], in folder: String) throws -> RunningCommand {

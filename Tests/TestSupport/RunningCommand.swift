@@ -13,11 +13,20 @@ public final class RunningCommand: Sendable {
     /// What standard output (0) and standard error (1) carried.
     private let captured = Mutex([Data(), Data()])
 
-    /// Starts `slipstream ARGUMENTS` in `folder` with standard input from /dev/null.
-    init(_ arguments: [String], in folder: String) throws {
+    /// Starts `slipstream ARGUMENTS` in `folder` with standard input from /dev/null; with
+    /// `ulimit`, under the limit those options of `/bin/sh`'s `ulimit` set (such as `-f 2048`),
+    /// and SIGXFSZ at its default action, as a login shell's command has it (the test process
+    /// ignores it, and an ignored signal is inherited).
+    init(_ arguments: [String], in folder: String, ulimit: String? = nil) throws {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandRunner.binary)
-        process.arguments = arguments
+        if let ulimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments =
+                ["-c", "ulimit \(ulimit) && exec env --default-signal=XFSZ \"$0\" \"$@\"", CommandRunner.binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: CommandRunner.binary)
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
         process.standardInput = FileHandle.nullDevice
         let out = Pipe()
