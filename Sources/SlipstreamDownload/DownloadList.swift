@@ -137,8 +137,8 @@ public struct DownloadList: Sendable, Equatable {
         let urls = line.utf8.split(separator: UInt8(ascii: "\t")).map { String(Substring($0).trimmingSpaces()) }
             .filter { !$0.isEmpty }
         for url in urls {
-            guard HTTPURL.isAccepted(url), !url.utf8.contains(UInt8(ascii: " ")) else {
-                throw ParseError(line: number, message: "'\(url)' is \(HTTPURL.refusal)")
+            if let refusal = HTTPURL.refusal(of: url) ?? (url.utf8.contains(UInt8(ascii: " ")) ? HTTPURL.refusal : nil) {
+                throw ParseError(line: number, message: "'\(url)' is \(refusal)")
             }
             try rejectControlCharacters(url, line: number)
         }

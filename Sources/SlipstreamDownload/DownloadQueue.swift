@@ -150,12 +150,12 @@ public final class DownloadQueue: Sendable {
     // MARK: Adding and controlling downloads
 
     /// Adds a download at the end of the queue (paused, if `paused`), and starts it when its
-    /// turn comes. Throws at once for a URL that is not http, https, ftp, ftps or sftp.
+    /// turn comes. Throws at once for a URL that is not http, https, ftp, ftps or sftp, or has no host.
     @discardableResult
     public func add(_ request: Request, paused: Bool = false) throws(DownloadError) -> ID {
         for url in [request.url] + request.mirrors {
-            guard HTTPURL.isAccepted(url) else {
-                throw DownloadError(.invalidURL, "\(url): \(HTTPURL.refusal)", url: url)
+            if let refusal = HTTPURL.refusal(of: url) {
+                throw DownloadError(.invalidURL, "\(url): \(refusal)", url: url)
             }
         }
         let id = state.withLock { state in

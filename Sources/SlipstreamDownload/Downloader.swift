@@ -38,7 +38,7 @@ public final class Downloader: Sendable {
     }
 
     /// Starts downloading `url` to `destination`. Throws at once only for a URL that is not
-    /// http, https, ftp, ftps or sftp; everything else, a destination that cannot work
+    /// http, https, ftp, ftps or sftp, or has no host; everything else, a destination that cannot work
     /// included, is reported through the download's events and `value`. Does no disk work on
     /// the calling thread.
     public func start(_ url: String, to destination: DownloadDestination) throws(DownloadError) -> Download {
@@ -70,8 +70,8 @@ public final class Downloader: Sendable {
         _ url: String, to destination: DownloadDestination, permits: ConnectionPermits?,
         observer: (@Sendable (DownloadEvent) -> Void)? = nil
     ) throws(DownloadError) -> Download {
-        guard HTTPURL.isAccepted(url) else {
-            throw DownloadError(.invalidURL, "\(url): \(HTTPURL.refusal)", url: url)
+        if let refusal = HTTPURL.refusal(of: url) {
+            throw DownloadError(.invalidURL, "\(url): \(refusal)", url: url)
         }
         let events = observer.map { EventChannel(forwardingTo: $0) } ?? EventChannel<DownloadEvent>()
         let job = DownloadJob(

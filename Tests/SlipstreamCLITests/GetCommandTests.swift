@@ -72,6 +72,8 @@ import TestSupport
             ([], "no command given"),
             (["get", "gopher://127.0.0.1/x"], "not an http, https, ftp, ftps or sftp URL"),
             (["get", "http://[::1"], "http://[::1: URL using bad/illegal format"),
+            // (Was tried as a network failure, with retries, for 11 s.)
+            (["get", "http:///x"], "http:///x: a URL without a host"),
         ] as [([String], String)])
     func usageErrorsExitWithStatus2(arguments: [String], message: String) async throws {
         let folder = try TestFiles.makeTemporaryFolder()

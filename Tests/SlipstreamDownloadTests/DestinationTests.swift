@@ -45,6 +45,18 @@ import TestSupport
         #expect(OutputName.sanitize(raw) == expected)
     }
 
+    /// Only the accepted schemes, with a host (`http:///x` was retried as a network failure).
+    @Test(
+        arguments: [
+            ("http://h/x", nil), ("HTTPS://H", nil), ("ftp://u:p@h:21/f", nil), ("http://[::1]:80/x", nil),
+            ("sftp://h", nil), ("http:///x", "a URL without a host"), ("https://?q", "a URL without a host"),
+            ("ftp://u@:21/f", "a URL without a host"), ("http://:80/x", "a URL without a host"),
+            ("http://[]/x", "a URL without a host"), ("gopher://h/x", HTTPURL.refusal), ("h/x", HTTPURL.refusal),
+        ] as [(String, String?)])
+    func urlsNeedASchemeAndAHost(url: String, refusal: String?) {
+        #expect(HTTPURL.refusal(of: url) == refusal)
+    }
+
     /// `start` reads no disk on the caller's thread: a destination that can never work fails
     /// the download, with the facts, before any request (the server would count one).
     @Test func badDestinationsFailBeforeAnyRequest() async throws {
@@ -76,6 +88,7 @@ import TestSupport
         #expect(server.requests.isEmpty)
         #expect(throws: DownloadError.self) { _ = try downloader.start("gopher://host/x", to: .folder(folder)) }
         #expect(throws: DownloadError.self) { _ = try downloader.start("not a url", to: .folder(folder)) }
+        #expect(throws: DownloadError.self) { _ = try downloader.start("http:///x", to: .folder(folder)) }
         #expect(FileManager.default.contents(atPath: folder + "/exists.bin") == Data([1]))
         #expect(FileSystem.isFolder(folder + "/taken.bin.part"))
     }
