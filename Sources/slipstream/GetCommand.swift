@@ -107,8 +107,9 @@ enum GetCommand {
         case .failure(let error):
             if showBar { Terminal.clearStatusLine() }
             let interrupted = trap.caughtSignal.map { $0 == SIGINT ? ExitStatus.interrupted : .terminated }
+            // Failed before its first answer: the path it was given (`-o`), else the error's.
             hooks.downloadEnded(
-                path: path.isEmpty ? error.path ?? "" : path, url: options.url!,
+                path: path.isEmpty ? options.output ?? error.path ?? "" : path, url: options.url!,
                 status: error.code == .cancelled ? interrupted ?? ExitStatus(error) : ExitStatus(error), message: error.message)
             // The reader of `-o -` had enough: no complaint, as for a program SIGPIPE stops.
             if error.code == .outputClosed { return .outputClosed }

@@ -44,6 +44,9 @@ import TestSupport
             ["get", "-q", "--on-error", "printenv SLIPSTREAM_URL SLIPSTREAM_STATUS SLIPSTREAM_MESSAGE", missing], in: folder)
         #expect(failed.status == 4)
         #expect(failed.stdout.hasPrefix("\(missing)\n4\n") && failed.stdout.contains("404"), "\(failed.stdout)")
+        // Failed before its first answer was taken: the path given (it was empty).
+        let named = try await CommandRunner.run(["get", "-q", "-o", "z", "--on-error", "printenv SLIPSTREAM_PATH", missing], in: folder)
+        #expect(named.status == 4 && named.stdout == "z\n", "\(named.stdout) \(named.stderr)")
 
         let queue = try await CommandRunner.run(
             [
