@@ -64,6 +64,11 @@ final class EngineLoop {
     private func handle(_ command: Command) {
         switch command {
         case .add(let id, let request, let sink):
+            // libcurl takes `http:///x` for the host `x`: a URL without a host is malformed.
+            guard URLOrigin(request.url) != nil else {
+                sink.complete(.failure(HTTPError(.malformedURL, url: request.url, message: "no host, or a malformed one, in the URL")))
+                return
+            }
             guard let transfer = CurlTransfer(id: id, request: request, sink: sink) else {
                 sink.complete(.failure(HTTPError(.other, url: request.url, message: "libcurl could not create a handle")))
                 return

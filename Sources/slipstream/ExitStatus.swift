@@ -72,6 +72,7 @@ enum ExitStatus: Int32 {
     /// The status for playback that stopped with an error.
     init(_ error: AudioStreamerError) {
         switch error.code {
+        case .network where [.malformedURL, .unsupportedScheme].contains((error.underlying as? HTTPError)?.code): self = .usage
         case .network, .timedOut: self = .network
         case .httpStatus, .rangeNotHonoured: self = .http
         case .file: self = .disk

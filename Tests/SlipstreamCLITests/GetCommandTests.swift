@@ -71,7 +71,7 @@ import TestSupport
             (["fetch"], "unknown command 'fetch'"),
             ([], "no command given"),
             (["get", "gopher://127.0.0.1/x"], "not an http, https, ftp, ftps or sftp URL"),
-            (["get", "http://[::1"], "http://[::1: URL using bad/illegal format"),
+            (["get", "http://[::1"], "http://[::1: no host, or a malformed one, in the URL"),
             // (Was tried as a network failure, with retries, for 11 s.)
             (["get", "http:///x"], "http:///x: a URL without a host"),
         ] as [([String], String)])

@@ -198,5 +198,12 @@ struct InfoCommandTests {
         #expect(refused.stderr.hasPrefix("slipstream: http://127.0.0.1:1/a.mp3: "))
         let help = try await CommandRunner.run(["info", "--help"], in: NSTemporaryDirectory())
         #expect(help.status == 0 && help.stdout.contains("6 not audio"))
+        // libcurl takes `http:///x` for the host `x` (play reconnected to it for 3.5 s): a URL
+        // without a host is a usage error at once, for play and info as for get.
+        for command in [["info"], ["play", "--output", "null"]] {
+            let noHost = try await CommandRunner.run(command + ["http:///x.mp3"], in: NSTemporaryDirectory())
+            #expect(noHost.status == 2, "\(command): \(noHost.stderr)")
+            #expect(noHost.stderr.contains("no host, or a malformed one") && !noHost.stderr.contains("reconnecting"), "\(noHost.stderr)")
+        }
     }
 }
