@@ -37,7 +37,8 @@ import Testing
 
     @Test func aChangedFileIsFetchedAsUsual() {
         var machine = machine()
-        guard case .request(let request)? = machine.start(resume: nil, existing: Self.existing, at: 0).first else { return }
+        let started = machine.start(resume: nil, existing: Self.existing, at: 0)
+        guard case .request(let request)? = started.first else { Issue.record("no request: \(started)"); return }
         let head = HTTPResponseHead(
             status: 206, headers: ["Content-Range": "bytes 0-99/100", "Content-Length": "100"], effectiveURL: "http://h/f")
         guard case .open(let opening) = machine.head(head, on: request.connection, wallClock: 0) else {
@@ -50,7 +51,8 @@ import Testing
     /// A 304 nobody asked for is an unusable answer, not "unchanged".
     @Test func aNotModifiedAnswerWithoutAConditionIsAnError() {
         var machine = machine()
-        guard case .request(let request)? = machine.start(resume: nil, at: 0).first else { return }
+        let started = machine.start(resume: nil, at: 0)
+        guard case .request(let request)? = started.first else { Issue.record("no request: \(started)"); return }
         #expect(request.unlessUnchanged == nil)
         let answer = machine.head(
             HTTPResponseHead(status: 304, headers: [:], effectiveURL: "http://h/f"), on: request.connection, wallClock: 0)
