@@ -237,7 +237,8 @@ enum HLSGetCommand {
                     return plan
                 }
             } catch {
-                throw Failure(message: error.message, status: .notAudio)
+                let advice = error.isLive ? "; record a live one with slipstream play --record DIR" : ""
+                throw Failure(message: error.message + advice, status: .notAudio)
             }
         }
     }

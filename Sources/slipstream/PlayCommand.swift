@@ -76,8 +76,10 @@ enum PlayCommand {
                 Terminal.message("slipstream: \(error.message); reconnecting (attempt \(attempt))", over: showStatus)
             case .recordingFinished(let file) where !options.quiet:
                 Terminal.message(PlayRecording.finishedLine(file), over: showStatus)
-            case .recordingFailed(let error):
+            case .recordingFailed(var error):
                 recordingFailed = true
+                // A stream the recorder cannot record (no file named) can be saved whole.
+                if error.path == nil { error.message += " (--save keeps the whole stream)" }
                 Terminal.message("slipstream: \(error.message)", over: showStatus)
             case .playlistEntryStarted(_, let title):
                 entryTitle.withLock { $0 = title }

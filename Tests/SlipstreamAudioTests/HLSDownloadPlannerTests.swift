@@ -92,6 +92,8 @@ import Testing
     @Test func refusedWithAReason() {
         let head = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n"
         #expect(Self.failure(head + "#EXTINF:2,\na.ts\n")?.contains("is a live HLS playlist") == true)
+        // (The library states facts: what to do with the command line is the command's to say.)
+        #expect(Self.failure(head + "#EXTINF:2,\na.ts\n")?.contains("slipstream") == false)
         #expect(Self.failure(head + "#EXT-X-PLAYLIST-TYPE:EVENT\n#EXTINF:2,\na.ts\n")?.contains("live") == true)
         #expect(Self.failure(head + "#EXTINF:2,\nindex.m3u8\n#EXT-X-ENDLIST\n")?.contains("lists itself as a segment") == true)
         #expect(

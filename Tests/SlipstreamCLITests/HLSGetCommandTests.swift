@@ -233,6 +233,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(output.status == 6, "\(output.stderr)")
         #expect(output.stderr.contains("is a live HLS playlist"), "\(output.stderr)")
+        #expect(output.stderr.contains("record a live one with slipstream play --record DIR"), "\(output.stderr)")
         #expect(try Self.nothingLeft(in: folder))
     }
 

@@ -205,4 +205,15 @@ struct PlayCommandTests {
         #expect(late <= early + 1024, "RSS KiB over time: \(samples)")
         print("hour-long stream: peak RSS \(samples.max()! / 1024) MiB over \(samples.count) samples")
     }
+
+    /// A stream the recorder cannot record is said so with what the command line offers instead
+    /// (the library's error states the fact only), and playback goes on.
+    @Test func aRecordingRefusedForItsCodecPointsToSave() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        let output = try await CommandRunner.run(
+            ["play", try AudioFixtures.path("wav-s16.wav"), "--record", folder + "/", "--output", "null"], in: folder)
+        #expect(output.status == 5, "\(output.stderr)")
+        #expect(
+            output.stderr.contains("cannot record PCM") && output.stderr.contains("(--save keeps the whole stream)"), "\(output.stderr)")
+    }
 }

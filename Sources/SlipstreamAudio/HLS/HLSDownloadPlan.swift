@@ -79,10 +79,13 @@ package struct HLSDownloadFailure: Error, Hashable, Sendable, CustomStringConver
     package var message: String
     /// A local file could not be made, read or written (else the stream is at fault).
     package var isFileProblem: Bool
+    /// The playlist is live: it has no end to download to (it can be recorded as it plays).
+    package var isLive: Bool
     package var description: String { message }
 
-    package init(_ message: String, isFileProblem: Bool = false) {
+    package init(_ message: String, isFileProblem: Bool = false, isLive: Bool = false) {
         self.message = message
         self.isFileProblem = isFileProblem
+        self.isLive = isLive
     }
 }

@@ -48,8 +48,8 @@ package enum HLSDownloadPlanner {
     private static func plan(_ media: HLSMediaPlaylist, url: String, base: String) throws(HLSDownloadFailure) -> HLSDownloadPlan {
         guard !media.isLive else {
             throw HLSDownloadFailure(
-                "\(url) is a live HLS playlist (no #EXT-X-ENDLIST): get --hls downloads streams that have ended; "
-                    + "record a live one with slipstream play --record DIR")
+                "\(url) is a live HLS playlist (no #EXT-X-ENDLIST): only a stream that has ended can be downloaded",
+                isLive: true)
         }
         guard !media.segments.isEmpty else { throw HLSDownloadFailure("\(url): the HLS playlist lists no segment") }
         var plan = HLSDownloadPlan(playlistURL: url)

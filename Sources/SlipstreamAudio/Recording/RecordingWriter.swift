@@ -116,9 +116,10 @@ struct RecordingWriter {
         report(.recordingFinished(file))
     }
 
-    /// Ends the recording for what it cannot record (`what`: the stream and why).
+    /// Ends the recording for what it cannot record (`what`: the stream and why); the error
+    /// names no file (a file that failed is named).
     private mutating func refuse(_ what: String) {
-        fail(AudioStreamerError(.recording, "cannot record \(what) (--save keeps the whole stream)"))
+        fail(AudioStreamerError(.recording, "cannot record \(what)"))
     }
 
     /// Ends the recording with `error`: the open file is closed as it is.
