@@ -38,8 +38,8 @@ func check(_ list: DownloadList, lineCount: Int) {
         require(!entry.urls.isEmpty, "an entry without a URL on line \(entry.line)")
         for url in entry.urls {
             require(
-                HTTPURL.isAccepted(url) && !url.utf8.contains { $0 <= 0x20 || $0 == 0x7F },
-                "not an http, https, ftp, ftps or sftp URL: \(url.debugDescription)")
+                HTTPURL.refusal(of: url) == nil && !url.utf8.contains { $0 <= 0x20 || $0 == 0x7F },
+                "a URL refused (not http, https, ftp, ftps or sftp, or no host): \(url.debugDescription)")
         }
         require(entry.line > previousLine && entry.line <= lineCount, "entry line \(entry.line) after \(previousLine)")
         previousLine = entry.line
