@@ -2,6 +2,9 @@ import Glibc
 
 /// Writes PCM to a RIFF WAVE file (16-bit PCM or 32-bit IEEE float; see `WAVHeader`).
 ///
+/// Not paced: a player writing to it decodes as fast as it can (an hour of MP3 in seconds), and
+/// its clock counts the frames written. A live stream is read as it arrives.
+///
 /// Samples go through a fixed 64 KiB buffer (nothing is allocated per write), and the header's
 /// size fields are rewritten in place (`pwrite`) every `syncSeconds` of audio and at every
 /// `flush()`, `drain()` and `close()`: a process that dies leaves a valid file holding at least
