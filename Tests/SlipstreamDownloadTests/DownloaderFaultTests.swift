@@ -290,10 +290,17 @@ import SlipstreamHTTP
     /// help, so it is no `noSpace`): refused at the reservation, and nothing is left.
     @Test func aFileTooLargeForTheFilesystemIsRefusedBeforeTheDownloadStarts() async throws {
         let huge: Int64 = 1 << 50
+        // Only the first answer counts: the connections opened beside it are held until the end
+        // (answered at once, theirs raced the reservation's failure on a loaded machine).
+        let others = Gate()
         let server = try TestHTTPServer { request in
-            .init(status: 206, headers: [("Content-Range", "bytes 0-\(huge - 1)/\(huge)")], body: [])
+            if request.range?.start ?? 0 > 0 { others.wait() }
+            return .init(status: 206, headers: [("Content-Range", "bytes 0-\(huge - 1)/\(huge)")], body: [])
         }
-        defer { server.stop() }
+        defer {
+            others.open()
+            server.stop()
+        }
         let (result, folder) = try await download(server)
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error.code == .disk)
