@@ -4,8 +4,9 @@ import TestSupport
 
 /// Every numeric option, given what a hostile script or a typo gives (huge, negative, NaN,
 /// infinity, hex, 40 digits, an exponent), ends the run with the usage status and a line that
-/// names the option: never a signal (a crash), never a quiet guess (`0x10` read as 16).
-@Suite struct ExtremeNumberCommandTests {
+/// names the option: never a signal (a crash), never a quiet guess (`0x10` read as 16). One
+/// option at a time: 216 runs of the binary at once would crowd the other suites' servers.
+@Suite(.serialized) struct ExtremeNumberCommandTests {
     /// The values no numeric option takes.
     static let extremes = [
         "1e308", "1e19", "-1", "nan", "inf", "-inf", "0x10", "+5", "", " 5",

@@ -8,8 +8,9 @@ import TestSupport
 /// attack, bodies of audio, playlists or noise, cut short or stalled) with random option values,
 /// over many seeded runs: every run ends by itself with a documented exit status, never a signal,
 /// writes nothing outside its folder, and shows neither the URL's password nor a control
-/// character. A failing seed is named, and replays the same answers and options.
-@Suite struct FaultServerPropertyTests {
+/// character. A failing seed is named, and replays the same answers and options. One seed at a
+/// time, so that its runs do not crowd the other suites' servers.
+@Suite(.serialized) struct FaultServerPropertyTests {
     static let password = "S3cretPW"
     /// The password of a URL a playlist from the server lists (a saved copy of the playlist
     /// holds it, as the server sent it; nothing shown may).
