@@ -12,37 +12,33 @@ public enum GarbledAudio {
     public static func mp3(_ bytes: [UInt8], seed: UInt64, impossible: Bool = false, garbles: (Int) -> Bool) -> [UInt8] {
         var out = bytes
         var random = SplitMix64(seed: seed)
-        var index = 0
-        var frame = 0
-        while index + 4 <= out.count {
-            guard let size = layerIIIFrameSize(out, at: index) else {
-                index += 1
-                continue
-            }
-            if garbles(frame) {
-                let end = min(index + size, out.count)
-                for i in index + 4..<end { out[i] = UInt8(truncatingIfNeeded: random.next()) }
-                if impossible, index + 8 < end { out[index + 8] = 0xFF }
-            }
-            frame += 1
-            index += size
+        for (frame, (index, size)) in frames(bytes).enumerated() where garbles(frame) {
+            let end = min(index + size, out.count)
+            for i in index + 4..<end { out[i] = UInt8(truncatingIfNeeded: random.next()) }
+            if impossible, index + 8 < end { out[index + 8] = 0xFF }
         }
         return out
     }
 
     /// The frames (headers) `mp3` walks in `bytes`.
     public static func mp3FrameCount(_ bytes: [UInt8]) -> Int {
+        frames(bytes).count
+    }
+
+    /// Where each MPEG-1 Layer III frame of `bytes` starts, and its size: the walk `mp3` makes
+    /// (a byte at a time past what is not a frame header).
+    private static func frames(_ bytes: [UInt8]) -> [(index: Int, size: Int)] {
+        var found: [(index: Int, size: Int)] = []
         var index = 0
-        var count = 0
         while index + 4 <= bytes.count {
             guard let size = layerIIIFrameSize(bytes, at: index) else {
                 index += 1
                 continue
             }
-            count += 1
+            found.append((index, size))
             index += size
         }
-        return count
+        return found
     }
 
     /// An MP4 `bytes` whose index comes before its audio (`+faststart`, as
