@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "SlipstreamHTTP", targets: ["SlipstreamHTTP"]),
         .library(name: "SlipstreamDownload", targets: ["SlipstreamDownload"]),
+        .library(name: "SlipstreamMedia", targets: ["SlipstreamMedia"]),
         .library(name: "SlipstreamAudio", targets: ["SlipstreamAudio"]),
         .executable(name: "slipstream", targets: ["slipstream"]),
     ],
@@ -56,11 +57,16 @@ let package = Package(
         .target(name: "SlipstreamCore"),
         .target(name: "SlipstreamHTTP", dependencies: ["SlipstreamCore", "CCurl"]),
         .target(name: "SlipstreamDownload", dependencies: ["SlipstreamCore", "SlipstreamHTTP", "CCrypto", "CFileSystem"]),
+        // The pure format code: container parsers, tags, seek tables, playlists (M3U, PLS, XSPF,
+        // HLS), the MPEG-TS demuxer, ICY blocks and the recording writers' framing. Bytes in,
+        // values out: no network, no codec library, no audio output.
+        .target(name: "SlipstreamMedia", dependencies: ["SlipstreamCore", "CCarrylessCRC"]),
         .target(
             name: "SlipstreamAudio",
             dependencies: [
-                "SlipstreamCore", "SlipstreamHTTP", "CMPG123", "CFAAD", "CFLAC", "CVorbis", "COpus", "CSoxr", "CALSA", "CPulse",
-                "CCrypto", "CCarrylessCRC",
+                "SlipstreamCore", "SlipstreamMedia", "SlipstreamHTTP", "CMPG123", "CFAAD", "CFLAC", "CVorbis", "COpus", "CSoxr", "CALSA",
+                "CPulse",
+                "CCrypto",
             ]
         ),
         .executableTarget(
@@ -73,10 +79,15 @@ let package = Package(
         // Counts the heap allocations of each thread in the test binary, for tests that check
         // a hot path allocates nothing.
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
+        // Builders of small synthetic streams and a recorder of a parser's output, for the tests
+        // of the media module and of the player.
+        .target(name: "MediaTestSupport", dependencies: ["SlipstreamMedia"], path: "Tests/MediaTestSupport"),
         .testTarget(name: "SlipstreamCoreTests", dependencies: ["SlipstreamCore"]),
         .testTarget(name: "SlipstreamHTTPTests", dependencies: ["SlipstreamHTTP", "TestSupport"]),
         .testTarget(name: "SlipstreamDownloadTests", dependencies: ["SlipstreamDownload", "TestSupport"]),
-        .testTarget(name: "SlipstreamAudioTests", dependencies: ["SlipstreamAudio", "TestSupport", "CAllocationCounter"]),
+        .testTarget(name: "SlipstreamMediaTests", dependencies: ["SlipstreamMedia", "MediaTestSupport", "TestSupport"]),
+        .testTarget(
+            name: "SlipstreamAudioTests", dependencies: ["SlipstreamAudio", "MediaTestSupport", "TestSupport", "CAllocationCounter"]),
         .testTarget(name: "SlipstreamCLITests", dependencies: ["slipstream", "SlipstreamCore", "TestSupport"]),
         // Downloads and playback on one engine at once.
         .testTarget(
@@ -95,19 +106,19 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
     package.targets += [
         .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport"),
-        .executableTarget(name: "AudioParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/AudioParserFuzzer"),
-        .executableTarget(name: "MP4ParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/MP4ParserFuzzer"),
+        .executableTarget(name: "AudioParserFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/AudioParserFuzzer"),
+        .executableTarget(name: "MP4ParserFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/MP4ParserFuzzer"),
         .executableTarget(
-            name: "ICYMetadataFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/ICYMetadataFuzzer"),
+            name: "ICYMetadataFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/ICYMetadataFuzzer"),
         .executableTarget(
             name: "ResumeRecordFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/ResumeRecordFuzzer"),
         .executableTarget(
             name: "DownloadListFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/DownloadListFuzzer"),
-        .executableTarget(name: "FLACParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/FLACParserFuzzer"),
-        .executableTarget(name: "OggParserFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/OggParserFuzzer"),
-        .executableTarget(name: "PlaylistFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/PlaylistFuzzer"),
+        .executableTarget(name: "FLACParserFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/FLACParserFuzzer"),
+        .executableTarget(name: "OggParserFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/OggParserFuzzer"),
+        .executableTarget(name: "PlaylistFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/PlaylistFuzzer"),
         .executableTarget(
-            name: "TransportStreamFuzzer", dependencies: ["SlipstreamAudio", "FuzzSupport"], path: "Fuzz/TransportStreamFuzzer"),
+            name: "TransportStreamFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/TransportStreamFuzzer"),
         .executableTarget(
             name: "ExternalTextFuzzer", dependencies: ["SlipstreamCore", "FuzzSupport"], path: "Fuzz/ExternalTextFuzzer"),
         .executableTarget(

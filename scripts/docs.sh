@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out="${1:-.build/docs}"
-modules=(SlipstreamHTTP SlipstreamDownload SlipstreamAudio)
+modules=(SlipstreamHTTP SlipstreamDownload SlipstreamMedia SlipstreamAudio)
 scratch=.build/docs-build
 graphs="$PWD/$scratch/symbol-graphs"
 

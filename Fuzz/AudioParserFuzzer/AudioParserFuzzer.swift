@@ -5,7 +5,7 @@
 
 import FoundationEssentials
 import FuzzSupport
-@testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// Called by libFuzzer with each input: the input is one whole stream.
 func fuzzAudioStreamParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

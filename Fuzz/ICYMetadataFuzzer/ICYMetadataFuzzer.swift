@@ -5,7 +5,7 @@
 
 import FuzzSupport
 import SlipstreamCore
-@testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// The input: two bytes of interval (big-endian, 0 taken as 1), one byte that seeds the read
 /// sizes, then the stream as a server sends it.

@@ -2,7 +2,7 @@
 // AudioParserFuzzer is: see scripts/fuzz.sh). Every broken invariant is a `require`.
 
 import FuzzSupport
-@testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// Called by libFuzzer with each input: the input is one whole MP4 stream.
 func fuzzMP4Parser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

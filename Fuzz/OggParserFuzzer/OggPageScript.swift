@@ -3,7 +3,7 @@
 // the packets and the codec headers rather than dying at the checksum.
 
 import FuzzSupport
-@testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// A script of pages: each is `flags` (bit 0 continued, 1 first, 2 last, 3 a bad checksum,
 /// 4 another stream's serial, 5 garbage before it), a 32-bit little-endian granule position

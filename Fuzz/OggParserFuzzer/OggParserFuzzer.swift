@@ -4,7 +4,7 @@
 // save the input.
 
 import FuzzSupport
-@testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// Called by libFuzzer with each input: a script of pages (`OggPageScript`).
 func fuzzOggParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

@@ -1,5 +1,5 @@
 import FuzzSupport
-@testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// The plan of `get --hls` made from the input: every piece names one of its resources (a key
 /// for a decryption, with a 16-byte IV), no resource twice, every URL http(s) and not the

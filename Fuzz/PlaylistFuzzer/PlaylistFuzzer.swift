@@ -5,7 +5,7 @@
 // a `require`.
 
 import FuzzSupport
-@testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// Called by libFuzzer with each input.
 func fuzzPlaylist(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

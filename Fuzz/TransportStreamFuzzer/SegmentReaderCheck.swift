@@ -4,7 +4,7 @@
 
 import FuzzSupport
 import SlipstreamCore
-@testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// What the segment reader made of `stream`: its output, kind and error.
 struct SegmentRead: Equatable {

@@ -5,7 +5,7 @@
 
 import FuzzSupport
 import SlipstreamCore
-@testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// The input: one byte that seeds the read sizes, then the stream.
 func fuzzTransportStream(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import MediaTestSupport
 @testable import SlipstreamAudio
 
 /// AIFF, AIFF-C and CAF PCM: parsed the same in any split, every frame a packet's, decoded
@@ -16,7 +17,7 @@ struct AIFFCAFTests {
     @Test(arguments: integerFixtures + floatFixtures)
     func parsedTheSameInAnySplitWithExactTotals(name: String) async throws {
         let bytes = try AudioFixtures.bytes(name)
-        let run = FLACParserTests.parseEveryWay(bytes)
+        let run = FixtureFacts.parseEveryWay(bytes)
         #expect(run.error == nil)
         let format = try #require(run.final.format)
         #expect(format.codec == .pcm)

@@ -136,6 +136,6 @@ struct AudioInfoTests {
             ("http://h/dir.d/", nil), (".hidden", nil), ("x.", nil),
         ] as [(String, String?)])
     func fileExtensions(name: String, expected: String?) {
-        #expect(AudioInfoReader.fileExtension(of: name) == expected)
+        #expect(AudioLocation.fileExtension(of: name) == expected)
     }
 }

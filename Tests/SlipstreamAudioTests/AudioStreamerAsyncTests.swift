@@ -150,13 +150,6 @@ final class CancelWhenPlaying: AudioStreamerDelegate {
     }
 }
 
-extension Result {
-    /// The error, for a failure.
-    var failure: Failure? {
-        if case .failure(let error) = self { error } else { nil }
-    }
-}
-
 /// A null output that takes the first block, then holds every later write until released (or
 /// closed): a player writing to it cannot reach the end of its stream before the test allows.
 final class HoldingOutput: AudioOutput, @unchecked Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
+import MediaTestSupport
 @testable import SlipstreamAudio
 
 /// AAC in CAF: the packets the packet table (`pakt`) delimits, the AudioSpecificConfig from the
@@ -16,7 +17,7 @@ struct CAFAACTests {
     @Test(arguments: fixtures)
     func anySplitGivesTheSameEventsAndTheTableTheTotals(name: String) async throws {
         let bytes = try AudioFixtures.bytes(name)
-        let run = FLACParserTests.parseEveryWay(bytes)
+        let run = FixtureFacts.parseEveryWay(bytes)
         #expect(run.error == nil)
         // Jumping over the audio before a table after it, and back.
         let jumping = ParserRun(bytes, jumps: true, chunkSizes: { 4096 })
@@ -29,7 +30,7 @@ struct CAFAACTests {
         // The M4A's packets, their sizes and frames.
         #expect(run.packets.map(\.size) == m4a.packets.map(\.size))
         #expect(run.packets.enumerated().allSatisfy { $0.element.startFrame == Int64($0.offset) * 1024 })
-        let frames = try MP4ParserTests.sourceFrames("mp4-aac-faststart.m4a")
+        let frames = try FixtureFacts.mp4SourceFrames("mp4-aac-faststart.m4a")
         #expect(run.final.trimmedFrameCount == frames)
         #expect(run.final.encoderDelay == 1024)
         #expect(run.final.isSeekableByTime)
@@ -50,7 +51,7 @@ struct CAFAACTests {
     @Test(arguments: fixtures)
     func gaplessOutputIsTheSourcesLengthAndFaadsSamples(name: String) async throws {
         let (summary, pcm) = try MP4DecodingTests.decode(try AudioFixtures.bytes(name))
-        #expect(summary.frameCount == (try MP4ParserTests.sourceFrames("mp4-aac-faststart.m4a")))
+        #expect(summary.frameCount == (try FixtureFacts.mp4SourceFrames("mp4-aac-faststart.m4a")))
         let reference = try await MP4DecodingTests.faad("mp4-aac-faststart.m4a")
         #expect(pcm.count <= reference.count)
         #expect(pcm == Array(reference.prefix(pcm.count)))

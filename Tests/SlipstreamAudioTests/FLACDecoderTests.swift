@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import MediaTestSupport
 @testable import SlipstreamAudio
 
 /// libFLAC fed the parser's frames gives what `flac -d` gives, bit for bit, and every sample.
@@ -28,10 +29,10 @@ struct FLACDecoderTests {
         return out
     }
 
-    @Test(arguments: FLACParserTests.fixtures)
+    @Test(arguments: FixtureFacts.flacFixtures)
     func bitExactWithFlacD(name: String) async throws {
         let stream = try ParsedStream(AudioFixtures.bytes(name))
-        let bits = Int(try await FLACParserTests.metaflac(name, "bps"))
+        let bits = Int(try await FixtureFacts.metaflac(name, "bps"))
         let reference = try await Self.reference(name)
         let decoded = try stream.decodeTrimmed()
         #expect(decoded.count == reference.count / (bits / 8) * 2)

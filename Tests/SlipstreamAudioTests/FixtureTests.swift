@@ -1,5 +1,6 @@
 import Testing
 import TestSupport
+import MediaTestSupport
 @testable import SlipstreamAudio
 
 /// Every generated fixture, parsed whole, byte by byte and in random splits: identical output,

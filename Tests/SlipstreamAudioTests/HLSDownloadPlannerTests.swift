@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// The plan of `get --hls`, from playlists alone (no I/O).
 @Suite struct HLSDownloadPlannerTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import MediaTestSupport
 @testable import SlipstreamAudio
 
 /// Numbers in containers' fields that a hostile file can set to anything: each is bounded where

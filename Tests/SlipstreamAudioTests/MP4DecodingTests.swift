@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+import MediaTestSupport
 @testable import SlipstreamAudio
 
 /// AAC from MP4 through libfaad2 (`NeAACDecInit2`), gapless-trimmed by the edit list: the
@@ -26,7 +27,7 @@ import Testing
     @Test(arguments: ["mp4-aac-moov-end.m4a", "mp4-aac-faststart.m4a", "mp4-aac-22050-mono.m4a", "mp4-aac-chapters.m4b"])
     func gaplessOutputIsTheSourcesLengthAndFaadsSamples(name: String) async throws {
         let (summary, pcm) = try Self.decode(try AudioFixtures.bytes(name))
-        let frames = try MP4ParserTests.sourceFrames(name)
+        let frames = try FixtureFacts.mp4SourceFrames(name)
         #expect(summary.frameCount == frames)
         let format = try #require(summary.format)
         var reference = try await Self.faad(name)
@@ -57,7 +58,7 @@ import Testing
         let (summary, pcm) = try Self.decode(bytes)
         let format = try #require(summary.format)
         #expect(format.sampleRate == 44100 && format.channels == 1)
-        #expect(summary.frameCount == 2 * (try MP4ParserTests.sourceFrames("mp4-aac-22050-mono.m4a")))
+        #expect(summary.frameCount == 2 * (try FixtureFacts.mp4SourceFrames("mp4-aac-22050-mono.m4a")))
         let stereo = try await ReferenceDecoder.faad(path)
         // faad writes the mono core as two equal channels (it may carry parametric stereo).
         let reference = stride(from: 0, to: stereo.count - 3, by: 4).flatMap { stereo[$0..<$0 + 2] }

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import TestSupport
+import MediaTestSupport
 @testable import SlipstreamAudio
+@testable import SlipstreamMedia
 
 /// Builds Ogg pages by hand, for streams the encoders never write.
 enum OggPages {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TestSupport
+import MediaTestSupport
 @testable import SlipstreamAudio
 
 /// Recording a radio stream while it plays, from an in-test station (ICY blocks, `icy-metaint`,

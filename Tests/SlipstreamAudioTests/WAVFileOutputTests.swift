@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import MediaTestSupport
 @testable import SlipstreamAudio
 
 /// What a test reads back from a WAV file: its header fields and its samples.

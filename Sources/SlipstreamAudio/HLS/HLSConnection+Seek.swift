@@ -35,7 +35,7 @@ extension HLSConnection {
             if let key = segment.key {
                 guard case .aes128 = key.method else { return nil }
                 let keyBytes = try self.key(key.uri, base: base)
-                guard let decryptor = try? HLSDecryptor(key: keyBytes, iv: key.iv ?? HLSDecryptor.iv(sequence: segment.sequence)) else {
+                guard let decryptor = try? HLSDecryptor(key: keyBytes, iv: key.iv(sequence: segment.sequence)) else {
                     return nil
                 }
                 var plain: [UInt8] = []

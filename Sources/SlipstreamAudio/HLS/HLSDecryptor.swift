@@ -30,11 +30,6 @@ final class HLSDecryptor {
         slipstream_EVP_CIPHER_CTX_free(context)
     }
 
-    /// The IV of a segment whose key gives none: its media sequence number, big-endian.
-    static func iv(sequence: Int64) -> [UInt8] {
-        Array(repeating: 0, count: 8) + (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * $0)) }
-    }
-
     /// Decrypts `input`, appending the plain bytes it gives to `plain`.
     func decrypt(_ input: UnsafeRawBufferPointer, into plain: inout [UInt8]) {
         var offset = 0

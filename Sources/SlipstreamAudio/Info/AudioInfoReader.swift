@@ -60,7 +60,8 @@ struct AudioInfoReader {
                 parser
                 ?? AudioStreamParser(
                     hints: AudioStreamHints(
-                        contentType: summary.contentType, fileExtension: Self.fileExtension(of: name), totalByteCount: summary.size))
+                        contentType: summary.contentType, fileExtension: AudioLocation.fileExtension(of: name), totalByteCount: summary.size
+                    ))
             // A live stream has no whole: what was read is all there is to read.
             hasWholeStream = bytes.count < count && !summary.isLive
             let canSeek = canSeek, size = summary.size
@@ -171,16 +172,6 @@ struct AudioInfoReader {
                 .notAudio, "\(name): \(error)", url: location.url, path: location.path, offset: error.offset,
                 underlying: error)
         }
-    }
-
-    /// The extension of the last path segment of a file or URL (query and fragment left out),
-    /// without the dot: `mp3` for `http://host/a/song.mp3?x=1`.
-    static func fileExtension(of name: String) -> String? {
-        let path = name.prefix { $0 != "?" && $0 != "#" }
-        let segment = path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]
-        guard let dot = segment.lastIndex(of: "."), dot != segment.startIndex else { return nil }
-        let ext = segment[segment.index(after: dot)...]
-        return ext.isEmpty ? nil : String(ext)
     }
 }
 
