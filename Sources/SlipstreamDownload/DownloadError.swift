@@ -23,6 +23,8 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
             case input
             case cancelled
             case outputClosed = "output closed"
+            case invalidStream = "invalid stream"
+            case liveStream = "live stream"
         }
 
         private let kind: Kind
@@ -62,6 +64,15 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
         /// The reader of a stream destination (`DownloadDestination.stream`) closed it before
         /// the end (a broken pipe, such as `| head`).
         public static let outputClosed = Code(.outputClosed)
+        /// An HLS stream cannot be downloaded as its playlists say (`HLSDownloader`): a
+        /// playlist that is malformed, too large, lists itself or no segment, chooses a variant
+        /// that is a master playlist again or one it lacks, or uses another encryption than
+        /// AES-128; or a fetched resource that does not fit it (a byte range past a segment's
+        /// end, a key that is not 16 bytes, a segment that does not decrypt).
+        public static let invalidStream = Code(.invalidStream)
+        /// The HLS playlist is live (no `EXT-X-ENDLIST`, not `VOD`): it has no end to download
+        /// to (`HLSDownloader`).
+        public static let liveStream = Code(.liveStream)
 
         /// A stable name, e.g. `no space`.
         public var description: String { kind.rawValue }

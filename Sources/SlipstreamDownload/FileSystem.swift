@@ -57,6 +57,18 @@ enum FileSystem {
     /// The text of the current `errno`.
     static var lastError: String { String(cString: strerror(errno)) }
 
+    /// The error of a failed call on `path`, by the current `errno`: `.noSpace` for a full
+    /// disk, `.exists` for a name taken, else `.disk`; its message is `message`, then the reason.
+    static func error(_ message: String, path: String) -> DownloadError {
+        let code: DownloadError.Code =
+            switch errno {
+            case ENOSPC: .noSpace
+            case EEXIST: .exists
+            default: .disk
+            }
+        return DownloadError(code, "\(message): \(lastError)", path: path)
+    }
+
     /// Bytes free for an unprivileged user on the filesystem holding `path`'s folder.
     static func freeBytes(near path: String) -> Int64? {
         var info = statvfs()

@@ -43,6 +43,7 @@ enum ExitStatus: Int32 {
         case .checksum: self = .checksum
         case .tooLarge: self = .tooLarge
         case .outputClosed: self = .outputClosed
+        case .invalidStream, .liveStream: self = .notAudio
         default: self = .failure
         }
     }

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import SlipstreamAudio
 @testable import SlipstreamMedia
 
 /// The plan of `get --hls`, from playlists alone (no I/O).
@@ -112,16 +111,5 @@ import Testing
     @Test func aPlaylistThatHasEndedIsNotLiveWhateverItsType() throws {
         let plan = try Self.plan("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:EVENT\n#EXTINF:2,\na.ts\n#EXT-X-ENDLIST\n")
         #expect(plan.segmentCount == 1)
-    }
-
-    @Test func leadingID3TagSize() {
-        let tag: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 1, 2] + Array(repeating: 0, count: 130)
-        #expect(tag.withUnsafeBytes { HLSJoiner.leadingTagSize($0) } == 10 + 130)
-        let footer: [UInt8] = Array("ID3".utf8) + [4, 0, 0x10, 0, 0, 0, 5]
-        #expect(footer.withUnsafeBytes { HLSJoiner.leadingTagSize($0) } == 25)
-        let adts: [UInt8] = [0xFF, 0xF1, 0x50, 0x80, 0, 0x1F, 0xFC, 0, 0, 0]
-        #expect(adts.withUnsafeBytes { HLSJoiner.leadingTagSize($0) } == nil)
-        let bad: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0x80, 0, 0, 0]
-        #expect(bad.withUnsafeBytes { HLSJoiner.leadingTagSize($0) } == nil)
     }
 }

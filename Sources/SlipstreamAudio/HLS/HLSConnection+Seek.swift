@@ -1,3 +1,5 @@
+import SlipstreamDownload
+
 /// Seeking: where a connection opened at a time (or an EVENT playlist joined late) starts, placed
 /// by the segments' first timestamps where they have them.
 extension HLSConnection {

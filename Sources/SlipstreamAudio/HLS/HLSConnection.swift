@@ -1,4 +1,5 @@
 import Dispatch
+import SlipstreamDownload
 import SlipstreamHTTP
 import Synchronization
 

@@ -1,3 +1,5 @@
+import SlipstreamDownload
+
 /// Reads one HLS segment's transfer for an `HLSConnection`: keeps the bytes of its range (a
 /// server that sends the whole resource is read past), decrypts them when they are encrypted
 /// (`HLSDecryptor`), reads them (`HLSSegmentReader`) and

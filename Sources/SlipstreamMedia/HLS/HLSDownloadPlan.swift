@@ -1,5 +1,5 @@
-/// What a download of an HLS stream (`slipstream get --hls`) fetches and how it joins it into
-/// one file. Pure: made by `HLSDownloadPlanner` from playlists, carried out by the command.
+/// What a download of an HLS stream fetches and how it joins it into one file. Pure: made by
+/// `HLSDownloadPlanner` from playlists, carried out by SlipstreamDownload's `HLSDownloader`.
 ///
 /// Each resource (a segment's file, an `EXT-X-MAP` init section, an AES-128 key) is one URL,
 /// fetched whole once however many pieces read from it (byte ranges of one file). The pieces,
@@ -77,15 +77,12 @@ package struct HLSDownloadPlan: Hashable, Sendable {
 package struct HLSDownloadFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong, for a person.
     package var message: String
-    /// A local file could not be made, read or written (else the stream is at fault).
-    package var isFileProblem: Bool
     /// The playlist is live: it has no end to download to (it can be recorded as it plays).
     package var isLive: Bool
     package var description: String { message }
 
-    package init(_ message: String, isFileProblem: Bool = false, isLive: Bool = false) {
+    package init(_ message: String, isLive: Bool = false) {
         self.message = message
-        self.isFileProblem = isFileProblem
         self.isLive = isLive
     }
 }

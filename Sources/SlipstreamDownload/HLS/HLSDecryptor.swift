@@ -2,18 +2,19 @@ import CCrypto
 
 /// Decrypts one HLS segment encrypted with `METHOD=AES-128` (RFC 8216, 5.2): AES-128-CBC of
 /// the whole segment with PKCS7 padding, through libcrypto, in pieces of any size. The last
-/// block is held until `finish()`, which checks and strips the padding.
-final class HLSDecryptor {
+/// block is held until `finish()`, which checks and strips the padding. Shared by HLS
+/// downloads (`HLSJoiner`) and HLS playback.
+package final class HLSDecryptor {
     /// Why a segment cannot be decrypted.
-    struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
-        var message: String
-        var description: String { message }
+    package struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        package var message: String
+        package var description: String { message }
     }
 
     private let context: OpaquePointer
 
     /// A decryptor with the 16-byte `key` and `iv`.
-    init(key: [UInt8], iv: [UInt8]) throws(Failure) {
+    package init(key: [UInt8], iv: [UInt8]) throws(Failure) {
         guard key.count == 16, iv.count == 16 else {
             throw Failure(message: "an AES-128 key and IV are 16 bytes (the key has \(key.count))")
         }
@@ -31,7 +32,7 @@ final class HLSDecryptor {
     }
 
     /// Decrypts `input`, appending the plain bytes it gives to `plain`.
-    func decrypt(_ input: UnsafeRawBufferPointer, into plain: inout [UInt8]) {
+    package func decrypt(_ input: UnsafeRawBufferPointer, into plain: inout [UInt8]) {
         var offset = 0
         // EVP lengths are Int32: large inputs go in pieces.
         while offset < input.count {
@@ -52,7 +53,7 @@ final class HLSDecryptor {
 
     /// A whole encrypted resource (an initialization section) decrypted, its padding checked
     /// and removed: `decrypt` and `finish` in one.
-    func decryptAll(_ input: [UInt8]) throws(Failure) -> [UInt8] {
+    package func decryptAll(_ input: [UInt8]) throws(Failure) -> [UInt8] {
         var plain: [UInt8] = []
         plain.reserveCapacity(input.count + 16)
         input.withUnsafeBytes { decrypt($0, into: &plain) }
@@ -61,7 +62,7 @@ final class HLSDecryptor {
     }
 
     /// The last plain bytes, the padding checked and removed.
-    func finish() throws(Failure) -> [UInt8] {
+    package func finish() throws(Failure) -> [UInt8] {
         var last = [UInt8](repeating: 0, count: 32)
         var written: Int32 = 0
         guard slipstream_EVP_DecryptFinal_ex(context, &last, &written) == 1 else {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SlipstreamAudio
+@testable import SlipstreamDownload
 
 /// AES-128-CBC with PKCS7 padding against bytes `openssl enc -aes-128-cbc` wrote (key and IV
 /// of NIST SP 800-38A's CBC example): whole, in pieces of any size, and cut short.

@@ -8,14 +8,18 @@ import Glibc
 /// audio segment's leading ID3 tag (its timestamp) is kept for the first segment only: later
 /// ones would sit inside the audio stream. Blocking: call it on a thread of its own. Memory is
 /// one 256 KiB buffer and its plain twin, whatever the size.
-package enum HLSJoiner {
+///
+/// Fails with `.disk` for a file it cannot open, read or write, and `.invalidStream` for a
+/// resource that does not fit the plan (a byte range past its end, a key that is not 16
+/// bytes, a segment that does not decrypt).
+enum HLSJoiner {
     private static let chunkSize = 256 << 10
 
     /// Writes the pieces of `plan` to a new file at `output` (replacing one there), reading
     /// resource `i` from `path(i)`, and syncs it. Returns its size.
-    package static func join(_ plan: HLSDownloadPlan, path: (Int) -> String, to output: String) throws(HLSDownloadFailure) -> Int64 {
+    static func join(_ plan: HLSDownloadPlan, path: (Int) -> String, to output: String) throws(DownloadError) -> Int64 {
         let out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard out >= 0 else { throw failure("cannot create \(output)") }
+        guard out >= 0 else { throw FileSystem.error("cannot create \(output)", path: output) }
         defer { close(out) }
         var writer = Writer(fd: out, path: output)
         var buffer = [UInt8](repeating: 0, count: chunkSize)
@@ -26,15 +30,16 @@ package enum HLSJoiner {
         for piece in plan.pieces {
             let file = path(piece.resource)
             let fd = open(file, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw failure("cannot open the downloaded \(plan.describe(piece)) at \(file)") }
+            guard fd >= 0 else { throw FileSystem.error("cannot open the downloaded \(plan.describe(piece)) at \(file)", path: file) }
             defer { close(fd) }
             var info = stat()
-            guard fstat(fd, &info) == 0 else { throw failure("cannot read \(file)") }
+            guard fstat(fd, &info) == 0 else { throw FileSystem.error("cannot read \(file)", path: file) }
             let start = piece.offset ?? 0
             let length = piece.length ?? (Int64(info.st_size) - start)
             guard start + length <= Int64(info.st_size) else {
-                throw HLSDownloadFailure(
-                    "the byte range \(length)@\(start) of \(plan.describe(piece)) is past its end (\(info.st_size) bytes)")
+                throw DownloadError(
+                    .invalidStream, "the byte range \(length)@\(start) of \(plan.describe(piece)) is past its end (\(info.st_size) bytes)",
+                    url: plan.resources[piece.resource].url)
             }
             var decryptor: HLSDecryptor?
             if let decryption = piece.decryption {
@@ -42,7 +47,8 @@ package enum HLSJoiner {
                 do throws(HLSDecryptor.Failure) {
                     decryptor = try HLSDecryptor(key: keys[decryption.key]!, iv: decryption.iv)
                 } catch {
-                    throw HLSDownloadFailure("\(plan.describe(piece)): \(error.message)")
+                    throw DownloadError(
+                        .invalidStream, "\(plan.describe(piece)): \(error.message)", url: plan.resources[piece.resource].url)
                 }
             }
             // A leading ID3 tag is dropped from every segment but the first.
@@ -51,7 +57,7 @@ package enum HLSJoiner {
             while offset < start + length {
                 let want = Int(min(Int64(chunkSize), start + length - offset))
                 let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(offset)) }
-                guard got > 0 else { throw failure("cannot read \(file)") }
+                guard got > 0 else { throw FileSystem.error("cannot read \(file)", path: file) }
                 offset += Int64(got)
                 if let decryptor {
                     plain.removeAll(keepingCapacity: true)
@@ -60,7 +66,8 @@ package enum HLSJoiner {
                         do throws(HLSDecryptor.Failure) {
                             plain += try decryptor.finish()
                         } catch {
-                            throw HLSDownloadFailure("\(plan.describe(piece)): \(error.message)")
+                            throw DownloadError(
+                                .invalidStream, "\(plan.describe(piece)): \(error.message)", url: plan.resources[piece.resource].url)
                         }
                     }
                     try writer.write(plain, count: plain.count, checkTag: &checkTag)
@@ -70,7 +77,7 @@ package enum HLSJoiner {
             }
             if piece.isSegment { segmentsWritten += 1 }
         }
-        guard fsync(out) == 0 else { throw failure("cannot sync \(output)") }
+        guard fsync(out) == 0 else { throw FileSystem.error("cannot sync \(output)", path: output) }
         return writer.written
     }
 
@@ -93,7 +100,7 @@ package enum HLSJoiner {
         var skip = 0
 
         /// Writes `count` bytes of `bytes`; first, when `checkTag`, drops a leading ID3 tag.
-        mutating func write(_ bytes: [UInt8], count: Int, checkTag: inout Bool) throws(HLSDownloadFailure) {
+        mutating func write(_ bytes: [UInt8], count: Int, checkTag: inout Bool) throws(DownloadError) {
             var failed = false
             bytes.withUnsafeBytes { raw in
                 var rest = UnsafeRawBufferPointer(rebasing: raw.prefix(count))
@@ -115,23 +122,21 @@ package enum HLSJoiner {
                     rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(done))
                 }
             }
-            if failed { throw HLSJoiner.failure("cannot write \(path)") }
+            if failed { throw FileSystem.error("cannot write \(path)", path: path) }
         }
     }
 
-    private static func readKey(_ plan: HLSDownloadPlan, _ index: Int, path: String) throws(HLSDownloadFailure) -> [UInt8] {
+    private static func readKey(_ plan: HLSDownloadPlan, _ index: Int, path: String) throws(DownloadError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw failure("cannot open the downloaded \(plan.describe(resource: index)) at \(path)") }
+        guard fd >= 0 else { throw FileSystem.error("cannot open the downloaded \(plan.describe(resource: index)) at \(path)", path: path) }
         defer { close(fd) }
         var key = [UInt8](repeating: 0, count: 17)
         let count = key.withUnsafeMutableBytes { read(fd, $0.baseAddress, 17) }
         guard count == 16 else {
-            throw HLSDownloadFailure("the \(plan.describe(resource: index)) is not 16 bytes long: not an AES-128 key")
+            throw DownloadError(
+                .invalidStream, "the \(plan.describe(resource: index)) is not 16 bytes long: not an AES-128 key",
+                url: plan.resources[index].url)
         }
         return Array(key.prefix(16))
-    }
-
-    private static func failure(_ message: String) -> HLSDownloadFailure {
-        HLSDownloadFailure("\(message): \(String(cString: strerror(errno)))", isFileProblem: true)
     }
 }

@@ -1,0 +1,65 @@
+import SlipstreamHTTP
+import Synchronization
+
+/// The resources: each a download of its own, into the part folder, over one `DownloadQueue`.
+extension HLSDownloadRun {
+    /// Fetches the resources `missing` of `plan` (those of `info` fetched before are on disk).
+    /// The first failure stops the others (their files stay for the next run) and is thrown,
+    /// naming its resource; cancelling the task stops them all and throws `.cancelled`.
+    /// Returns the number of resources fetched.
+    func fetch(_ missing: [Int], of plan: HLSDownloadPlan, info: HLSDownloadInfo) async throws(DownloadError) -> Int {
+        let queue = DownloadQueue(engine: engine, configuration: queueConfiguration)
+        let queueEvents = queue.events { event in
+            switch event {
+            case .progress, .retrying, .finished, .failed: true
+            default: false
+            }
+        }
+        var resources: [DownloadQueue.ID: Int] = [:]
+        for index in missing {
+            do throws(DownloadError) {
+                resources[try queue.add(.init(url: plan.resources[index].url, destination: .file(folder.file(index))))] = index
+            } catch {
+                await queue.stopAll()
+                throw plan.described(error, resource: index)
+            }
+        }
+        let tally = Mutex(
+            HLSDownloadTally(plan: plan, resources: resources, resumedResources: info.resumedResources, resumedBytes: info.resumedBytes))
+        tell(tally.withLock { $0.progress })
+        // Ends once every download has ended, or once cancelled (after a stop, those stopped
+        // never end).
+        let reader = Task { [self] in
+            guard !tally.withLock({ $0.allEnded }) else { return }
+            for await event in queueEvents {
+                let (step, now) = tally.withLock { ($0.take(event), $0.progress) }
+                progressNow.withLock { $0 = now }
+                step.events.forEach(events.yield)
+                if step.stopOthers { Task { await queue.stopAll() } }
+                if step.allEnded { return }
+            }
+        }
+        _ = try? await queue.waitUntilIdle()
+        // Idle, every end is told: unless something was stopped, each download has ended and
+        // the reader ends once it has read them all.
+        if Task.isCancelled || tally.withLock({ $0.failure != nil }) { reader.cancel() }
+        await reader.value
+        if let failure = tally.withLock({ $0.failure }) { throw failure }
+        try checkCancelled()
+        return tally.withLock { $0.fetched }
+    }
+
+    /// The queue's settings: the resources' downloads, with the login for the playlist's
+    /// server only (unless the configuration names its servers).
+    private var queueConfiguration: DownloadQueue.Configuration {
+        var queue = DownloadQueue.Configuration()
+        queue.maxConcurrentDownloads = configuration.maxConcurrentDownloads
+        queue.connectionsPerHost = configuration.connectionsPerHost
+        queue.download = configuration.download
+        queue.download.overwrite = false
+        queue.download.checksum = nil
+        queue.download.mirrors = []
+        queue.download.loginOrigins = configuration.download.loginOrigins ?? URLOrigin(url).map { [$0] } ?? []
+        return queue
+    }
+}
