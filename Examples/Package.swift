@@ -16,6 +16,10 @@ let package = Package(
             dependencies: [.product(name: "SlipstreamDownload", package: "Slipstream")]
         ),
         .executableTarget(
+            name: "DownloadHLS",
+            dependencies: [.product(name: "SlipstreamDownload", package: "Slipstream")]
+        ),
+        .executableTarget(
             name: "FetchIfChanged",
             dependencies: [
                 .product(name: "SlipstreamDownload", package: "Slipstream"),
