@@ -56,17 +56,17 @@ let package = Package(
         // library re-exports its public part (the event stream, the version).
         .target(name: "SlipstreamCore"),
         .target(name: "SlipstreamHTTP", dependencies: ["SlipstreamCore", "CCurl"]),
+        // Downloads, HLS streams' included (planned by the media module, decrypted with CCrypto).
+        .target(
+            name: "SlipstreamDownload", dependencies: ["SlipstreamCore", "SlipstreamHTTP", "SlipstreamMedia", "CCrypto", "CFileSystem"]),
         // The pure format code: container parsers, tags, seek tables, playlists (M3U, PLS, XSPF,
         // HLS), the MPEG-TS demuxer, ICY blocks and the recording writers' framing. Bytes in,
         // values out: no network, no codec library, no audio output.
         .target(name: "SlipstreamMedia", dependencies: ["SlipstreamCore", "CCarrylessCRC"]),
-        // Downloads, HLS streams' included (planned by the media module, decrypted with CCrypto).
-        .target(
-            name: "SlipstreamDownload", dependencies: ["SlipstreamCore", "SlipstreamHTTP", "SlipstreamMedia", "CCrypto", "CFileSystem"]),
+        // SlipstreamDownload: for the AES-128 decryptor of HLS segments, which HLS downloads share.
         .target(
             name: "SlipstreamAudio",
             dependencies: [
-                // SlipstreamDownload: the AES-128 decryptor of HLS segments, shared with HLS downloads.
                 "SlipstreamCore", "SlipstreamMedia", "SlipstreamHTTP", "SlipstreamDownload", "CMPG123", "CFAAD", "CFLAC", "CVorbis",
                 "COpus", "CSoxr", "CALSA", "CPulse",
             ]
