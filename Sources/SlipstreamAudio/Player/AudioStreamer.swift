@@ -39,15 +39,12 @@ public final class AudioStreamer: Sendable {
     /// The HTTP engine for a URL; nil: the shared one (not started for a file).
     let engine: HTTPEngine?
     /// The control side: the state machine and what it knows.
-    let control: Mutex<PlayerControlState>
+    let control: MachineShell<PlayerControlState>
     /// Runs the state machine and its actions, one input at a time.
     let controlQueue = DispatchQueue(label: "slipstream.audio-streamer")
     /// The one object the network and playback sides share.
     let queue: SharedPacketQueue
     private let delegateBox = Mutex<(any AudioStreamerDelegate)?>(nil)
-    // Unchecked: set once on the control queue when playback starts, cancelled there at the
-    // release (and in deinit, when nothing else can touch it).
-    nonisolated(unsafe) var timer: (any DispatchSourceTimer)?
 
     /// Creates a streamer for an `http(s)://` URL or a local file path, fetching a URL on
     /// `engine` (default: the shared one, which a file does not start); nothing happens until
@@ -61,12 +58,8 @@ public final class AudioStreamer: Sendable {
         self.engine = engine
         location = AudioLocation(url)
         events = EventStream(eventChannel)
-        control = Mutex(PlayerControlState(configuration: configuration))
+        control = MachineShell(PlayerControlState(configuration: configuration))
         queue = SharedPacketQueue(limit: configuration.bufferLimit, resumeFraction: configuration.resumeFraction)
-    }
-
-    deinit {
-        timer?.cancel()
     }
 
     /// Told of every event as it happens, on the streamer's private queue (keep it quick).

@@ -5,8 +5,8 @@ import Synchronization
 
 /// Runs one download: the thin shell around its `DownloadStateMachine`. Every input (an
 /// answer, a body slice, a transfer's end, the watchdog's tick, a permit, a rate limiter's or
-/// the writer's news, a cancel) takes the lock, feeds the machine, releases the lock, and
-/// carries out the actions it returned: start or stop transfers, open and write files (through
+/// the writer's news, a cancel) goes through the `MachineShell`: it takes the lock, feeds the
+/// machine, releases the lock, and the job carries out the actions it returned: start or stop transfers, open and write files (through
 /// `DownloadFiles` and its writer thread), tell events, finish.
 ///
 /// Transfer callbacks arrive on the engine's I/O thread, the writer's on its own thread, timers
@@ -48,7 +48,7 @@ final class DownloadJob: Sendable {
     /// a redirect leads to, whose URLs later connections use), unless the configuration says.
     let loginOrigins: [URLOrigin]
     private let startTime = MonotonicTime.now()
-    let state: Mutex<State>
+    let state: MachineShell<State>
 
     init(
         engine: HTTPEngine, configuration: DownloadConfiguration, url: String,
@@ -77,7 +77,7 @@ final class DownloadJob: Sendable {
         settings.maxFileSize = configuration.maxFileSize
         if case .stream = destination { settings.inOrderPieceSize = configuration.streamPieceSize }
         let machine = DownloadStateMachine(settings: settings, seed: UInt64.random(in: 0...UInt64.max))
-        state = Mutex(State(machine: machine, files: files))
+        state = MachineShell(State(machine: machine, files: files))
     }
 
     /// Seconds since the job started.
@@ -87,28 +87,32 @@ final class DownloadJob: Sendable {
 
     /// Feeds the machine under the lock, then carries out its actions.
     func feed(_ input: (inout DownloadStateMachine, Double) -> [Action]) {
-        perform(state.withLock { input(&$0.machine, now) })
+        state.feed({ input(&$0.machine, now) }, perform: carryOut)
     }
 
-    /// Carries out actions, in order, with the lock released.
+    /// Carries out actions decided under the lock (with an answer to give back as well), in
+    /// order, with the lock released.
     func perform(_ actions: [Action]) {
-        for action in actions {
-            switch action {
-            case .request(let request): launch(request)
-            case .cancel(let connection): command(.cancel, connection)
-            case .resume(let connection): command(.resume, connection)
-            case .requestPermits(let count): requestPermits(count)
-            case .releasePermits(let count, let waking):
-                for _ in 0..<count { permits?.limiter.release(permits!.host, wakingWaiters: waking) }
-            case .closeFile: state.withLock { $0.files.closeForRestart() }
-            case .scheduleRetry(let delay):
-                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in feed { $0.retryDue(at: $1) } }
-            case .emit(let event): emit(event)
-            case .finishWriter(let keepRecord): finishWriter(keepRecord: keepRecord)
-            case .complete(let path): complete(to: path)
-            case .discard(let removingFiles): state.withLock { $0.files.discard(removingFiles: removingFiles) }
-            case .finish(let outcome): finish(outcome)
-            }
+        for action in actions { carryOut(action) }
+    }
+
+    /// Carries out one action, with the lock released.
+    private func carryOut(_ action: Action) {
+        switch action {
+        case .request(let request): launch(request)
+        case .cancel(let connection): command(.cancel, connection)
+        case .resume(let connection): command(.resume, connection)
+        case .requestPermits(let count): requestPermits(count)
+        case .releasePermits(let count, let waking):
+            for _ in 0..<count { permits?.limiter.release(permits!.host, wakingWaiters: waking) }
+        case .closeFile: state.withLock { $0.files.closeForRestart() }
+        case .scheduleRetry(let delay):
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in feed { $0.retryDue(at: $1) } }
+        case .emit(let event): emit(event)
+        case .finishWriter(let keepRecord): finishWriter(keepRecord: keepRecord)
+        case .complete(let path): complete(to: path)
+        case .discard(let removingFiles): state.withLock { $0.files.discard(removingFiles: removingFiles) }
+        case .finish(let outcome): finish(outcome)
         }
     }
 
