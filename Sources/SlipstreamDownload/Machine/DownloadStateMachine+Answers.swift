@@ -24,7 +24,7 @@ extension DownloadStateMachine {
         guard connections[number] != nil else {
             return .verdict(.abort(HTTPError(.cancelled, url: settings.url, message: "stopped")), [])
         }
-        guard phase == .probing else { return validateSegment(head, on: number, wallClock: wallClock) }
+        guard phase.stage == .probing else { return validateSegment(head, on: number, wallClock: wallClock) }
         if let resume {
             switch ResumeAnswer.from(
                 head: head, record: resume.record, firstMissing: resume.firstMissing,

@@ -42,28 +42,33 @@ extension DownloadStateMachine {
         connection.lastData = now
         if mirrors[connection.mirror].failures > 0 { mirrors[connection.mirror].failures = 0 }
         var verdict = Verdict.proceed
-        if stream != nil {
-            stream!.written += Int64(count)
+        if let written = changeStream({ $0.written += Int64(count) }).map({ _ in stream?.written ?? 0 }) {
             // A body of no announced size that passes the limit: stopped, and what it wrote goes.
-            if let limit = settings.maxFileSize, stream!.written > limit {
+            if let limit = settings.maxFileSize, written > limit {
                 connections[number] = connection
                 removeFilesAtEnd = true
                 let error = tooLarge(size: nil)
                 return Taken(verdict: .abort(HTTPError(.cancelled, url: settings.url, message: error.message)))
             }
             // A stream restarts from zero after a failure: only new ground ends a failure streak.
-            if stream!.written > longestStream {
-                longestStream = stream!.written
+            if written > longestStream {
+                longestStream = written
                 failureStreak = 0
                 connection.progressed = true
             }
-        } else if let id = connection.assignment, map != nil {
+        } else if let id = connection.assignment,
+            let (end, size, isDone) = changeMap({ map in
+                guard let end = map.assignment(id)?.end else {
+                    preconditionFailure("connection \(number) took bytes for assignment \(id), which the piece map does not hold")
+                }
+                return (end, map.size, map.commit(id, count: Int64(count)))
+            })
+        {
             failureStreak = 0
             connection.progressed = true
-            let end = map!.assignment(id)!.end
-            if map!.commit(id, count: Int64(count)) {
+            if isDone {
                 connection.assignment = nil
-                let natural = (connection.requestEnd ?? map!.size) == end && count == sliceCount
+                let natural = (connection.requestEnd ?? size) == end && count == sliceCount
                 verdict = natural ? .proceed : .finish
             }
         }
@@ -89,17 +94,17 @@ extension DownloadStateMachine {
     /// The wait was no stall: the stall clock restarts.
     mutating func rateGranted(_ number: Int, at now: Double) -> [Action] {
         guard connections[number]?.pausedFor == .rateLimit else { return [] }
-        connections[number]!.pausedFor = nil
-        connections[number]!.lastData = now
+        connections[number]?.pausedFor = nil
+        connections[number]?.lastData = now
         return [.resume(connection: number)]
     }
 
     /// The writer has room again: every connection waiting for it delivers again.
     mutating func diskHasRoom(at now: Double) -> [Action] {
         var actions: [Action] = []
-        for number in connections.keys.sorted() where [.disk, .order].contains(connections[number]!.pausedFor) {
-            connections[number]!.pausedFor = nil
-            connections[number]!.lastData = now
+        for number in connections.keys.sorted() where [.disk, .order].contains(connections[number]?.pausedFor) {
+            connections[number]?.pausedFor = nil
+            connections[number]?.lastData = now
             actions.append(.resume(connection: number))
         }
         return actions

@@ -18,15 +18,15 @@ extension DownloadStateMachine {
             ? Double(connection.recentBytes) / age
             : connection.sliceSpeed(over: 0.05) ?? (error == nil && age > 0 ? Double(connection.recentBytes) / age : nil)
         if let speed = connection.speed ?? lifetime { recentSpeeds.append((now, speed, connection.mirror)) }
-        let probing = phase == .probing || phase == .streaming && stream?.written == 0 && error != nil
+        let probing = phase.stage == .probing || phase.stage == .streaming && stream?.written == 0 && error != nil
         if map != nil {
             // Whatever of its range it did not write goes back to a running connection whose
             // request still covers it, else to the pool.
             if let assignment = connection.assignment {
-                map!.release(assignment)
+                changeMap { $0.release(assignment) }
                 reclaimFreeRuns()
             }
-        } else if error == nil, let stream, phase == .streaming {
+        } else if error == nil, case .streaming(let stream) = phase {
             if let size = stream.size, stream.written != size {
                 if fatal == nil {
                     fatal = DownloadError(
@@ -34,7 +34,7 @@ extension DownloadStateMachine {
                         url: settings.url)
                 }
             } else {
-                self.stream!.completed = true
+                changeStream { $0.completed = true }
             }
             return settle()
         }
@@ -126,7 +126,7 @@ extension DownloadStateMachine {
     mutating func retryDue(at now: Double) -> [Action] {
         scheduledRetries = max(0, scheduledRetries - 1)
         guard fatal == nil else { return finishIfIdle() }
-        let launches = phase == .probing && connections.isEmpty ? [launchProbe(at: now)] : planConnections(at: now)
+        let launches = phase.stage == .probing && connections.isEmpty ? [launchProbe(at: now)] : planConnections(at: now)
         return launches + finishIfIdle()
     }
 
@@ -134,7 +134,6 @@ extension DownloadStateMachine {
     private mutating func resetToProbing() -> [Action] {
         let hadFile = opening != nil
         phase = .probing
-        stream = nil
         opening = nil
         path = nil
         return hadFile ? [.closeFile] : []
@@ -142,9 +141,12 @@ extension DownloadStateMachine {
 
     /// Gives free runs back to running connections whose requests still cover them.
     private mutating func reclaimFreeRuns() {
-        for connection in connections.values {
-            guard let id = connection.assignment else { continue }
-            map!.extend(id, upTo: connection.requestEnd ?? map!.size)
+        let connections = connections
+        changeMap { map in
+            for connection in connections.values {
+                guard let id = connection.assignment else { continue }
+                map.extend(id, upTo: connection.requestEnd ?? map.size)
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ extension DownloadStateMachine {
     /// still waiting for its delay is then moot): the writer's queued writes first.
     mutating func finishIfIdle() -> [Action] {
         guard isRunning, connections.isEmpty, fatal != nil || isComplete || notModified else { return [] }
-        phase = .finishing
+        phase = .finishing(phase.body)
         return [.finishWriter(keepRecord: fatal != nil && !removeFilesAtEnd)]
     }
 
@@ -16,7 +16,7 @@ extension DownloadStateMachine {
     /// claim bytes written (else it is removed: a `.part` without them resumes nothing, and a
     /// download that never wrote a byte leaves nothing behind).
     mutating func writerFinished(keptRecords: Bool, at now: Double) -> [Action] {
-        guard phase == .finishing else { return [] }
+        guard phase.stage == .finishing else { return [] }
         if var error = fatal {
             let keeps = resumable && keptRecords
             if error.code == .noSpace, opening != nil {
@@ -48,7 +48,7 @@ extension DownloadStateMachine {
     /// The complete file was checked and renamed into place, or that failed (then it stays
     /// `FILE.part`, its records removed).
     mutating func completed(_ result: Result<Void, DownloadError>) -> [Action] {
-        guard phase == .finishing else { return [] }
+        guard phase.stage == .finishing else { return [] }
         switch result {
         case .success:
             return end(
@@ -65,7 +65,7 @@ extension DownloadStateMachine {
 
     /// The one final event, and the outcome for those who wait.
     private mutating func end(_ outcome: Result<DownloadResult, DownloadError>, after actions: [Action]) -> [Action] {
-        phase = .done
+        phase = .done(phase.body)
         let event: DownloadEvent =
             switch outcome {
             case .success(let result): .finished(result)

@@ -29,8 +29,8 @@ extension DownloadStateMachine {
         guard index != 0, !mirrors[index].dropped else { return [] }
         mirrors[index].dropped = true
         var actions: [Action] = [.emit(.notice("mirror \(mirrors[index].url) \(reason); dropped, its ranges go to the other sources"))]
-        for number in connections.keys.sorted() where connections[number]!.mirror == index && connections[number]!.dropped == nil {
-            connections[number]!.dropped = .mirror
+        for number in connections.keys.sorted() where connections[number]?.mirror == index && connections[number]?.dropped == nil {
+            connections[number]?.dropped = .mirror
             actions.append(.cancel(connection: number))
         }
         return actions
@@ -141,7 +141,7 @@ extension DownloadStateMachine {
             let candidates = connections.filter { $0.value.mirror == index && $0.value.dropped == nil }
             guard let slowest = candidates.min(by: { ($0.value.speed ?? 0, $0.key) < ($1.value.speed ?? 0, $1.key) })
             else { break }
-            connections[slowest.key]!.dropped = .slow
+            connections[slowest.key]?.dropped = .slow
             actions.append(.cancel(connection: slowest.key))
             // Where it will reopen, for the next look at the shares.
             sources[index].connections -= 1

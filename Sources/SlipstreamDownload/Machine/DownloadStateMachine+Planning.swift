@@ -17,7 +17,8 @@ extension DownloadStateMachine {
                 needsPermits = true
                 break
             }
-            guard let assignment = headRace() ?? map!.assign(inOrderUpTo: settings.inOrderPieceSize) ?? endGameSplit()
+            let inOrderPieceSize = settings.inOrderPieceSize
+            guard let assignment = headRace() ?? changeMap({ $0.assign(inOrderUpTo: inOrderPieceSize) }) ?? endGameSplit()
             else { break }
             let mirror = chooseMirror()
             let number = addConnection(
@@ -70,16 +71,16 @@ extension DownloadStateMachine {
     /// its connection crawls (under a third of the median speed), an idle connection takes the
     /// back half of its remainder, down to 64 KiB, before any range further on.
     private mutating func headRace() -> PieceMap.Assignment? {
-        guard settings.inOrderPieceSize != nil, settings.dropSlowConnections,
+        guard settings.inOrderPieceSize != nil, settings.dropSlowConnections, let map,
             let head = connections.values.compactMap({ connection in
-                connection.assignment.flatMap { map!.assignment($0) }.map { (connection, $0) }
+                connection.assignment.flatMap { map.assignment($0) }.map { (connection, $0) }
             }).min(by: { $0.1.next < $1.1.next }),
-            head.0.pausedFor == nil, (map!.free.ranges.first?.lowerBound ?? .max) > head.1.next,
+            head.0.pausedFor == nil, (map.free.ranges.first?.lowerBound ?? .max) > head.1.next,
             let speed = head.0.speed ?? head.0.sliceSpeed(over: Self.firstMeasureAge)
         else { return nil }
         let others = connections.values.compactMap(\.speed) + recentSpeeds.map(\.speed)
         guard others.count >= 2, speed * 3 < others.sorted()[others.count / 2] else { return nil }
-        return map!.split(head.1.id, minimumPart: 64 << 10)
+        return changeMap { $0.split(head.1.id, minimumPart: 64 << 10) } ?? nil
     }
 
     /// The end game: nothing is free and no remainder is worth a normal split, but a connection
@@ -94,6 +95,6 @@ extension DownloadStateMachine {
         guard speeds.count >= 2, let slowest = measured.min(by: { ($0.speed, $0.number) < ($1.speed, $1.number) }),
             let id = slowest.assignment, slowest.speed * 3 < speeds[speeds.count / 2]
         else { return nil }
-        return map!.split(id, minimumPart: 64 << 10)
+        return changeMap { $0.split(id, minimumPart: 64 << 10) } ?? nil
     }
 }

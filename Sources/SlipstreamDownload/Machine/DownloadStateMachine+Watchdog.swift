@@ -13,14 +13,14 @@ extension DownloadStateMachine {
             lastProgressEvent = now
             actions.append(.emit(.progress(progress(at: now))))
         }
-        for number in connections.keys.sorted() where connections[number]!.dropped == nil {
-            let connection = connections[number]!
+        for number in connections.keys.sorted() where connections[number]?.dropped == nil {
+            guard let connection = connections[number] else { continue }
             // A connection younger than a tick is measured over its life so far.
             let measured = Double(connection.recentBytes) / min(Self.tickInterval, max(now - connection.started, 0.05))
-            connections[number]!.speed = connection.speed.map { ($0 + measured) / 2 } ?? measured
-            connections[number]!.recentBytes = 0
+            connections[number]?.speed = connection.speed.map { ($0 + measured) / 2 } ?? measured
+            connections[number]?.recentBytes = 0
             if connection.pausedFor == nil, now - connection.lastData > settings.stallTimeout {
-                connections[number]!.dropped = .stalled
+                connections[number]?.dropped = .stalled
                 actions.append(.cancel(connection: number))
             }
         }
@@ -29,7 +29,7 @@ extension DownloadStateMachine {
         guard settings.dropSlowConnections, map != nil, fatal == nil, let slow = slowestStraggler(at: now) else {
             return actions
         }
-        connections[slow]!.dropped = .slow
+        connections[slow]?.dropped = .slow
         return actions + [.cancel(connection: slow)]
     }
 
@@ -54,12 +54,12 @@ extension DownloadStateMachine {
             let median = others.sorted()[others.count / 2]
             let workLeft = connection.assignment.flatMap { map?.assignment($0)?.remaining } ?? 0
             if speed * 3 < median, workLeft > 0 {
-                connections[number]!.slowTicks += 1
-                if connections[number]!.slowTicks >= 2, speed < straggler?.speed ?? .infinity {
+                connections[number]?.slowTicks += 1
+                if connections[number]?.slowTicks ?? 0 >= 2, speed < straggler?.speed ?? .infinity {
                     straggler = (number, speed)
                 }
             } else {
-                connections[number]!.slowTicks = 0
+                connections[number]?.slowTicks = 0
             }
         }
         return straggler?.number

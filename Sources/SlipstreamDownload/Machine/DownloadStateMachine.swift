@@ -6,10 +6,11 @@ import SlipstreamHTTP
 /// I/O, no clock, no threads, no randomness but a seeded generator: every input sequence can
 /// be replayed in a test.
 ///
-/// Phases: `probing` (the first request: size, ranges, or proof that a resumed file is the
-/// same), then `streaming` (one connection, no ranges) or `segmented` (the piece map hands out
-/// ranges to connections), then `finishing` (no transfer left; the writer's last write, the
-/// checksum and the rename), then `done`. A failed probe or stream goes back to `probing`.
+/// Phases (`Phase`, each with what exists only in it): `probing` (the first request: size,
+/// ranges, or proof that a resumed file is the same), then `streaming` (one connection, no
+/// ranges, with what it wrote) or `segmented` (the piece map hands out ranges to
+/// connections), then `finishing` (no transfer left; the writer's last write, the checksum and
+/// the rename), then `done`. A failed probe or stream goes back to `probing`.
 ///
 /// Invariants (checked by the tests over random input sequences): a byte is placed for
 /// writing at most once; the file is renamed into place only when every byte was taken and
@@ -49,8 +50,25 @@ struct DownloadStateMachine: Sendable {
         init(url: String) { self.url = url }
     }
 
-    enum Phase: Equatable, Sendable {
-        case probing, streaming, segmented, finishing, done
+    /// Where the download is, with the body's bookkeeping in the phases that have one.
+    enum Phase: Sendable {
+        /// The first request: no body yet.
+        case probing
+        /// One connection, no ranges: what it wrote.
+        case streaming(Stream)
+        /// Ranges handed out to connections by the piece map.
+        case segmented(PieceMap)
+        /// No transfer left: the writer's last write, the checksum and the rename; the body
+        /// fetched, if the first answer came.
+        case finishing(Body?)
+        /// Over: the final event was told.
+        case done(Body?)
+    }
+
+    /// A body being fetched or fetched: one stream, or the pieces of a segmented download.
+    enum Body: Sendable {
+        case streamed(Stream)
+        case segmented(PieceMap)
     }
 
     /// Why the machine closed a connection.
@@ -218,10 +236,6 @@ struct DownloadStateMachine: Sendable {
 
     let settings: Settings
     var phase = Phase.probing
-    /// Set when ranges work. Kept outside `phase` so that it is mutated in place, never copied.
-    var map: PieceMap?
-    /// Set when ranges don't work (or the body can't be split).
-    var stream: Stream?
     var resume: ResumePoint?
     /// The resume answer said the remote file changed: probe afresh when this probe ends.
     var restartFresh = false
@@ -286,7 +300,7 @@ struct DownloadStateMachine: Sendable {
     /// The caller cancels (or a disk failure stops the download): every transfer stops; the
     /// files stay for a resume unless `removingFiles`.
     mutating func cancel(removingFiles: Bool, at now: Double) -> [Action] {
-        guard phase != .done, phase != .finishing || fatal != nil else { return [] }
+        guard phase.stage != .done, phase.stage != .finishing || fatal != nil else { return [] }
         if removingFiles { removeFilesAtEnd = true }
         guard fatal == nil else { return [] }
         fatal = DownloadError(.cancelled, "the download of \(settings.url) was cancelled", url: settings.url)
@@ -295,7 +309,7 @@ struct DownloadStateMachine: Sendable {
 
     /// Stops the download for `error` (a failed write or record): every transfer stops.
     mutating func fail(_ error: DownloadError) -> [Action] {
-        guard phase != .done else { return [] }
+        guard phase.stage != .done else { return [] }
         if fatal == nil { fatal = error }
         return cancelAll() + finishIfIdle()
     }
@@ -318,7 +332,7 @@ struct DownloadStateMachine: Sendable {
     }
 
     /// Whether the watchdog still has anything to look at.
-    var isRunning: Bool { phase != .finishing && phase != .done }
+    var isRunning: Bool { phase.stage != .finishing && phase.stage != .done }
 
     // MARK: Helpers for the other inputs
 
@@ -358,19 +372,17 @@ struct DownloadStateMachine: Sendable {
             var map = PieceMap(size: size, minimumSplitSize: settings.minimumSplitSize, done: opening.written)
             let start = connections[firstConnection]?.requestStart ?? 0
             connections[firstConnection]?.assignment = map.assign(from: start, upTo: settings.inOrderPieceSize)?.id
-            self.map = map
             resumedBytes = opening.written.byteCount
-            phase = .segmented
+            phase = .segmented(map)
         } else {
-            stream = Stream(size: opening.size)
-            phase = .streaming
+            phase = .streaming(Stream(size: opening.size))
         }
         resume = nil
         actions.append(
             .emit(
                 .started(
                     DownloadInfo(
-                        path: path, totalBytes: opening.size, segmented: phase == .segmented,
+                        path: path, totalBytes: opening.size, segmented: map != nil,
                         effectiveURL: effectiveURL, resumedBytes: resumedBytes))))
         return actions + planConnections(at: now)
     }

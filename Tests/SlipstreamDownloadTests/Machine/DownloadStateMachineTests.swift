@@ -12,7 +12,7 @@ import Testing
     // MARK: Every phase x every input
 
     /// Inputs that drive a fresh machine into each phase.
-    static func driver(in phase: Machine.Phase) -> MachineDriver {
+    static func driver(in phase: Machine.Stage) -> MachineDriver {
         var driver = MachineDriver(server: .init(size: MachineDriver.size, ranges: phase != .streaming))
         switch phase {
         case .probing:
@@ -26,7 +26,7 @@ import Testing
         case .done:
             driver.runToEnd()
         }
-        #expect(driver.machine.phase == phase)
+        #expect(driver.machine.phase.stage == phase)
         return driver
     }
 
@@ -72,8 +72,8 @@ import Testing
         ("writer finished", { driver in driver.finishWriter() }),
     ]
 
-    @Test(arguments: [Machine.Phase.probing, .streaming, .segmented, .finishing, .done])
-    func everyInputInEveryPhaseKeepsTheInvariants(_ phase: Machine.Phase) {
+    @Test(arguments: Machine.Stage.allCases)
+    func everyInputInEveryPhaseKeepsTheInvariants(_ phase: Machine.Stage) {
         for (name, input) in Self.inputs {
             var driver = Self.driver(in: phase)
             let eventsBefore = driver.events.count

@@ -33,7 +33,7 @@ import Testing
         driver.answer(1)
         #expect(MachineDriver.size < DownloadStateMachine.Settings.defaultHeldFileSize)
         #expect(driver.machine.opening?.held == false)
-        #expect(driver.machine.phase == .segmented)
+        #expect(driver.machine.phase.stage == .segmented)
     }
 
     @Test func aStreamWithoutRangesThatFailsAfterItsFirstBytesCannotStartOver() {

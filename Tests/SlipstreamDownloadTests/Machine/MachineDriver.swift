@@ -81,7 +81,7 @@ struct MachineDriver {
         apply(machine.start(resume: resume, at: now))
     }
 
-    var isDone: Bool { machine.phase == .done }
+    var isDone: Bool { machine.phase.stage == .done }
 
     // MARK: Carrying out actions
 
