@@ -6,66 +6,9 @@ import SlipstreamHTTP
 /// underlying cause. Messages state facts; what a person should do about them is the
 /// application's to say (the command line maps codes to advice).
 public struct DownloadError: Error, Sendable, CustomStringConvertible {
-    /// The kind of failure. A struct rather than an enum so that new kinds don't break callers.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String, Sendable {
-            case invalidURL = "invalid URL"
-            case network
-            case http = "HTTP"
-            case rangeNotHonoured = "range not honoured"
-            case output
-            case exists
-            case noSpace = "no space"
-            case disk
-            case checksum
-            case tooLarge = "too large"
-            case invalidChecksum = "invalid checksum"
-            case input
-            case cancelled
-            case outputClosed = "output closed"
-        }
-
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
-
-        /// The URL is malformed or not http, https, ftp, ftps or sftp.
-        public static let invalidURL = Code(.invalidURL)
-        /// The network failed (resolve, connect, TLS, timeout, connection lost, ...).
-        public static let network = Code(.network)
-        /// The server answered with an unusable status (see `http?.status`), or no usable answer.
-        public static let http = Code(.http)
-        /// The server answers range requests with other bytes than asked for, again and again:
-        /// one connection (no ranges) may still work.
-        public static let rangeNotHonoured = Code(.rangeNotHonoured)
-        /// The output path is unusable: a folder, in a missing folder, or not writable.
-        public static let output = Code(.output)
-        /// The output file exists, and `overwrite` is off (`path` names it).
-        public static let exists = Code(.exists)
-        /// The disk has no room for the file.
-        public static let noSpace = Code(.noSpace)
-        /// Writing, renaming or opening a file failed.
-        public static let disk = Code(.disk)
-        /// The finished file does not have the expected checksum.
-        public static let checksum = Code(.checksum)
-        /// The file is larger than `DownloadConfiguration.maxFileSize`: refused before its body
-        /// when the server gave its size, else stopped once it passed it (what was written is
-        /// removed).
-        public static let tooLarge = Code(.tooLarge)
-        /// A checksum to check against is not one: an unknown algorithm, or a digest of the
-        /// wrong length or with other characters than hex digits.
-        public static let invalidChecksum = Code(.invalidChecksum)
-        /// A list of downloads (an input or session file) cannot be read: damaged, or not in
-        /// the format of `DownloadList`.
-        public static let input = Code(.input)
-        /// The download was cancelled.
-        public static let cancelled = Code(.cancelled)
-        /// The reader of a stream destination (`DownloadDestination.stream`) closed it before
-        /// the end (a broken pipe, such as `| head`).
-        public static let outputClosed = Code(.outputClosed)
-
-        /// A stable name, e.g. `no space`.
-        public var description: String { kind.rawValue }
-    }
+    /// The kind of failure: `.network`, `.http`, `.noSpace` ... New codes may be added:
+    /// switch with a `default`.
+    public typealias Code = ErrorCode<DownloadError>
 
     /// The kind of failure.
     public var code: Code
@@ -117,4 +60,41 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
             }
         self.init(code, error.description, url: error.url, underlying: error)
     }
+}
+
+extension ErrorCode where Domain == DownloadError {
+    /// The URL is malformed or not http, https, ftp, ftps or sftp.
+    public static var invalidURL: Self { Self("invalid url") }
+    /// The network failed (resolve, connect, TLS, timeout, connection lost, ...).
+    public static var network: Self { Self("network") }
+    /// The server answered with an unusable status (see `http?.status`), or no usable answer.
+    public static var http: Self { Self("http") }
+    /// The server answers range requests with other bytes than asked for, again and again:
+    /// one connection (no ranges) may still work.
+    public static var rangeNotHonoured: Self { Self("range not honoured") }
+    /// The output path is unusable: a folder, in a missing folder, or not writable.
+    public static var output: Self { Self("output") }
+    /// The output file exists, and `overwrite` is off (`path` names it).
+    public static var exists: Self { Self("exists") }
+    /// The disk has no room for the file.
+    public static var noSpace: Self { Self("no space") }
+    /// Writing, renaming or opening a file failed.
+    public static var disk: Self { Self("disk") }
+    /// The finished file does not have the expected checksum.
+    public static var checksum: Self { Self("checksum") }
+    /// The file is larger than `DownloadConfiguration.maxFileSize`: refused before its body
+    /// when the server gave its size, else stopped once it passed it (what was written is
+    /// removed).
+    public static var tooLarge: Self { Self("too large") }
+    /// A checksum to check against is not one: an unknown algorithm, or a digest of the
+    /// wrong length or with other characters than hex digits.
+    public static var invalidChecksum: Self { Self("invalid checksum") }
+    /// A list of downloads (an input or session file) cannot be read: damaged, or not in
+    /// the format of `DownloadList`.
+    public static var input: Self { Self("input") }
+    /// The download was cancelled.
+    public static var cancelled: Self { Self("cancelled") }
+    /// The reader of a stream destination (`DownloadDestination.stream`) closed it before
+    /// the end (a broken pipe, such as `| head`).
+    public static var outputClosed: Self { Self("output closed") }
 }

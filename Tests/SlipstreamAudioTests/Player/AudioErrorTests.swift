@@ -44,7 +44,7 @@ struct AudioErrorTests {
     @Test func codesNameThemselves() {
         #expect(AudioStreamerError.Code.rangeNotHonoured.description == "range not honoured")
         #expect(AudioParserError.Code.malformed.description == "malformed")
-        #expect(AudioDecoderError.Code.initializationFailed.description == "initializationFailed")
-        #expect(AudioOutputError.Code.formatNotSupported.description == "formatNotSupported")
+        #expect(AudioDecoderError.Code.initializationFailed.description == "initialization failed")
+        #expect(AudioOutputError.Code.formatNotSupported.description == "format not supported")
     }
 }
