@@ -6,7 +6,7 @@ import SlipstreamHTTP
 /// underlying cause. Messages state facts; what a person should do about them is the
 /// application's to say (the command line maps codes to advice).
 public struct DownloadError: Error, Sendable, CustomStringConvertible {
-    /// The kind of failure: `.network`, `.http`, `.noSpace` ... New codes may be added:
+    /// The kind of failure: `.network`, `.httpStatus`, `.noSpace` ... New codes may be added:
     /// switch with a `default`.
     public typealias Code = ErrorCode<DownloadError>
 
@@ -54,7 +54,7 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
             switch error.code {
             case .malformedURL, .unsupportedScheme: .invalidURL
             case .rangeNotHonoured: .rangeNotHonoured
-            case .httpStatus, .invalidResponse, .tooManyRedirects, .loginDenied, .remoteFileNotFound: .http
+            case .httpStatus, .invalidResponse, .tooManyRedirects, .loginDenied, .remoteFileNotFound: .httpStatus
             case .cancelled: .cancelled
             default: .network
             }
@@ -67,8 +67,10 @@ extension ErrorCode where Domain == DownloadError {
     public static var invalidURL: Self { Self("invalid url") }
     /// The network failed (resolve, connect, TLS, timeout, connection lost, ...).
     public static var network: Self { Self("network") }
-    /// The server answered with an unusable status (see `http?.status`), or no usable answer.
-    public static var http: Self { Self("http") }
+    /// The server gave no usable answer: an error status (see `http?.status`), a malformed
+    /// response, too many redirects, a login refused by an FTP or SSH server, no such file on
+    /// an FTP or SFTP server, or no response at all.
+    public static var httpStatus: Self { Self("http status") }
     /// The server answers range requests with other bytes than asked for, again and again:
     /// one connection (no ranges) may still work.
     public static var rangeNotHonoured: Self { Self("range not honoured") }

@@ -39,7 +39,7 @@ extension DownloadStateMachine {
         }
         guard isComplete, let path else {
             return end(
-                .failure(DownloadError(.http, "\(settings.url): no usable response", url: settings.url)),
+                .failure(DownloadError(.httpStatus, "\(settings.url): no usable response", url: settings.url)),
                 after: [.discard(removingFiles: false)])
         }
         return [.complete(path: path)]

@@ -21,7 +21,7 @@ extension DownloadError {
             return message + "; check the server's key (ssh-keyscan) and add it to that file, or give --ssh-accept-new-host"
         case .network where http?.code == .hostKeyMismatch:
             return message + "; if the server's key really changed, remove its old line (ssh-keygen -R HOST -f FILE)"
-        case .http where http?.code == .loginDenied:
+        case .httpStatus where http?.code == .loginDenied:
             return message + "; check --user, --netrc or --ssh-key"
         case .network where TLSProblem.advice(for: http) != nil:
             return message + "; " + TLSProblem.advice(for: http)!

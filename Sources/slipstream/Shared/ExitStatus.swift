@@ -38,7 +38,7 @@ enum ExitStatus: Int32 {
         switch error.code {
         case .invalidURL: self = .usage
         case .network: self = .network
-        case .http, .rangeNotHonoured: self = .http
+        case .httpStatus, .rangeNotHonoured: self = .http
         case .output, .exists, .noSpace, .disk: self = .disk
         case .checksum: self = .checksum
         case .tooLarge: self = .tooLarge

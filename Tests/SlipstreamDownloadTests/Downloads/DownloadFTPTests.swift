@@ -166,7 +166,7 @@ import TestSupport
                 configuration { $0.access.credentials = Credentials(user: "test", password: "wrong") })
             Issue.record("the download succeeded")
         } catch let error as DownloadError {
-            #expect(error.code == .http)
+            #expect(error.code == .httpStatus)
             #expect(error.http?.code == .loginDenied)
             #expect(error.message.contains("refused the login"), "\(error.message)")
         }
@@ -178,7 +178,7 @@ import TestSupport
             _ = try await download(servers.ftpURL("no-such-file.bin"), configuration())
             Issue.record("the download succeeded")
         } catch let error as DownloadError {
-            #expect(error.code == .http)
+            #expect(error.code == .httpStatus)
             #expect(error.http?.code == .remoteFileNotFound, "\(error.message)")
         }
     }

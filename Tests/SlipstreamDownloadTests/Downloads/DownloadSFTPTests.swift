@@ -131,7 +131,7 @@ import TestSupport
         let file = try uniqueFile(servers, "sftp-wrong-key", size: 1000)
         let error = try await failure(
             servers.sftpURL(file.name), configuration(servers) { $0.access.ssh.privateKeyFile = servers.sshOtherKey })
-        #expect(error?.code == .http)
+        #expect(error?.code == .httpStatus)
         #expect(error?.http?.code == .loginDenied)
         #expect(error?.message.contains("refused the login") == true, "\(error?.message ?? "")")
     }

@@ -89,7 +89,7 @@ import TestSupport
             _ = try await download.value
             Issue.record("expected a failure")
         } catch {
-            #expect(error.code == .http)
+            #expect(error.code == .httpStatus)
             #expect(error.http?.status == 404)
             #expect(error.message.contains("missing.bin"))
         }
