@@ -5,7 +5,10 @@ import SlipstreamHTTP
 /// program needs to act on it (the URL, the file, where the bytes so far are kept), and the
 /// underlying cause. Messages state facts; what a person should do about them is the
 /// application's to say (the command line maps codes to advice).
-public struct DownloadError: Error, Sendable, CustomStringConvertible {
+///
+/// Two errors are equal when their facts are (code, message, URL, path, the file to resume
+/// from); the underlying error is not compared.
+public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure: `.network`, `.httpStatus`, `.noSpace` ... New codes may be added:
     /// switch with a `default`.
     public typealias Code = ErrorCode<DownloadError>
@@ -47,6 +50,21 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
 
     /// The message.
     public var description: String { message }
+
+    /// Whether two errors state the same facts (the underlying errors are not compared).
+    public static func == (a: DownloadError, b: DownloadError) -> Bool {
+        a.code == b.code && a.message == b.message && a.url == b.url && a.path == b.path
+            && a.resumableFile == b.resumableFile
+    }
+
+    /// Hashes the facts `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(url)
+        hasher.combine(path)
+        hasher.combine(resumableFile)
+    }
 
     /// The download error for a transfer error.
     init(_ error: HTTPError) {
