@@ -40,11 +40,12 @@ public struct DownloadConfiguration: Sendable {
     public var userAgent = "Slipstream/\(SlipstreamVersion.string)"
     /// The IP version to connect over (`.v4`, `.v6`). Default `.any`.
     public var ipVersion = IPVersion.any
-    /// Seconds to wait for each connection. Default 30.
-    public var connectTimeout: Double = 30
-    /// A connection that delivers nothing for this many seconds is closed and its range handed
-    /// to the others (and counted as a failure). Default 20.
-    public var stallTimeout: Double = 20
+    /// How long to wait for each connection (libcurl counts whole milliseconds, at least 1).
+    /// Default 30 seconds.
+    public var connectTimeout = Duration.seconds(30)
+    /// A connection that delivers nothing for this long is closed and its range handed to the
+    /// others (and counted as a failure). Default 20 seconds.
+    public var stallTimeout = Duration.seconds(20)
     /// Close a connection that runs below a third of the median connection speed while work
     /// remains, handing its range to faster ones (not counted as a failure). Default true.
     public var dropSlowConnections = true
@@ -64,11 +65,11 @@ public struct DownloadConfiguration: Sendable {
     /// A digest the finished file must have before it is renamed into place; on a mismatch the
     /// download fails with `.checksum` and the file stays `FILE.part`. Default none.
     public var checksum: Checksum?
-    /// Seconds between durable resume records, each after an fdatasync of the data (at least 1).
-    /// They matter after a crash or power loss; after a killed process the live record (ten
-    /// times a second, no fsync) already has everything. Default 10: frequent fsyncs would make
-    /// a fast download wait for the disk.
-    public var durableRecordInterval: Double = 10
+    /// The time between durable resume records, each after an fdatasync of the data (at least
+    /// a second). They matter after a crash or power loss; after a killed process the live
+    /// record (ten times a second, no fsync) already has everything. Default 10 seconds:
+    /// frequent fsyncs would make a fast download wait for the disk.
+    public var durableRecordInterval = Duration.seconds(10)
     /// Resume from `FILE.part` and its resume records when they exist. Default true.
     public var resume = true
     /// Resume even when the server gives no ETag or Last-Modified to prove the file unchanged,
@@ -78,10 +79,11 @@ public struct DownloadConfiguration: Sendable {
     /// end the streak, and a connection that took some before it failed starts a new one).
     /// Connections that fail while a retry waits join that retry. Default 5.
     public var retries = 5
-    /// Seconds before the first retry; doubled for each next one, with jitter. Default 0.5.
-    public var retryDelay: Double = 0.5
-    /// The longest wait before a retry in seconds, `Retry-After` included. Default 30.
-    public var maxRetryDelay: Double = 30
+    /// The wait before the first retry; doubled for each next one, with jitter. Default 0.5
+    /// seconds.
+    public var retryDelay = Duration.milliseconds(500)
+    /// The longest wait before a retry, `Retry-After` included. Default 30 seconds.
+    public var maxRetryDelay = Duration.seconds(30)
     /// Memory for bytes received but not yet written, per connection, in bytes (the pool is
     /// shared, so a fast connection may use more while others idle). When it is full, the disk
     /// is behind: the transfers pause until the writer has room again. Default 256 KiB (slices
@@ -112,7 +114,7 @@ public struct DownloadConfiguration: Sendable {
     var replacesExisting: Bool { overwrite || timestamping }
 
     var retryPolicy: RetryPolicy {
-        RetryPolicy(retries: retries, baseDelay: retryDelay, maxDelay: maxRetryDelay)
+        RetryPolicy(retries: retries, baseDelay: retryDelay.seconds, maxDelay: maxRetryDelay.seconds)
     }
 
     /// A request for `url` with these settings; the login only where `url`'s origin is one of

@@ -24,8 +24,8 @@ final class DiskWriter: Sendable {
     struct Checkpoint: Sendable {
         var store: ResumeStore
         var record: ControlFile
-        /// Seconds between durable records (at least 1).
-        var durableInterval: Double
+        /// The time between durable records (at least a second).
+        var durableInterval: Duration
         /// Whether the records must be written at once (a new download), not only on change.
         var writeAtStart: Bool
     }
@@ -364,7 +364,7 @@ private struct Recorder {
     /// True when a record was saved.
     mutating func save(_ written: ByteRanges, force: Bool) throws(DownloadError) -> Bool {
         let now = ContinuousClock.now
-        let durableDue = now - lastDurable >= .seconds(max(checkpoint.durableInterval, 1))
+        let durableDue = now - lastDurable >= max(checkpoint.durableInterval, .seconds(1))
         if force || (written != durableClaim && durableDue) {
             try file.synchronize()
             record.record(written)

@@ -69,7 +69,7 @@ final class DownloadJob: Sendable {
         settings.mirrors = configuration.mirrors
         settings.connections = configuration.connections
         settings.minimumSplitSize = configuration.minimumSplitSize
-        settings.stallTimeout = configuration.stallTimeout
+        settings.stallTimeout = configuration.stallTimeout.seconds
         settings.dropSlowConnections = configuration.dropSlowConnections
         settings.retryPolicy = configuration.retryPolicy
         settings.limitsHosts = permits != nil

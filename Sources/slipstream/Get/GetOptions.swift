@@ -212,8 +212,8 @@ struct GetOptions {
             configuration.retries = try CommandLineArguments.integer(
                 try reader.value(for: name, inline: inline), for: name, in: 0...100)
         case "--stall-timeout":
-            configuration.stallTimeout = try CommandLineArguments.seconds(
-                try reader.value(for: name, inline: inline), for: name)
+            configuration.stallTimeout = .seconds(
+                try CommandLineArguments.seconds(try reader.value(for: name, inline: inline), for: name))
         case "--same-file":
             try CommandLineArguments.flag(name, inline: inline)
             sameFile = true
@@ -247,8 +247,8 @@ struct GetOptions {
             try CommandLineArguments.flag(name, inline: inline)
             configuration.ipVersion = .v6
         case "--connect-timeout":
-            configuration.connectTimeout = try CommandLineArguments.seconds(
-                try reader.value(for: name, inline: inline), for: name)
+            configuration.connectTimeout = .seconds(
+                try CommandLineArguments.seconds(try reader.value(for: name, inline: inline), for: name))
         case "--on-complete":
             onComplete = try HookCommand(parsing: try reader.value(for: name, inline: inline), for: name)
         case "--on-error":

@@ -14,7 +14,7 @@ import SlipstreamDownload
         #expect(options.configuration.headers["x-a"] == "1")
         #expect(options.configuration.headers["X-B"] == "2")
         #expect(options.configuration.userAgent == "ua")
-        #expect(options.configuration.connectTimeout == 2.5)
+        #expect(options.configuration.connectTimeout == .seconds(2.5))
         #expect(!options.access.security.verifiesPeer)
         #expect(options.configuration.proxy == "socks5h://127.0.0.1:9")
     }

@@ -9,7 +9,7 @@ extension DownloadConfiguration {
     /// CI: a download finished before its pause, and the test waited for `.paused` for good).
     static var heldAtAGate: DownloadConfiguration {
         var configuration = DownloadConfiguration()
-        configuration.stallTimeout = 3600
+        configuration.stallTimeout = .seconds(3600)
         configuration.dropSlowConnections = false
         return configuration
     }

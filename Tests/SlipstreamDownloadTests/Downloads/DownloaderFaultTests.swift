@@ -106,7 +106,7 @@ import SlipstreamHTTP
         defer { server.stop() }
         let (result, folder) = try await download(server) {
             $0.retries = 1
-            $0.retryDelay = 0.01
+            $0.retryDelay = .milliseconds(10)
         }
         if case .failure(let error) = result { Issue.record("\(error)") }
         let exact = TestFiles.contents(of: folder + "/file.bin", equal: Self.content)
@@ -128,7 +128,7 @@ import SlipstreamHTTP
         defer { server.stop() }
         let (result, folder) = try await download(server) {
             $0.retries = 3
-            $0.retryDelay = 0.01
+            $0.retryDelay = .milliseconds(10)
         }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error.code == .network)
@@ -152,7 +152,7 @@ import SlipstreamHTTP
         // An engine of its own, so the other tests' transfers cannot slow this one's first answer.
         let engine = HTTPEngine()
         defer { engine.shutdown() }
-        let (result, folder) = try await download(server, engine: engine) { $0.stallTimeout = 2 }
+        let (result, folder) = try await download(server, engine: engine) { $0.stallTimeout = .seconds(2) }
         if case .failure(let error) = result {
             Issue.record("\(error) \(server.requests.map { $0.headers["range"] ?? "" })")
         }
@@ -183,7 +183,7 @@ import SlipstreamHTTP
         defer { server.stop() }
         let (result, folder) = try await download(server) {
             $0.retries = 2
-            $0.retryDelay = 0.01
+            $0.retryDelay = .milliseconds(10)
         }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error.code == .network)
@@ -204,7 +204,7 @@ import SlipstreamHTTP
         defer { server.stop() }
         let (result, folder) = try await download(server) {
             $0.retries = 1
-            $0.retryDelay = 0.01
+            $0.retryDelay = .milliseconds(10)
         }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error.code == .network)
@@ -227,7 +227,7 @@ import SlipstreamHTTP
         }
         defer { server.stop() }
         let (result, folder) = try await download(server) {
-            $0.retryDelay = 0.001
+            $0.retryDelay = .milliseconds(1)
             $0.beforeWrite = { _, _ in usleep(20_000) }
         }
         let done = try result.get()

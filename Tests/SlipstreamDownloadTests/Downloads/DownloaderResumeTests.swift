@@ -307,7 +307,7 @@ import TestSupport
         defer { server.stop() }
         let folder = try TestFiles.makeTemporaryFolder()
         var configuration = DownloadConfiguration()
-        configuration.retryDelay = 0.01
+        configuration.retryDelay = .milliseconds(10)
         let result = try await Downloader(configuration: configuration)
             .start(server.url("/drops.bin"), to: .file(folder + "/d.bin")).value
         #expect(result.bytes == 6 << 20)
