@@ -109,12 +109,19 @@ extension AudioStreamer {
             }
             return
         }
-        delegate?.audioStreamer(self, didEmit: event)
-        eventChannel.yield(event)
-        if case .stateChanged(let state) = event, state.isFinal {
-            if state == .done { eventChannel.yield(.progress(progress)) }
-            eventChannel.finish()
+        guard case .stateChanged(let state) = event, state.isFinal else {
+            delegate?.audioStreamer(self, didEmit: event)
+            eventChannel.yield(event)
+            return
         }
+        // The final state is the last event: the last progress (where the end was heard) before it.
+        if state == .done {
+            let last = AudioStreamerEvent.progress(progress)
+            delegate?.audioStreamer(self, didEmit: last)
+            eventChannel.yield(last)
+        }
+        delegate?.audioStreamer(self, didEmit: event)
+        eventChannel.finish(after: event)
     }
 
     /// Stops the timer, the network side and the playback thread, and lets go of both sides.

@@ -24,7 +24,9 @@ public final class AudioStreamer: Sendable {
     public let source: String
     /// How the streamer buffers, connects and plays.
     public let configuration: AudioStreamerConfiguration
-    /// Everything the streamer reports, in order; the sequence ends after `done` or `stopped`.
+    /// Everything the streamer reports, in order; the sequence ends with the final state's
+    /// `.stateChanged` (`done` or `stopped`), the last event (a player that played to the end
+    /// tells a last `.progress` just before `done`).
     /// Any number of tasks may read it at once, each getting every event (one that starts late
     /// first gets what happened before, up to the last `keptEvents`); a reader that lags loses
     /// older unread progress snapshots, and other events only once `keptEvents` wait for it.

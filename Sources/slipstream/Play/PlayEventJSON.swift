@@ -2,23 +2,28 @@ import SlipstreamAudio
 
 /// `play --json`: the JSON lines each event of the player becomes (README, "Events as JSON
 /// lines", documents every one). Progress is written at most 4 times a second (and always
-/// after the end); a format line only when the format changes. Events it does not know are
-/// left out. Pure.
+/// at the end, just before `done`); a format line only when the format changes. Events it
+/// does not know are left out. Pure.
 struct PlayEventJSON {
     /// The most progress lines in any second.
     static let progressPerSecond = 4
     private var format: AudioFormat?
     /// When the last progress lines were written (monotonic ns), oldest first.
     private var progressTimes: [Int64] = []
-    private var hasEnded = false
+    /// The newest progress not written (too soon after others), written before `done`: the
+    /// player's last progress comes just before its final state.
+    private var unwrittenProgress: AudioStreamerProgress?
 
     /// The lines for `event`, which came at monotonic time `now` (ns).
     mutating func lines(for event: AudioStreamerEvent, now: Int64) -> [String] {
         switch event {
         case .stateChanged(let state):
-            hasEnded = state.isFinal
             var line = JSONLine(event: "state")
             line.add("state", Self.name(of: state))
+            if state == .done, let last = unwrittenProgress {
+                unwrittenProgress = nil
+                return [Self.line(last).line, line.line]
+            }
             guard case .stopped(let reason) = state else { return [line.line] }
             switch reason {
             case .user:
@@ -33,14 +38,12 @@ struct PlayEventJSON {
             line.add("status", event == .bufferingStarted ? "started" : "ended")
             return [line.line]
         case .progress(let progress):
-            guard takesProgress(at: now) else { return [] }
-            var line = JSONLine(event: "progress")
-            line.add("position", progress.position)
-            line.add("duration", progress.duration)
-            line.add("buffered", progress.buffered)
-            line.add("bitrate", progress.bitRate.map { $0 / 1000 })
-            line.add("received", progress.bytesReceived)
-            return [line.line]
+            guard takesProgress(at: now) else {
+                unwrittenProgress = progress
+                return []
+            }
+            unwrittenProgress = nil
+            return [Self.line(progress).line]
         case .properties(let properties) where properties.format != nil && properties.format != format:
             let new = properties.format!
             format = new
@@ -108,15 +111,25 @@ struct PlayEventJSON {
     }
 
     /// Whether a progress line may be written at `now`: fewer than `progressPerSecond` in the
-    /// second before it, or the end was told.
+    /// second before it.
     private mutating func takesProgress(at now: Int64) -> Bool {
-        if !hasEnded, progressTimes.count == Self.progressPerSecond {
+        if progressTimes.count == Self.progressPerSecond {
             guard now - progressTimes[0] >= 1_000_000_000 else { return false }
             progressTimes.removeFirst()
         }
-        if progressTimes.count == Self.progressPerSecond { progressTimes.removeFirst() }
         progressTimes.append(now)
         return true
+    }
+
+    /// The line of a progress snapshot.
+    private static func line(_ progress: AudioStreamerProgress) -> JSONLine {
+        var line = JSONLine(event: "progress")
+        line.add("position", progress.position)
+        line.add("duration", progress.duration)
+        line.add("buffered", progress.buffered)
+        line.add("bitrate", progress.bitRate.map { $0 / 1000 })
+        line.add("received", progress.bytesReceived)
+        return line
     }
 
     /// The state's name: the case of `AudioStreamerState`.

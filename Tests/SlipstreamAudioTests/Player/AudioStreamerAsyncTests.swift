@@ -60,6 +60,20 @@ struct AudioStreamerAsyncTests {
         #expect(player.state == .done)
     }
 
+    /// The final state is the last event; the last progress (where the end was heard) just before it.
+    @Test func theFinalStateIsTheLastEvent() async throws {
+        let player = AudioStreamer(url: try AudioFixtures.served("mp3-cbr128.mp3"), configuration: .silent)
+        player.play()
+        var events: [AudioStreamerEvent] = []
+        for await event in player.events { events.append(event) }
+        #expect(events.last == .stateChanged(.done))
+        guard case .progress(let last)? = events.dropLast().last else {
+            Issue.record("no progress before the end: \(events.suffix(3))")
+            return
+        }
+        #expect(abs(last.position - (last.duration ?? 0)) < 0.05, "\(last)")
+    }
+
     @Test func awaitingTheEndReturnsDone() async throws {
         let player = AudioStreamer(url: try AudioFixtures.served("mp3-vbr-v0.mp3"), configuration: .silent)
         player.play()

@@ -124,9 +124,13 @@ struct PlayEventJSONTests {
         }
         #expect(times.count == 13)  // at 0, 0.1, 0.2, 0.3, then 1.0 ..., and 3.0
         for index in 4..<times.count { #expect(times[index] - times[index - 4] >= 1_000_000_000) }
-        // After the end, the last progress is written however soon it comes.
-        _ = writer.lines(for: .stateChanged(.done), now: 3_000_000_001)
-        #expect(writer.lines(for: .progress(progress), now: 3_000_000_002).count == 1)
+        // The last progress, too soon after others, is written just before `done`.
+        var last = progress
+        last.position = 3.5
+        #expect(writer.lines(for: .progress(last), now: 3_000_000_001).isEmpty)
+        let end = try Self.objects(&writer, .stateChanged(.done), now: 3_000_000_002)
+        #expect(end.map { $0["event"] as? String } == ["progress", "state"])
+        #expect(end[0]["position"] as? Double == 3.5 && end[1]["state"] as? String == "done")
     }
 
     @Test func escapesWhatJSONNeeds() {
