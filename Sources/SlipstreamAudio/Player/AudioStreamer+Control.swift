@@ -13,6 +13,17 @@ extension AudioStreamer {
         }
     }
 
+    /// Feeds one input to the state machine at once, on the calling thread, so that `state`
+    /// tells its outcome when this returns; its actions are carried out on the control queue,
+    /// after what waits there (which a final state then ignores).
+    func sendNow(_ input: PlayerStateMachine.Input) {
+        let actions = control.withLock { $0.machine.handle(input) }
+        guard !actions.isEmpty else { return }
+        controlQueue.async { [self] in
+            for action in actions { perform(action) }
+        }
+    }
+
     private func perform(_ action: PlayerStateMachine.Action) {
         switch action {
         case .connect:

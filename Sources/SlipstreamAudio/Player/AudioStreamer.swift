@@ -98,8 +98,10 @@ public final class AudioStreamer: Sendable {
     /// Pauses the sound at once; the network carries on until the buffer is full.
     public func pause() { send(.pause) }
 
-    /// Stops for good and releases the network, the decoder and the output.
-    public func stop() { send(.stop) }
+    /// Stops for good and releases the network, the decoder and the output (on the
+    /// streamer's queue, soon after). When it returns, `state` is `.stopped(.user)` (unless
+    /// the player had already ended), whether it played or not.
+    public func stop() { sendNow(.stop) }
 
     /// Software volume from 0.0 (silent) to 1.0 (as decoded); takes effect within a few ms.
     public func setVolume(_ volume: Double) {
