@@ -154,8 +154,11 @@ enum PlayCommand {
             if player.state == .paused { player.play() } else { player.pause() }
         case .seekBack, .seekForward:
             let step = key == .seekBack ? -10.0 : 10.0
+            let progress = player.progress
+            // Past the end is the end (the player refuses a time past it).
+            let target = min(max(progress.position + step, 0), progress.duration ?? .infinity)
             do {
-                try player.seek(to: max(player.progress.position + step, 0))
+                try player.seek(to: target)
             } catch {
                 Terminal.message("slipstream: \(error.message)", over: true)
             }

@@ -74,6 +74,29 @@ struct AudioStreamerAsyncTests {
         #expect(abs(last.position - (last.duration ?? 0)) < 0.05, "\(last)")
     }
 
+    /// A seek past the duration the player knows is refused, and nothing moves; `stop()` reads
+    /// stopped when it returns.
+    @Test func aSeekPastTheEndIsRefused() async throws {
+        let output = HoldingOutput()
+        defer { output.release() }
+        var configuration = AudioStreamerConfiguration.silent
+        configuration.output = { output }
+        let player = AudioStreamer(url: try AudioFixtures.served("mp3-cbr128.mp3"), configuration: configuration)
+        player.play()
+        var duration: Double?
+        for await case .properties(let properties) in player.events where properties.duration != nil {
+            duration = properties.duration
+            break
+        }
+        let known = try #require(duration)
+        #expect {
+            try player.seek(to: known + 440)
+        } throws: { ($0 as? AudioStreamerError)?.code == .seek }
+        try player.seek(to: known / 2)
+        player.stop()
+        #expect(player.state == .stopped(.user))
+    }
+
     @Test func awaitingTheEndReturnsDone() async throws {
         let player = AudioStreamer(url: try AudioFixtures.served("mp3-vbr-v0.mp3"), configuration: .silent)
         player.play()

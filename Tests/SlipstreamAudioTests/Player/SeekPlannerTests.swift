@@ -34,6 +34,18 @@ struct SeekPlannerTests {
         #expect(try Self.target(99, unknownLength).presentationFrame == 99 * 44100)
     }
 
+    @Test func aTimePastAKnownEndIsRefused() throws {
+        try SeekPlanner.checkInside(26, duration: 26)
+        try SeekPlanner.checkInside(26.0005, duration: 26)
+        try SeekPlanner.checkInside(500, duration: nil)
+        #expect {
+            try SeekPlanner.checkInside(500, duration: 60)
+        } throws: { error in
+            let error = error as? AudioStreamerError
+            return error?.code == .seek && error?.message == "cannot seek to 500 s: the stream is 60 s long"
+        }
+    }
+
     @Test func withoutAFormatOrATimeThereIsNoTarget() {
         var unknown = Self.stream
         unknown.sampleRate = 0
