@@ -25,12 +25,14 @@ public final class Download: Sendable {
     /// A snapshot of progress now.
     public var progress: DownloadProgress { job.progress() }
 
-    /// Stops every transfer; the download fails with `.cancelled`, and its `.part` file and
-    /// resume records stay, so that starting the same download again resumes it. Safe to call
-    /// at any time, more than once, and after the end (then it does nothing).
+    /// Stops every transfer; the download fails with `.cancelled`, and keeps what a resume
+    /// needs: its `.part` file and one resume record beside it (`FILE.part.slipstream`; the
+    /// error's `resumableFile` names the `.part`), so that starting the same download again
+    /// resumes it. A download that wrote nothing yet leaves nothing. Safe to call at any time,
+    /// more than once, and after the end (then it does nothing).
     public func cancel() { job.cancel(removingFiles: false) }
 
-    /// Like `cancel()`, but also removes the `.part` file and its resume records. After the
-    /// end it does nothing: a finished file is never removed.
+    /// Like `cancel()`, but leaves nothing: the `.part` file and its resume records go. After
+    /// the end it does nothing: a finished file is never removed.
     public func cancelAndRemoveFiles() { job.cancel(removingFiles: true) }
 }

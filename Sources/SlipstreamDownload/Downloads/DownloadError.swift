@@ -26,9 +26,12 @@ public struct DownloadError: Error, Sendable, Hashable, CustomStringConvertible 
     public var url: String?
     /// The file concerned, where there is one (the output file, or the one a disk error hit).
     public var path: String?
-    /// The `.part` file that keeps the bytes fetched so far, with its resume records, when
-    /// starting the same download again resumes from it; nil when nothing was kept (or a
-    /// fresh start would be needed).
+    /// The `.part` file that keeps the bytes fetched so far, when starting the same download
+    /// again resumes from it; nil when nothing was kept (or a fresh start would be needed).
+    /// Beside it is its resume record, `FILE.part.slipstream`: after a stop that wrote
+    /// everything it was given (a cancel, a network failure) those two files are all the
+    /// download leaves; after a failed write the live record `FILE.part.slipstream.live` may
+    /// stay too, as it may claim more.
     public var resumableFile: String?
     /// The cause underneath (a transfer error, a system error), if any.
     public var underlying: (any Error & Sendable)?

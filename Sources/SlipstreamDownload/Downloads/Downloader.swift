@@ -16,7 +16,7 @@ import SlipstreamHTTP
 /// ```
 ///
 /// Cancelling the task that awaits a download cancels the download: its `.part` file and
-/// resume records stay (as after `Download.cancel()`), so that starting it again resumes it,
+/// resume record stay (as after `Download.cancel()`), so that starting it again resumes it,
 /// and the await throws `DownloadError` with the `.cancelled` code.
 ///
 /// Rate limits: `configuration.bytesPerSecondLimit` holds each download to its own limit;

@@ -264,7 +264,7 @@ final class DiskWriter: Sendable {
                     state.free = []
                     return state.file
                 }
-                if keepRecord { record(&recorder, durable: true) }
+                if keepRecord { keepDurableRecordOnly(&recorder) }
                 then(file)
                 return
             case .write(let slot, let count, let offset):
@@ -284,6 +284,15 @@ final class DiskWriter: Sendable {
             recorder = nil
             fail(error)
         }
+    }
+
+    /// A last durable record for a resume; once it claims all the live record did (no write
+    /// failed), the live record and the spare temp file go, so that a stopped download leaves
+    /// its `.part` file and that one record only.
+    private func keepDurableRecordOnly(_ recorder: inout Recorder?) {
+        record(&recorder, durable: true)
+        guard let kept = recorder, kept.durableClaim == kept.liveClaim, state.withLock({ $0.failure == nil }) else { return }
+        kept.checkpoint.store.removeAllButDurable()
     }
 
     /// Records the first failure and tells it.
