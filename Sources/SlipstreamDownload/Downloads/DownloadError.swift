@@ -95,7 +95,8 @@ extension ErrorCode where Domain == DownloadError {
     /// The server answers range requests with other bytes than asked for, again and again:
     /// one connection (no ranges) may still work.
     public static var rangeNotHonoured: Self { Self("range not honoured") }
-    /// The output path is unusable: a folder, in a missing folder, or not writable.
+    /// The output path is unusable: a folder, in a missing folder, not writable, or written
+    /// by another download (of the same queue, or holding its `.part` file).
     public static var output: Self { Self("output") }
     /// The output file exists, and `overwrite` is off (`path` names it).
     public static var exists: Self { Self("exists") }

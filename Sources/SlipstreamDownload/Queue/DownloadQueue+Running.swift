@@ -43,9 +43,7 @@ extension DownloadQueue {
     }
 
     private func start(_ id: ID, request: Request, host: String) {
-        var configuration = configuration.download
-        configuration.checksum = request.checksum
-        configuration.mirrors = request.mirrors
+        let configuration = request.configuration(from: configuration.download)
         let download: Download
         do {
             // Its events come straight here, on the threads that tell them (no task per download).
@@ -72,7 +70,6 @@ extension DownloadQueue {
     private func relay(_ event: DownloadEvent, of id: ID, host: String) {
         switch event {
         case .started(let info):
-            state.withLock { $0.records[id]?.path = info.path }
             emit(.started(id, info))
             requestSessionSave()
         case .progress(let progress): emit(.progress(id, progress))
@@ -104,8 +101,8 @@ extension DownloadQueue {
         switch outcome {
         case _ where stop == .pause: emit(.paused(id))
         case _ where stop == .requeue: emit(.queued(id))
-        case .success(let result): emit(.finished(id, result), endingDownload: true)
-        case .failure(let error): emit(.failed(id, error), endingDownload: true)
+        case .success(let result): emit(.finished(id, result))
+        case .failure(let error): emit(.failed(id, error))
         }
         state.withLock { $0.endingsBeingTold -= 1 }
         changed()
@@ -146,9 +143,7 @@ extension DownloadQueue {
                 unlink(partPath)
                 ResumeStore(partPath: partPath).remove()
             }
-            emit(
-                .failed(id, DownloadError(.cancelled, "the download of \(request.url) was cancelled", url: request.url)),
-                endingDownload: true)
+            emit(.failed(id, DownloadError(.cancelled, "the download of \(request.url) was cancelled", url: request.url)))
         case .stopRunning(let download):
             if intent == .cancelAndRemoveFiles { download?.cancelAndRemoveFiles() } else { download?.cancel() }
             return

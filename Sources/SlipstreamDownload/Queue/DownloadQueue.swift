@@ -12,11 +12,12 @@ import Synchronization
 /// let id = try queue.add(.init(url: "https://example.test/a.iso", destination: .folder(".")))
 /// try queue.add(.init(url: "https://example.test/b.iso", destination: .folder(".")))
 /// for await event in queue.events(for: id) { ... }   // ends once that download ends
-/// try await queue.waitUntilIdle()                     // once every download has ended
+/// for outcome in try await queue.waitUntilIdle() { ... }  // once every download has ended
 /// ```
 ///
 /// `queue.events()` tells every download's events and never ends by itself: read it in a task
-/// of its own and cancel that task when done.
+/// of its own and cancel that task when done. A reader that starts late first gets where each
+/// download is (see `events(where:)`); the downloads that ended stay in `outcomes`.
 public final class DownloadQueue: Sendable {
     /// Identifies a download of the queue.
     public struct ID: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -41,29 +42,13 @@ public final class DownloadQueue: Sendable {
         /// A session file kept up to date after every change (replaced atomically), listing
         /// every download not yet finished; nil for none. Default nil.
         public var sessionPath: String?
+        /// The most outcomes of ended downloads `outcomes` keeps (and `events()` replays), the
+        /// oldest forgotten first, so that a queue that runs for long stays small. Default
+        /// 1,000 (as aria2's `max-download-result`); 0 keeps none.
+        public var keptOutcomes = 1000
 
         /// The defaults.
         public init() {}
-    }
-
-    /// What to download.
-    public struct Request: Sendable, Equatable {
-        /// The URL.
-        public var url: String
-        /// Further URLs of the same file (see `DownloadConfiguration.mirrors`).
-        public var mirrors: [String]
-        /// Where the file goes.
-        public var destination: DownloadDestination
-        /// The digest the finished file must have, if any.
-        public var checksum: Checksum?
-
-        /// A request for `url` to `destination`.
-        public init(url: String, mirrors: [String] = [], destination: DownloadDestination, checksum: Checksum? = nil) {
-            self.url = url
-            self.mirrors = mirrors
-            self.destination = destination
-            self.checksum = checksum
-        }
     }
 
     /// Where a download of the queue is.
@@ -112,6 +97,10 @@ public final class DownloadQueue: Sendable {
         var nextID = 1
         /// Readers of every download's events, each with the events it takes.
         var subscribers: [(channel: EventChannel<DownloadQueueEvent>, takes: @Sendable (DownloadQueueEvent) -> Bool)] = []
+        /// What was told of each download, for readers that start late; the outcomes.
+        var history: QueueHistory
+        /// The files the downloads write: a second download to one is refused.
+        var targets = QueueTargets()
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         /// Hosts told to the limiter as having starts waiting.
         var reservedHosts: Set<String> = []
@@ -144,13 +133,19 @@ public final class DownloadQueue: Sendable {
         self.engine = engine
         self.configuration = configuration
         limiter = HostConnectionLimiter(connectionsPerHost: configuration.connectionsPerHost)
-        state = Mutex(State(scheduler: QueueScheduler(maxConcurrentDownloads: configuration.maxConcurrentDownloads)))
+        state = Mutex(
+            State(
+                scheduler: QueueScheduler(maxConcurrentDownloads: configuration.maxConcurrentDownloads),
+                history: QueueHistory(keptOutcomes: configuration.keptOutcomes)))
     }
 
     // MARK: Adding and controlling downloads
 
     /// Adds a download at the end of the queue (paused, if `paused`), and starts it when its
-    /// turn comes. Throws at once for a URL that is not http, https, ftp, ftps or sftp, or has no host.
+    /// turn comes. Throws at once `.invalidURL` for a URL that is not http, https, ftp, ftps or
+    /// sftp, or has no host, and `.output` for a file another download of the queue (one not
+    /// ended, paused ones included) writes: the same `.file` path, the final path of one whose
+    /// server answered, or the same URL into the same folder (see `QueueTargets`).
     @discardableResult
     public func add(_ request: Request, paused: Bool = false) throws(DownloadError) -> ID {
         for url in [request.url] + request.mirrors {
@@ -158,14 +153,19 @@ public final class DownloadQueue: Sendable {
                 throw DownloadError(.invalidURL, "\(url): \(refusal)", url: url)
             }
         }
-        let id = state.withLock { state in
+        let added: Result<ID, DownloadError> = state.withLock { state in
+            if let owner = state.targets.owner(of: request) {
+                return .failure(Self.duplicateError(request, owner: owner))
+            }
             let id = ID(rawValue: state.nextID)
             state.nextID += 1
             let host = HostConnectionLimiter.host(of: request.url)
             state.records[id] = Record(request: request, host: host)
             state.scheduler.add(id, host: host, paused: paused)
-            return id
+            state.targets.claim(request, for: id)
+            return .success(id)
         }
+        let id = try added.get()
         emit(paused ? .paused(id) : .queued(id))
         changed()
         return id
@@ -191,13 +191,14 @@ public final class DownloadQueue: Sendable {
         changed()
     }
 
-    /// Cancels a download and takes it out of the queue (it fails with `.cancelled`); its
-    /// `.part` file and resume records stay, so that adding it again resumes it.
+    /// Cancels a download and takes it out of the queue (it fails with `.cancelled`); what a
+    /// resume needs stays (its `.part` file and resume record, as after `Download.cancel()`),
+    /// so that adding it again resumes it.
     public func cancel(_ id: ID) {
         stop(id, .cancel)
     }
 
-    /// Like `cancel`, and also removes its `.part` file and resume records.
+    /// Like `cancel`, but leaves nothing: its `.part` file and resume records go too.
     public func cancelAndRemoveFiles(_ id: ID) {
         stop(id, .cancelAndRemoveFiles)
     }
@@ -209,7 +210,8 @@ public final class DownloadQueue: Sendable {
         changed()
     }
 
-    /// The downloads still in the queue (not finished, failed or cancelled), in priority order.
+    /// The downloads still in the queue (not finished, failed or cancelled), in priority order;
+    /// those that ended are in `outcomes`.
     public var downloads: [Status] {
         let items = state.withLock { state in
             state.scheduler.items.compactMap { item in state.records[item.id].map { (item, $0) } }
@@ -227,24 +229,36 @@ public final class DownloadQueue: Sendable {
         }
     }
 
-    /// Every event of every download from now on, or those `isIncluded` takes (called on
-    /// the thread that tells each event: keep it quick). A reader that needs only some events
-    /// (say the ends) is woken only for those.
+    /// Every event of every download, or those `isIncluded` takes (called on the thread that
+    /// tells each event: keep it quick). A reader that needs only some events (say the ends) is
+    /// woken only for those.
+    ///
+    /// The reader starts from where each download is, then gets every event from then on: in
+    /// the order the downloads were added, `.finished` or `.failed` for each of `outcomes`,
+    /// `.queued` or `.paused` for one waiting, and `.started` and its latest `.progress` for
+    /// one running (a download's own `events` replay its whole history the same way, older
+    /// progress left out).
     public func events(where isIncluded: @escaping @Sendable (DownloadQueueEvent) -> Bool = { _ in true })
         -> DownloadQueueEvents
     {
         // Bounded by the queue's own downloads (a few lifecycle events each), not by a count.
         let channel = EventChannel<DownloadQueueEvent>(limit: .max, replay: false)
-        state.withLock { $0.subscribers.append((channel, isIncluded)) }
+        state.withLock { state in
+            // Under the lock that tells events: no event is missed or told twice.
+            for event in state.history.replay() where isIncluded(event) { channel.yield(event) }
+            state.subscribers.append((channel, isIncluded))
+        }
         return DownloadQueueEvents(channel)
     }
 
-    /// The events of one download from now on, ending after it finishes or fails (at once
-    /// when it is not in the queue).
+    /// The events of one download, starting from where it is (as `events(where:)` does) and
+    /// ending after it finishes or fails: at once, after its end, when it has ended (and its
+    /// outcome is kept), or with nothing when the queue does not know it.
     public func events(for id: ID) -> DownloadQueueEvents {
         // Bounded by the queue's own downloads (a few lifecycle events each), not by a count.
         let channel = EventChannel<DownloadQueueEvent>(limit: .max, replay: false)
         let known = state.withLock { state in
+            state.history.replay(of: id).forEach(channel.yield)
             state.records[id]?.subscribers.append(channel)
             return state.records[id] != nil
         }
@@ -253,10 +267,12 @@ public final class DownloadQueue: Sendable {
     }
 
     /// Returns once nothing runs or waits to run (paused downloads may remain), or after
-    /// `stopAll`, once nothing runs. Cancelling the awaiting task stops the queue as `stopAll`
-    /// does (every running download keeps its `.part` file, to be resumed), waits for that,
-    /// and throws `.cancelled`.
-    public func waitUntilIdle() async throws(DownloadError) {
+    /// `stopAll`, once nothing runs, with the `outcomes` kept then: each ended download's
+    /// result or error, oldest first. Cancelling the awaiting task stops the queue as
+    /// `stopAll` does (every running download keeps its `.part` file, to be resumed), waits
+    /// for that, and throws `.cancelled`.
+    @discardableResult
+    public func waitUntilIdle() async throws(DownloadError) -> [Outcome] {
         await withTaskCancellationHandler {
             await idle()
         } onCancel: {
@@ -265,6 +281,7 @@ public final class DownloadQueue: Sendable {
         if Task.isCancelled {
             throw DownloadError(.cancelled, "waiting for the queue was cancelled; its downloads were stopped")
         }
+        return outcomes
     }
 
     /// Stops the queue, e.g. before the program exits: nothing starts any more, and every
@@ -298,15 +315,37 @@ public final class DownloadQueue: Sendable {
 
     // MARK: Internals
 
-    /// Tells `event` to the queue's readers and to the download's.
-    func emit(_ event: DownloadQueueEvent, endingDownload: Bool = false) {
-        let channels = state.withLock { state in
-            state.subscribers.filter { $0.takes(event) }.map(\.channel) + (state.records[event.id]?.subscribers ?? [])
+    /// Tells `event` to the queue's readers and to the download's, and keeps it in the
+    /// history; after `.finished` or `.failed` the download is out of the queue, its outcome
+    /// kept, its file free for another, and its own readers' events end.
+    func emit(_ event: DownloadQueueEvent) {
+        let (channels, own, ends) = state.withLock { state in
+            let ends = event.isEnd
+            if case .started(let id, let info) = event {
+                state.records[id]?.path = info.path
+                state.targets.claim(path: info.path, for: id)
+            }
+            let record = ends ? state.records.removeValue(forKey: event.id) : state.records[event.id]
+            if let record { state.history.tell(event, request: record.request) }
+            if ends { state.targets.release(event.id) }
+            return (state.subscribers.filter { $0.takes(event) }.map(\.channel), record?.subscribers ?? [], ends)
         }
         channels.forEach { $0.yield(event) }
-        if endingDownload {
-            let own = state.withLock { $0.records.removeValue(forKey: event.id)?.subscribers ?? [] }
-            own.forEach { $0.finish() }
+        own.forEach { ends ? $0.finish(after: event) : $0.yield(event) }
+    }
+
+    /// The refusal of `request`, whose file download `owner` writes.
+    private static func duplicateError(_ request: Request, owner: ID) -> DownloadError {
+        switch request.destination {
+        case .folder(let folder):
+            DownloadError(
+                .output, "\(request.url) is already being downloaded into \(folder) by download \(owner) of this queue",
+                url: request.url, path: folder)
+        default:
+            DownloadError(
+                .output,
+                "\(request.destination.expectedPath(for: request.url)) is already written by download "
+                    + "\(owner) of this queue", url: request.url, path: request.destination.expectedPath(for: request.url))
         }
     }
 

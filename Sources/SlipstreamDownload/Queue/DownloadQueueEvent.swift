@@ -29,6 +29,14 @@ public enum DownloadQueueEvent: Sendable {
             id
         }
     }
+
+    /// Whether it is the download's last: `.finished` or `.failed`.
+    var isEnd: Bool {
+        switch self {
+        case .finished, .failed: true
+        default: false
+        }
+    }
 }
 
 extension DownloadQueueEvent: CoalescibleEvent {

@@ -153,7 +153,7 @@ enum HLSGetCommand {
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        try? await queue.waitUntilIdle()
+        _ = try? await queue.waitUntilIdle()
         bar.cancel()
         await bar.value
         // Idle, every event is told: unless something was stopped, each download has ended and

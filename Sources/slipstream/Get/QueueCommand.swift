@@ -84,7 +84,7 @@ enum QueueCommand {
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        try? await queue.waitUntilIdle()
+        _ = try? await queue.waitUntilIdle()
         drawer.cancel()
         await drawer.value
         reader.cancel()

@@ -1,5 +1,6 @@
 import Foundation
 import SlipstreamDownload
+import SlipstreamHTTP
 import Synchronization
 import Testing
 import TestSupport
@@ -171,9 +172,15 @@ import TestSupport
         for await event in aEvents { last = event }
         if case .failed(a, _)? = last {} else { Issue.record("a's events did not end with its failure") }
         #expect(queue.downloads.isEmpty)
+        // A cancel keeps what a resume needs, and no more: the file and its durable record.
         let left = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-        #expect(left.contains("a.bin.part") && left.contains("a.bin.part.slipstream"))
-        #expect(!left.contains { $0.hasPrefix("b.bin") })
+        #expect(left == ["a.bin.part", "a.bin.part.slipstream"])
+        #expect(failures[a]?.resumableFile == folder + "/a.bin.part")
+        gate.open()
+        // Added again, it resumes from them.
+        let again = try queue.add(.init(url: server.url("/a.bin"), destination: .file(folder + "/a.bin")))
+        let outcome = try await queue.waitUntilIdle().first { $0.id == again }
+        #expect(try outcome?.result.get().resumedBytes ?? 0 > 0)
     }
 
     @Test func aMovedDownloadStartsNextAndAPausedOneWaits() async throws {
@@ -244,6 +251,127 @@ import TestSupport
         try await queue.waitUntilIdle()
         try await queue.saveSession()
         #expect(try SessionFile.read(folder + "/session.txt").entries.map(\.urls) == [[server.url("/c.bin")]])
+    }
+}
+
+extension DownloadQueueTests {
+    @Test func theOutcomesAreKeptAndALateReaderStartsFromThem() async throws {
+        let content = TestFiles.fastRandomBytes(64 << 10, seed: 10)
+        let server = try Self.server(["/a.bin": content])
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let queue = Self.queue(jobs: 2)
+        let a = try queue.add(.init(url: server.url("/a.bin"), destination: .file(folder + "/a.bin")))
+        let missing = try queue.add(.init(url: server.url("/missing.bin"), destination: .file(folder + "/m.bin")))
+        let outcomes = try await queue.waitUntilIdle()
+        #expect(outcomes.map(\.id).sorted() == [a, missing])
+        #expect(try outcomes.first { $0.id == a }?.result.get().path == folder + "/a.bin")
+        if case .failure(let error)? = outcomes.first(where: { $0.id == missing })?.result {
+            #expect(error.url == server.url("/missing.bin"))
+        } else {
+            Issue.record("the missing file did not fail")
+        }
+        #expect(queue.outcomes.map(\.id) == outcomes.map(\.id) && queue.downloads.isEmpty)
+        // A reader that starts now gets each end first; one of an ended download, its end only.
+        var events = queue.events().makeAsyncIterator()
+        var ends: [DownloadQueue.ID] = []
+        for _ in 0..<2 {
+            switch await events.next() {
+            case .finished(let id, _)?, .failed(let id, _)?: ends.append(id)
+            case let other: Issue.record("not an end: \(String(describing: other))")
+            }
+        }
+        #expect(ends == [a, missing])
+        var ofA: [DownloadQueueEvent] = []
+        for await event in queue.events(for: a) { ofA.append(event) }
+        if ofA.count != 1 { Issue.record("a's events: \(ofA)") }
+        if case .finished(a, _)? = ofA.first {} else { Issue.record("a's events: \(ofA)") }
+        #expect(queue.removeOutcomes().count == 2)
+        #expect(queue.outcomes.isEmpty)
+    }
+
+    @Test func aLateReaderStartsFromWhereEachDownloadIs() async throws {
+        let gate = Gate()
+        let content = TestFiles.fastRandomBytes(512 << 10, seed: 11)
+        let server = try Self.server(["/a.bin": content, "/b.bin": content, "/c.bin": content], holdAfter: 128 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let queue = Self.queue(jobs: 1, connections: 1)
+        var early = queue.events().makeAsyncIterator()
+        let a = try queue.add(.init(url: server.url("/a.bin"), destination: .file(folder + "/a.bin")))
+        let b = try queue.add(.init(url: server.url("/b.bin"), destination: .file(folder + "/b.bin")))
+        let c = try queue.add(.init(url: server.url("/c.bin"), destination: .file(folder + "/c.bin")), paused: true)
+        await Self.wait(for: &early) {
+            if case .progress(a, let progress) = $0 { progress.completedBytes >= 128 << 10 } else { false }
+        }
+        var late = queue.events().makeAsyncIterator()
+        var replayed: [String] = []
+        for _ in 0..<4 {
+            switch await late.next() {
+            case .started(let id, _)?: replayed.append("started \(id)")
+            case .progress(let id, let progress)?: replayed.append("progress \(id) \(progress.completedBytes >= 128 << 10)")
+            case .queued(let id)?: replayed.append("queued \(id)")
+            case .paused(let id)?: replayed.append("paused \(id)")
+            case let other: replayed.append("\(String(describing: other))")
+            }
+        }
+        #expect(replayed == ["started \(a)", "progress \(a) true", "queued \(b)", "paused \(c)"])
+        gate.open()
+        // Then every event from then on: a's end, b's start.
+        await Self.wait(for: &late) { if case .finished(a, _) = $0 { true } else { false } }
+        await Self.wait(for: &late) { if case .started(b, _) = $0 { true } else { false } }
+        queue.cancel(c)
+        try await queue.waitUntilIdle()
+    }
+
+    @Test func headersAndALoginOfARequestReachEveryConnection() async throws {
+        let content = TestFiles.fastRandomBytes(1 << 20, seed: 12)
+        let server = try Self.server(["/h.bin": content])
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        var configuration = DownloadQueue.Configuration()
+        configuration.download = .heldAtAGate
+        configuration.download.minimumSplitSize = 64 << 10
+        configuration.download.headers = ["X-Token": "queue's", "X-Queue": "q"]
+        let queue = configuration.build()
+        try queue.add(
+            .init(
+                url: server.url("/h.bin"), destination: .file(folder + "/h.bin"), headers: ["x-token": "mine"],
+                credentials: Credentials(user: "test", password: "secret", methods: .basic)))
+        try await queue.waitUntilIdle().first?.result.get()
+        #expect(server.requests.count > 1)
+        for request in server.requests {
+            #expect(request.headers["x-token"] == "mine" && request.headers["x-queue"] == "q")
+            #expect(request.headers["authorization"] == "Basic dGVzdDpzZWNyZXQ=")
+        }
+    }
+
+    @Test func aSecondDownloadToOneFileIsRefusedUntilTheFirstEnds() async throws {
+        let gate = Gate()
+        let content = TestFiles.fastRandomBytes(256 << 10, seed: 13)
+        let server = try Self.server(["/a.bin": content, "/b.bin": content], holdAfter: 64 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        var configuration = DownloadQueue.Configuration()
+        configuration.download = .heldAtAGate
+        configuration.download.overwrite = true
+        let queue = configuration.build()
+        try queue.add(.init(url: server.url("/a.bin"), destination: .file(folder + "/a.bin")))
+        try queue.add(.init(url: server.url("/b.bin"), destination: .folder(folder)))
+        for refused in [
+            DownloadQueue.Request(url: server.url("/b.bin"), destination: .file(folder + "/./a.bin")),
+            DownloadQueue.Request(url: server.url("/b.bin"), destination: .folder(folder + "/")),
+        ] {
+            #expect {
+                try queue.add(refused)
+            } throws: { ($0 as? DownloadError)?.code == .output }
+        }
+        #expect(queue.downloads.count == 2)
+        gate.open()
+        try await queue.waitUntilIdle()
+        // Once the first has ended, its file may be written again.
+        try queue.add(.init(url: server.url("/b.bin"), destination: .file(folder + "/a.bin")))
+        #expect(try await queue.waitUntilIdle().allSatisfy { (try? $0.result.get()) != nil })
     }
 }
 
