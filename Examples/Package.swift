@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Examples of the Slipstream libraries as a separate package uses them (by path), built in CI
-// (scripts/examples.sh) so that they, and the README's "Using the library", cannot rot.
+// (scripts/examples.sh) so that they, and the README's "Using the library", cannot rot; and
+// tests of the libraries as such a package meets them (Tests/LibraryUseTests).
 import PackageDescription
 
 let package = Package(
@@ -37,6 +38,16 @@ let package = Package(
         .executableTarget(
             name: "RecordStation",
             dependencies: [.product(name: "SlipstreamAudio", package: "Slipstream")]
+        ),
+        // The libraries as a program meets them, through their public API only, against the
+        // loopback services scripts/test.sh starts (scripts/examples.sh runs them).
+        .testTarget(
+            name: "LibraryUseTests",
+            dependencies: [
+                .product(name: "SlipstreamDownload", package: "Slipstream"),
+                .product(name: "SlipstreamAudio", package: "Slipstream"),
+                .product(name: "SlipstreamHTTP", package: "Slipstream"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

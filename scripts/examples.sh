@@ -2,7 +2,10 @@
 # Builds the Examples package (a separate package that uses the libraries by path, as their
 # users do) and checks that every example the README's "Using the library" shows is, to the
 # letter, the marked part ("// README: NAME" to "// README end") of an example that builds:
-# the README's code cannot rot.
+# the README's code cannot rot. Then runs the package's tests (Tests/LibraryUseTests: the
+# libraries' public API as a program meets it) against the loopback services scripts/test.sh
+# starts and names in the environment (SLIPSTREAM_TEST_NGINX_PORT, SLIPSTREAM_TEST_WWW,
+# SLIPSTREAM_TEST_AUDIO); without them the tests are skipped, said in one line.
 #   scripts/examples.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,3 +34,9 @@ if missing or stray or not marked:
     sys.exit(1)
 print(f"examples: {len(marked)} README examples match Examples/, which builds")
 PYTHON
+
+if [[ -n "${SLIPSTREAM_TEST_NGINX_PORT:-}" && -n "${SLIPSTREAM_TEST_WWW:-}" && -n "${SLIPSTREAM_TEST_AUDIO:-}" ]]; then
+    swift test --package-path Examples
+else
+    echo "examples: the library-use tests need nginx and the audio fixtures: skipped (scripts/test.sh runs them)"
+fi

@@ -11,8 +11,9 @@
 #               lists the findings by rule without failing, off skips it (default: lint_default)
 #   docs        scripts/docs.sh: each library's DocC catalog, warnings as errors
 #               (SLIPSTREAM_DOCS=0 skips it)
-#   examples    scripts/examples.sh: the Examples package builds, and the README shows its
-#               marked parts to the letter
+#   examples    scripts/examples.sh: the Examples package builds, the README shows its
+#               marked parts to the letter, and its tests (the libraries' public API as a
+#               program meets it) pass against these services
 set -euo pipefail
 
 # The tree is formatted (scripts/lint.sh --format): any finding fails the run.

@@ -7,11 +7,12 @@ import CCurl
 /// It starts from a Netscape cookie file (what curl, wget and browsers' export extensions
 /// write), when given one; with a jar, every cookie it holds is written there (Netscape format,
 /// replaced atomically) each time a transfer that carries it ends.
-public final class CookieSession: Sendable {
+// Unchecked: it wraps libcurl's share handle, whose lock libcurl takes around every use.
+public final class CookieSession: @unchecked Sendable {
     /// The share handle and its lock. libcurl takes the lock around every use of the cookies,
     /// so the session can be used from any thread; freed when the last transfer is gone (each
     /// transfer's request holds the session).
-    nonisolated(unsafe) private let shared: UnsafeMutablePointer<slipstream_cookie_share>
+    private let shared: UnsafeMutablePointer<slipstream_cookie_share>
     /// Where the cookies are written, if anywhere.
     public let jarPath: String?
 

@@ -55,14 +55,14 @@ final class CurlTransfer {
         let fileProtocol = r.allowsFileProtocols ? FileProtocol(url: r.url) : nil
         if let range = r.range { setString(CURLOPT_RANGE, fileProtocol == nil ? range.description : Self.fileRange(range)) }
         // At least a millisecond (0 is libcurl's default of 300 s), at most what 64 bits hold.
-        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(max(Int64(clamping: r.connectTimeout * 1000, rounding: .up), 1)))
+        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(max(Int64(clamping: r.connectTimeout.seconds * 1000, rounding: .up), 1)))
         switch r.ipVersion {
         case .any: break
         case .v4: setLong(CURLOPT_IPRESOLVE, Int(slipstream_curl_ipresolve_v4))
         case .v6: setLong(CURLOPT_IPRESOLVE, Int(slipstream_curl_ipresolve_v6))
         }
         setLong(CURLOPT_LOW_SPEED_LIMIT, r.lowSpeedLimit)
-        setLong(CURLOPT_LOW_SPEED_TIME, r.lowSpeedLimit > 0 ? r.lowSpeedTime : 0)
+        setLong(CURLOPT_LOW_SPEED_TIME, r.lowSpeedLimit > 0 ? Int(max(Int64(clamping: r.lowSpeedTime.seconds, rounding: .up), 0)) : 0)
         // An empty string turns off the environment's proxy variables: only `proxy` counts.
         setString(CURLOPT_PROXY, r.proxy ?? "")
         setLong(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)

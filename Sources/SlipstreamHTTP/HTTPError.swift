@@ -2,76 +2,9 @@ import SlipstreamCore
 
 /// A failed transfer: what kind of failure, the URL it concerns and the underlying cause.
 public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of failure. A struct rather than an enum so that new kinds don't break callers.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String, Sendable {
-            case malformedURL = "malformed URL"
-            case unsupportedScheme = "unsupported scheme"
-            case resolve, connect, proxy
-            case tls = "TLS"
-            case timeout
-            case tooManyRedirects = "too many redirects"
-            case connectionLost = "connection lost"
-            case httpStatus = "HTTP status"
-            case rangeNotHonoured = "range not honoured"
-            case invalidResponse = "invalid response"
-            case writeFailed = "write failed"
-            case cancelled
-            case loginDenied = "login denied"
-            case remoteFileNotFound = "remote file not found"
-            case unknownHostKey = "unknown host key"
-            case hostKeyMismatch = "host key mismatch"
-            case other = "transfer failed"
-        }
-
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
-
-        /// The URL could not be parsed.
-        public static let malformedURL = Code(.malformedURL)
-        /// The URL's scheme is not `http`, `https`, `ftp`, `ftps` or `sftp`.
-        public static let unsupportedScheme = Code(.unsupportedScheme)
-        /// The host name (or the proxy's) did not resolve.
-        public static let resolve = Code(.resolve)
-        /// No TCP connection could be made.
-        public static let connect = Code(.connect)
-        /// The proxy refused or failed.
-        public static let proxy = Code(.proxy)
-        /// TLS handshake or certificate verification failed.
-        public static let tls = Code(.tls)
-        /// The connect timeout passed, or the transfer stayed below the low-speed limit too long.
-        public static let timeout = Code(.timeout)
-        /// More redirects than the request allows.
-        public static let tooManyRedirects = Code(.tooManyRedirects)
-        /// The connection closed, or failed, before the whole body arrived.
-        public static let connectionLost = Code(.connectionLost)
-        /// The server answered with a status the caller cannot use (see `status`).
-        public static let httpStatus = Code(.httpStatus)
-        /// A range request got an answer that is not the asked-for range.
-        public static let rangeNotHonoured = Code(.rangeNotHonoured)
-        /// The response is malformed in a way that makes it unusable.
-        public static let invalidResponse = Code(.invalidResponse)
-        /// The sink could not take the body (e.g. a disk write failed).
-        public static let writeFailed = Code(.writeFailed)
-        /// The transfer was cancelled.
-        public static let cancelled = Code(.cancelled)
-        /// An FTP or SSH server refused the login (user, password or key).
-        public static let loginDenied = Code(.loginDenied)
-        /// An FTP or SFTP server has no such file.
-        public static let remoteFileNotFound = Code(.remoteFileNotFound)
-        /// The SSH server's host is not in the known hosts file (and new hosts are not accepted).
-        public static let unknownHostKey = Code(.unknownHostKey)
-        /// The SSH server's host key is not the one the known hosts file has for its host.
-        public static let hostKeyMismatch = Code(.hostKeyMismatch)
-        /// Any other libcurl failure.
-        public static let other = Code(.other)
-
-        /// A stable name for the kind, e.g. `connect`.
-        public var name: String { kind.rawValue }
-
-        /// The name.
-        public var description: String { name }
-    }
+    /// The kind of failure: `.connect`, `.timeout`, `.httpStatus` ... New codes may be added:
+    /// switch with a `default`.
+    public typealias Code = ErrorCode<HTTPError>
 
     /// The kind of failure.
     public var code: Code
@@ -111,4 +44,45 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         "\(url.redactingLogins): \(message)"
     }
+}
+
+extension ErrorCode where Domain == HTTPError {
+    /// The URL could not be parsed.
+    public static var malformedURL: Self { Self("malformed url") }
+    /// The URL's scheme is not `http`, `https`, `ftp`, `ftps` or `sftp`.
+    public static var unsupportedScheme: Self { Self("unsupported scheme") }
+    /// The host name (or the proxy's) did not resolve.
+    public static var resolve: Self { Self("resolve") }
+    /// No TCP connection could be made.
+    public static var connect: Self { Self("connect") }
+    /// The proxy refused or failed.
+    public static var proxy: Self { Self("proxy") }
+    /// TLS handshake or certificate verification failed.
+    public static var tls: Self { Self("tls") }
+    /// The connect timeout passed, or the transfer stayed below the low-speed limit too long.
+    public static var timeout: Self { Self("timeout") }
+    /// More redirects than the request allows.
+    public static var tooManyRedirects: Self { Self("too many redirects") }
+    /// The connection closed, or failed, before the whole body arrived.
+    public static var connectionLost: Self { Self("connection lost") }
+    /// The server answered with a status the caller cannot use (see `status`).
+    public static var httpStatus: Self { Self("http status") }
+    /// A range request got an answer that is not the asked-for range.
+    public static var rangeNotHonoured: Self { Self("range not honoured") }
+    /// The response is malformed in a way that makes it unusable.
+    public static var invalidResponse: Self { Self("invalid response") }
+    /// The sink could not take the body (e.g. a disk write failed).
+    public static var writeFailed: Self { Self("write failed") }
+    /// The transfer was cancelled.
+    public static var cancelled: Self { Self("cancelled") }
+    /// An FTP or SSH server refused the login (user, password or key).
+    public static var loginDenied: Self { Self("login denied") }
+    /// An FTP or SFTP server has no such file.
+    public static var remoteFileNotFound: Self { Self("remote file not found") }
+    /// The SSH server's host is not in the known hosts file (and new hosts are not accepted).
+    public static var unknownHostKey: Self { Self("unknown host key") }
+    /// The SSH server's host key is not the one the known hosts file has for its host.
+    public static var hostKeyMismatch: Self { Self("host key mismatch") }
+    /// Any other libcurl failure.
+    public static var other: Self { Self("transfer failed") }
 }

@@ -39,13 +39,15 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders = HTTPHeaders()
     /// The byte range to ask for; nil (default) asks for the whole body.
     public var range: ByteRange?
-    /// How long to wait for a connection, in seconds. Default 30.
-    public var connectTimeout: Double = 30
+    /// How long to wait for a connection (libcurl counts whole milliseconds, at least 1).
+    /// Default 30 seconds.
+    public var connectTimeout = Duration.seconds(30)
     /// Together with `lowSpeedTime`: the transfer fails with `.timeout` when it moves fewer
-    /// than this many bytes per second for `lowSpeedTime` seconds. 0 turns the check off. Default 1.
+    /// than this many bytes per second for `lowSpeedTime`. 0 turns the check off. Default 1.
     public var lowSpeedLimit: Int = 1
-    /// See `lowSpeedLimit`, in seconds. Default 60.
-    public var lowSpeedTime: Int = 60
+    /// See `lowSpeedLimit` (libcurl counts whole seconds, rounded up; 0 turns the check off).
+    /// Default 60 seconds.
+    public var lowSpeedTime = Duration.seconds(60)
     /// A proxy URL: `http://`, `https://`, `socks4://`, `socks5://` or `socks5h://` (host
     /// resolved by the proxy). nil (default) uses none, whatever the environment says.
     public var proxy: String?

@@ -88,7 +88,7 @@ import TestSupport
         }
         defer { server.stop() }
         var request = HTTPRequest(url: server.url("/stall"))
-        request.lowSpeedTime = 1
+        request.lowSpeedTime = .seconds(1)
         do {
             _ = try await engine.fetch(request)
             Issue.record("expected a timeout")

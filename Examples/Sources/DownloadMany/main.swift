@@ -8,20 +8,24 @@ let urls = Array(CommandLine.arguments.dropFirst())
 var configuration = DownloadQueue.Configuration()
 configuration.maxConcurrentDownloads = 3
 let queue = DownloadQueue(configuration: configuration)
-// The queue's events never end by themselves: read them in a task, cancel it when done.
+// The queue's events never end by themselves: read them in a task, cancel it when done. A
+// reader that starts late first gets where each download is.
 let report = Task {
     for await event in queue.events() {
-        switch event {
-        case .finished(let id, let result): print("\(id) saved \(result.path)")
-        case .failed(let id, let error): print("\(id) failed: \(error.message)")
-        default: break
-        }
+        if case .started(let id, let info) = event { print("\(id) writes \(info.path)") }
     }
 }
 for url in urls {
-    try queue.add(.init(url: url, destination: .folder(".")))
+    // A second download to a file the queue already writes is refused here (`.output`).
+    try queue.add(.init(url: url, destination: .folder("."), headers: ["Accept-Language": "en"]))
 }
-try await queue.waitUntilIdle()
+// Once every download has ended: each one's result or error (the queue keeps the last 1,000).
+for outcome in try await queue.waitUntilIdle() {
+    switch outcome.result {
+    case .success(let result): print("\(outcome.id) saved \(result.path)")
+    case .failure(let error): print("\(outcome.id) failed: \(error.message)")
+    }
+}
 report.cancel()
 await report.value
 // README end

@@ -4,27 +4,9 @@
 /// Two errors are equal when their code, message, codec and library status are; the underlying
 /// error is not compared.
 public struct AudioDecoderError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong. New codes may be added; switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String, Sendable {
-            case unsupportedFormat
-            case initializationFailed
-            case decodingFailed
-        }
-
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
-
-        /// No decoder here handles this format.
-        public static let unsupportedFormat = Code(.unsupportedFormat)
-        /// The C decoder could not be created or configured.
-        public static let initializationFailed = Code(.initializationFailed)
-        /// The C decoder reported an error it cannot recover from.
-        public static let decodingFailed = Code(.decodingFailed)
-
-        /// The code's name, e.g. `unsupportedFormat`.
-        public var description: String { kind.rawValue }
-    }
+    /// What went wrong: `.unsupportedFormat`, `.initializationFailed`, `.decodingFailed`. New
+    /// codes may be added: switch with a `default`.
+    public typealias Code = ErrorCode<AudioDecoderError>
 
     /// What went wrong.
     public var code: Code
@@ -73,4 +55,13 @@ extension AudioDecoderError {
     static func requireLibrary(_ available: Int32, _ missing: UnsafePointer<CChar>, codec: String) throws(AudioDecoderError) {
         guard available != 0 else { throw AudioDecoderError(.initializationFailed, String(cString: missing), codec: codec) }
     }
+}
+
+extension ErrorCode where Domain == AudioDecoderError {
+    /// No decoder here handles this format.
+    public static var unsupportedFormat: Self { Self("unsupported format") }
+    /// The C decoder could not be created or configured.
+    public static var initializationFailed: Self { Self("initialization failed") }
+    /// The C decoder reported an error it cannot recover from.
+    public static var decodingFailed: Self { Self("decoding failed") }
 }

@@ -7,40 +7,9 @@ import SlipstreamHTTP
 ///
 /// Two errors are equal when their facts are; the underlying error is not compared.
 public struct AudioInfoError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong. New codes may be added: switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String, Sendable {
-            case invalidURL = "invalid URL"
-            case network
-            case httpStatus = "http status"
-            case rangeNotHonoured = "range not honoured"
-            case file
-            case notAudio = "not audio"
-            case cancelled
-        }
-
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
-
-        /// The URL is malformed, or its scheme is not `http` or `https`.
-        public static let invalidURL = Code(.invalidURL)
-        /// The connection failed: name lookup, connect, TLS, a timeout, a connection lost.
-        public static let network = Code(.network)
-        /// The server answered with an error status (see `status`).
-        public static let httpStatus = Code(.httpStatus)
-        /// The server answered a range request with other bytes than those asked for.
-        public static let rangeNotHonoured = Code(.rangeNotHonoured)
-        /// The local file cannot be read (missing, a folder, unreadable).
-        public static let file = Code(.file)
-        /// The bytes are not audio in a supported format (see `underlying`, an
-        /// `AudioParserError`).
-        public static let notAudio = Code(.notAudio)
-        /// The task reading was cancelled.
-        public static let cancelled = Code(.cancelled)
-
-        /// The code's name, e.g. `http status`.
-        public var description: String { kind.rawValue }
-    }
+    /// What went wrong: `.network`, `.httpStatus`, `.notAudio` ... New codes may be added:
+    /// switch with a `default`.
+    public typealias Code = ErrorCode<AudioInfoError>
 
     /// What went wrong.
     public var code: Code
@@ -113,4 +82,22 @@ extension AudioInfoError {
             code, error.message, url: error.url, path: error.path, offset: error.offset, status: error.status,
             underlying: http ?? error)
     }
+}
+
+extension ErrorCode where Domain == AudioInfoError {
+    /// The URL is malformed, or its scheme is not `http` or `https`.
+    public static var invalidURL: Self { Self("invalid url") }
+    /// The connection failed: name lookup, connect, TLS, a timeout, a connection lost.
+    public static var network: Self { Self("network") }
+    /// The server answered with an error status (see `status`).
+    public static var httpStatus: Self { Self("http status") }
+    /// The server answered a range request with other bytes than those asked for.
+    public static var rangeNotHonoured: Self { Self("range not honoured") }
+    /// The local file cannot be read (missing, a folder, unreadable).
+    public static var file: Self { Self("file") }
+    /// The bytes are not audio in a supported format (see `underlying`, an
+    /// `AudioParserError`).
+    public static var notAudio: Self { Self("not audio") }
+    /// The task reading was cancelled.
+    public static var cancelled: Self { Self("cancelled") }
 }

@@ -4,30 +4,9 @@
 /// Two errors are equal when their code, message, output, path and system status are; the
 /// underlying error is not compared.
 public struct AudioOutputError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong. New codes may be added; switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String, Sendable {
-            case unavailable
-            case formatNotSupported
-            case deviceFailed
-            case fileFailed
-        }
-
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
-
-        /// No such device, no sound server answering, or the device is busy.
-        public static let unavailable = Code(.unavailable)
-        /// The device or server does not take this format.
-        public static let formatNotSupported = Code(.formatNotSupported)
-        /// The device or server failed while playing.
-        public static let deviceFailed = Code(.deviceFailed)
-        /// The output file could not be created or written.
-        public static let fileFailed = Code(.fileFailed)
-
-        /// The code's name, e.g. `unavailable`.
-        public var description: String { kind.rawValue }
-    }
+    /// What went wrong: `.unavailable`, `.formatNotSupported`, `.deviceFailed`, `.fileFailed`.
+    /// New codes may be added: switch with a `default`.
+    public typealias Code = ErrorCode<AudioOutputError>
 
     /// What went wrong.
     public var code: Code
@@ -74,4 +53,15 @@ public struct AudioOutputError: Error, Sendable, Hashable, CustomStringConvertib
         hasher.combine(path)
         hasher.combine(systemStatus)
     }
+}
+
+extension ErrorCode where Domain == AudioOutputError {
+    /// No such device, no sound server answering, or the device is busy.
+    public static var unavailable: Self { Self("unavailable") }
+    /// The device or server does not take this format.
+    public static var formatNotSupported: Self { Self("format not supported") }
+    /// The device or server failed while playing.
+    public static var deviceFailed: Self { Self("device failed") }
+    /// The output file could not be created or written.
+    public static var fileFailed: Self { Self("file failed") }
 }

@@ -3,11 +3,23 @@ import Dispatch
 /// The control side: feeding the state machine and carrying out its actions on the control
 /// queue, what the network side tells, events, the inactivity and progress timer.
 extension AudioStreamer {
-    /// Feeds one input to the state machine on the control queue and carries out its actions.
+    /// Feeds one input to the state machine through its shell on the control queue (so the
+    /// actions of one input are carried out before the next input's) and carries out its
+    /// actions there.
     func send(_ input: PlayerStateMachine.Input) {
         controlQueue.async { [self] in
             if takesPlaylistFailure(input) { return }
-            let actions = control.withLock { $0.machine.handle(input) }
+            control.feed({ $0.machine.handle(input) }, perform: perform)
+        }
+    }
+
+    /// Feeds one input to the state machine at once, on the calling thread, so that `state`
+    /// tells its outcome when this returns; its actions are carried out on the control queue,
+    /// after what waits there (which a final state then ignores).
+    func sendNow(_ input: PlayerStateMachine.Input) {
+        let actions = control.withLock { $0.machine.handle(input) }
+        guard !actions.isEmpty else { return }
+        controlQueue.async { [self] in
             for action in actions { perform(action) }
         }
     }
@@ -108,17 +120,24 @@ extension AudioStreamer {
             }
             return
         }
-        delegate?.audioStreamer(self, didEmit: event)
-        eventChannel.yield(event)
-        if case .stateChanged(let state) = event, state.isFinal {
-            if state == .done { eventChannel.yield(.progress(progress)) }
-            eventChannel.finish()
+        guard case .stateChanged(let state) = event, state.isFinal else {
+            delegate?.audioStreamer(self, didEmit: event)
+            eventChannel.yield(event)
+            return
         }
+        // The final state is the last event: the last progress (where the end was heard) before it.
+        if state == .done {
+            let last = AudioStreamerEvent.progress(progress)
+            delegate?.audioStreamer(self, didEmit: last)
+            eventChannel.yield(last)
+        }
+        delegate?.audioStreamer(self, didEmit: event)
+        eventChannel.finish(after: event)
     }
 
     /// Stops the timer, the network side and the playback thread, and lets go of both sides.
     private func release() {
-        timer?.cancel()
+        control.withLock { $0.isTicking = false }
         let (network, playback) = control.withLock { control in
             defer {
                 control.network = nil
@@ -170,13 +189,20 @@ extension AudioStreamer {
 
     // MARK: - Timer: inactivity, progress
 
+    /// Ticks on the control queue from the first connect to the release: every second, or at
+    /// the progress interval asked for (10 ms to 250 ms).
     private func startTimer() {
-        let timer = DispatchSource.makeTimerSource(queue: controlQueue)
         let interval = configuration.progressInterval.map { min(max($0.seconds, 0.01), 0.25) } ?? 1
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [self] in tick() }
-        self.timer = timer
-        timer.resume()
+        control.withLock { $0.isTicking = true }
+        scheduleTick(after: interval)
+    }
+
+    private func scheduleTick(after interval: Double) {
+        controlQueue.asyncAfter(deadline: .now() + interval) { [self] in
+            guard control.withLock({ $0.isTicking }) else { return }
+            tick()
+            scheduleTick(after: interval)
+        }
     }
 
     private func tick() {

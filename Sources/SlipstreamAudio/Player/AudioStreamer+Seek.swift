@@ -8,7 +8,9 @@ extension AudioStreamer {
     /// table's estimate elsewhere. Before `play()`, sets where playing starts (as
     /// `configuration.startTime` does); a seek made before the stream's decoder exists waits
     /// for it. Throws `.seek` when the stream cannot seek (finished, or a live stream for a
-    /// target not queued).
+    /// target not queued), and when `time` is past the stream's duration as `properties` tell
+    /// it (the target is outside the stream: nothing moves); a start time that waited for the
+    /// duration to be known goes to the end instead.
     public func seek(to time: Double) throws(AudioStreamerError) {
         let planned = try control.withLock {
             control throws(AudioStreamerError) -> (SeekPlanner.Target, SeekPlanner.Stream, NetworkSide?)? in
@@ -16,6 +18,7 @@ extension AudioStreamer {
             guard !state.isFinal else {
                 throw AudioStreamerError(.seek, "cannot seek: the stream is \(state)", url: location.url, path: location.path)
             }
+            try SeekPlanner.checkInside(time, duration: control.properties.duration)
             // Before the decoder exists the gapless trim is unknown: the seek waits for it.
             guard state != .initialized, let stream = control.seekStream else {
                 control.pendingStart = max(time, 0)

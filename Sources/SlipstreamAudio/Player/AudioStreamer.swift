@@ -24,7 +24,9 @@ public final class AudioStreamer: Sendable {
     public let source: String
     /// How the streamer buffers, connects and plays.
     public let configuration: AudioStreamerConfiguration
-    /// Everything the streamer reports, in order; the sequence ends after `done` or `stopped`.
+    /// Everything the streamer reports, in order; the sequence ends with the final state's
+    /// `.stateChanged` (`done` or `stopped`), the last event (a player that played to the end
+    /// tells a last `.progress` just before `done`).
     /// Any number of tasks may read it at once, each getting every event (one that starts late
     /// first gets what happened before, up to the last `keptEvents`); a reader that lags loses
     /// older unread progress snapshots, and other events only once `keptEvents` wait for it.
@@ -39,15 +41,12 @@ public final class AudioStreamer: Sendable {
     /// The HTTP engine for a URL; nil: the shared one (not started for a file).
     let engine: HTTPEngine?
     /// The control side: the state machine and what it knows.
-    let control: Mutex<PlayerControlState>
+    let control: MachineShell<PlayerControlState>
     /// Runs the state machine and its actions, one input at a time.
     let controlQueue = DispatchQueue(label: "slipstream.audio-streamer")
     /// The one object the network and playback sides share.
     let queue: SharedPacketQueue
     private let delegateBox = Mutex<(any AudioStreamerDelegate)?>(nil)
-    // Unchecked: set once on the control queue when playback starts, cancelled there at the
-    // release (and in deinit, when nothing else can touch it).
-    nonisolated(unsafe) var timer: (any DispatchSourceTimer)?
 
     /// Creates a streamer for an `http(s)://` URL or a local file path, fetching a URL on
     /// `engine` (default: the shared one, which a file does not start); nothing happens until
@@ -61,12 +60,8 @@ public final class AudioStreamer: Sendable {
         self.engine = engine
         location = AudioLocation(url)
         events = EventStream(eventChannel)
-        control = Mutex(PlayerControlState(configuration: configuration))
+        control = MachineShell(PlayerControlState(configuration: configuration))
         queue = SharedPacketQueue(limit: configuration.bufferLimit, resumeFraction: configuration.resumeFraction)
-    }
-
-    deinit {
-        timer?.cancel()
     }
 
     /// Told of every event as it happens, on the streamer's private queue (keep it quick).
@@ -103,8 +98,10 @@ public final class AudioStreamer: Sendable {
     /// Pauses the sound at once; the network carries on until the buffer is full.
     public func pause() { send(.pause) }
 
-    /// Stops for good and releases the network, the decoder and the output.
-    public func stop() { send(.stop) }
+    /// Stops for good and releases the network, the decoder and the output (on the
+    /// streamer's queue, soon after). When it returns, `state` is `.stopped(.user)` (unless
+    /// the player had already ended), whether it played or not.
+    public func stop() { sendNow(.stop) }
 
     /// Software volume from 0.0 (silent) to 1.0 (as decoded); takes effect within a few ms.
     public func setVolume(_ volume: Double) {

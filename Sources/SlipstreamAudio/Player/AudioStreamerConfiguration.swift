@@ -90,7 +90,7 @@ public struct AudioStreamerConfiguration: Sendable {
     /// any sound). Default none: from the start.
     public var startTime: Duration?
     /// The time between `.progress` events while playing (at most 0.25 s). Default 0.25 s.
-    /// nil: no `.progress` events while playing (the last one after `done` still comes), for a
+    /// nil: no `.progress` events while playing (the last one, just before `done`, still comes), for a
     /// player nobody watches: it then wakes once a second only, for the inactivity timeout.
     public var progressInterval: Duration? = .milliseconds(250)
 

@@ -9,58 +9,9 @@ import SlipstreamHTTP
 /// Two errors are equal when their facts are (code, message, URL, path, offset, status,
 /// retryability); the underlying error is not compared.
 public struct AudioStreamerError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The cause. New codes may be added: switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String, Sendable {
-            case network
-            case httpStatus = "http status"
-            case rangeNotHonoured = "range not honoured"
-            case unsupportedFormat = "unsupported format"
-            case noAudioData = "no audio data"
-            case decoder
-            case undecodable
-            case output
-            case timedOut = "timed out"
-            case file
-            case seek
-            case cancelled
-            case recording
-        }
-
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
-
-        /// The connection failed (resolve, connect, TLS, lost) and reconnecting did not help.
-        public static let network = Code(.network)
-        /// The server answered with an HTTP error status (never retried when it is a 4xx).
-        public static let httpStatus = Code(.httpStatus)
-        /// The server did not answer a range request with a 206 from the byte asked for.
-        public static let rangeNotHonoured = Code(.rangeNotHonoured)
-        /// The bytes are not a format the player plays (HTML, a playlist, Ogg ...).
-        public static let unsupportedFormat = Code(.unsupportedFormat)
-        /// The stream ended before any audio packet was found.
-        public static let noAudioData = Code(.noAudioData)
-        /// The decoder could not be created or failed.
-        public static let decoder = Code(.decoder)
-        /// Most of the stream could not be decoded: its frames are there, but more than half of
-        /// them are not valid data for the codec (`AudioStreamerEvent.undecodableFrames`).
-        public static let undecodable = Code(.undecodable)
-        /// The audio output could not be opened or failed.
-        public static let output = Code(.output)
-        /// No bytes arrived for the inactivity timeout, and reconnecting did not help.
-        public static let timedOut = Code(.timedOut)
-        /// The local file could not be read.
-        public static let file = Code(.file)
-        /// The seek target is outside the stream or the stream cannot seek.
-        public static let seek = Code(.seek)
-        /// The task awaiting the player's end was cancelled (the player was stopped).
-        public static let cancelled = Code(.cancelled)
-        /// A recording file could not be created or written: the recording ended, playback went on.
-        public static let recording = Code(.recording)
-
-        /// The code's name, e.g. `http status`.
-        public var description: String { kind.rawValue }
-    }
+    /// The cause: `.network`, `.httpStatus`, `.unsupportedFormat` ... New codes may be added:
+    /// switch with a `default`.
+    public typealias Code = ErrorCode<AudioStreamerError>
 
     /// The cause.
     public var code: Code
@@ -155,4 +106,34 @@ extension AudioStreamerError {
     init(outputError error: AudioOutputError) {
         self.init(.output, error.message, underlying: error)
     }
+}
+
+extension ErrorCode where Domain == AudioStreamerError {
+    /// The connection failed (resolve, connect, TLS, lost) and reconnecting did not help.
+    public static var network: Self { Self("network") }
+    /// The server answered with an HTTP error status (never retried when it is a 4xx).
+    public static var httpStatus: Self { Self("http status") }
+    /// The server did not answer a range request with a 206 from the byte asked for.
+    public static var rangeNotHonoured: Self { Self("range not honoured") }
+    /// The bytes are not a format the player plays (HTML, a playlist, Ogg ...).
+    public static var unsupportedFormat: Self { Self("unsupported format") }
+    /// The stream ended before any audio packet was found.
+    public static var noAudioData: Self { Self("no audio data") }
+    /// The decoder could not be created or failed.
+    public static var decoder: Self { Self("decoder") }
+    /// Most of the stream could not be decoded: its frames are there, but more than half of
+    /// them are not valid data for the codec (`AudioStreamerEvent.undecodableFrames`).
+    public static var undecodable: Self { Self("undecodable") }
+    /// The audio output could not be opened or failed.
+    public static var output: Self { Self("output") }
+    /// No bytes arrived for the inactivity timeout, and reconnecting did not help.
+    public static var timedOut: Self { Self("timed out") }
+    /// The local file could not be read.
+    public static var file: Self { Self("file") }
+    /// The seek target is outside the stream or the stream cannot seek.
+    public static var seek: Self { Self("seek") }
+    /// The task awaiting the player's end was cancelled (the player was stopped).
+    public static var cancelled: Self { Self("cancelled") }
+    /// A recording file could not be created or written: the recording ended, playback went on.
+    public static var recording: Self { Self("recording") }
 }

@@ -29,6 +29,8 @@ struct PlayerControlState {
     /// Monotonic time (ns) since which bytes have been expected without a pause: the inactivity
     /// timeout counts from it or from the last byte, whichever is later.
     var expectingSince: Int64 = 0
+    /// The inactivity and progress timer runs (from the first connect to the release).
+    var isTicking = false
 
     /// The state for a streamer with `configuration`.
     init(configuration: AudioStreamerConfiguration) {

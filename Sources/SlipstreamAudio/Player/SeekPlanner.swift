@@ -62,6 +62,14 @@ enum SeekPlanner {
         case connectAt(time: Double, firstFrame: Int64, dropBefore: Int64)
     }
 
+    /// Refuses a seek to `time` seconds past the stream's `duration`, where it is known: the
+    /// target is outside the stream. (A time a little past it, within a millisecond, is the end.)
+    static func checkInside(_ time: Double, duration: Double?) throws(AudioStreamerError) {
+        guard let duration, time > duration + 0.001 else { return }
+        throw AudioStreamerError(
+            .seek, "cannot seek to \(formatSeconds(time)): the stream is \(formatSeconds(duration)) long")
+    }
+
     /// The target of a seek to `time` seconds (clamped to the stream), or the reason there is none.
     static func target(time: Double, stream: Stream) throws(AudioStreamerError) -> Target {
         guard stream.sampleRate > 0, time.isFinite else {

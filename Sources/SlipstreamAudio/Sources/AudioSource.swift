@@ -60,7 +60,7 @@ package func makeAudioSource(
 /// scopes each request itself).
 func makeAudioRequest(_ url: String, configuration: AudioStreamerConfiguration, loginOrigins: [URLOrigin]?) -> HTTPRequest {
     var request = HTTPRequest(url: url)
-    request.connectTimeout = configuration.connectTimeout.seconds
+    request.connectTimeout = configuration.connectTimeout
     request.lowSpeedLimit = 0
     request.proxy = configuration.proxy
     request.receiveBufferSize = 16 * 1024

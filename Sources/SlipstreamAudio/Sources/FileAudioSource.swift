@@ -46,17 +46,17 @@ package final class FileAudioSource: AudioSource {
 
         private let control = Mutex(Control())
         private let wake = DispatchSemaphore(value: 0)
-        // Unchecked: made here, on the opening thread (so in its heap, not in a heap of the
-        // short-lived reading thread, which would keep the memory), then used by the reading
-        // thread alone.
-        /// Where each slice is read: `streamSliceSize` for a stream, up to 1 MiB for a read of a known length (the info reader's: far fewer calls).
-        nonisolated(unsafe) private let chunk: UnsafeMutableRawBufferPointer
+        /// Where each slice is read: `streamSliceSize` for a stream, up to 1 MiB for a read of
+        /// a known length (the info reader's: far fewer calls). Made here, on the opening
+        /// thread (so in its heap, not in a heap of the short-lived reading thread, which would
+        /// keep the memory), then used by the reading thread alone.
+        private let chunk: SliceMemory
 
         init(sliceSize: Int) {
-            chunk = .allocate(byteCount: sliceSize, alignment: 16)
+            chunk = SliceMemory(bytes: .allocate(byteCount: sliceSize, alignment: 16))
         }
 
-        deinit { chunk.deallocate() }
+        deinit { chunk.bytes.deallocate() }
 
         func resume() {
             control.withLock { $0.resumes += 1 }
@@ -93,8 +93,8 @@ package final class FileAudioSource: AudioSource {
             let end = request.length.map { request.offset + $0 } ?? .max
             while position < end {
                 if isCancelled { return }
-                let wanted = Int(min(Int64(chunk.count), end - position))
-                let count = pread(fd, chunk.baseAddress, wanted, off_t(position))
+                let wanted = Int(min(Int64(chunk.bytes.count), end - position))
+                let count = pread(fd, chunk.bytes.baseAddress, wanted, off_t(position))
                 if count < 0 {
                     if errno == EINTR { continue }
                     let number = errno
@@ -104,7 +104,7 @@ package final class FileAudioSource: AudioSource {
                     return
                 }
                 if count == 0 { break }
-                guard deliver(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), at: position, to: receiver) else { return }
+                guard deliver(UnsafeRawBufferPointer(rebasing: chunk.bytes[0..<count]), at: position, to: receiver) else { return }
                 position += Int64(count)
             }
             if !isCancelled { receiver.sourceEnded(nil) }
@@ -137,4 +137,10 @@ package final class FileAudioSource: AudioSource {
                 path: path, offset: offset)
         }
     }
+}
+
+/// The memory a file reader reads its slices into.
+// Unchecked: a raw allocation, written and read by the reading thread alone.
+private struct SliceMemory: @unchecked Sendable {
+    let bytes: UnsafeMutableRawBufferPointer
 }

@@ -4,30 +4,9 @@
 /// Two errors are equal when their code, message and offset are; the underlying error is not
 /// compared.
 public struct AudioParserError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong. New codes may be added; switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String, Sendable {
-            case unrecognisedFormat
-            case unsupportedFormat
-            case malformed
-        }
-
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
-
-        /// No supported format (MP3/MPEG audio, AAC in ADTS or MP4, FLAC, Ogg,
-        /// WAV, AIFF, CAF) was found in the bytes.
-        public static let unrecognisedFormat = Code(.unrecognisedFormat)
-        /// The format was recognised but is not supported: a variant (e.g. a compressed WAV), or
-        /// a container that cannot be played yet (Ogg, FLAC, MP4/M4A, AIFF, CAF, Matroska/WebM),
-        /// refused by its first bytes.
-        public static let unsupportedFormat = Code(.unsupportedFormat)
-        /// The container is malformed beyond recovery (e.g. a WAV `fmt ` chunk that is too short).
-        public static let malformed = Code(.malformed)
-
-        /// The code's name, e.g. `unrecognisedFormat`.
-        public var description: String { kind.rawValue }
-    }
+    /// What went wrong: `.unrecognisedFormat`, `.unsupportedFormat`, `.malformed`. New codes
+    /// may be added: switch with a `default`.
+    public typealias Code = ErrorCode<AudioParserError>
 
     /// What went wrong.
     public var code: Code
@@ -62,4 +41,16 @@ public struct AudioParserError: Error, Sendable, Hashable, CustomStringConvertib
         hasher.combine(message)
         hasher.combine(offset)
     }
+}
+
+extension ErrorCode where Domain == AudioParserError {
+    /// No supported format (MP3/MPEG audio, AAC in ADTS or MP4, FLAC, Ogg,
+    /// WAV, AIFF, CAF) was found in the bytes.
+    public static var unrecognisedFormat: Self { Self("unrecognised format") }
+    /// The format was recognised but is not supported: a variant (e.g. a compressed WAV), or
+    /// a container that cannot be played yet (Ogg, FLAC, MP4/M4A, AIFF, CAF, Matroska/WebM),
+    /// refused by its first bytes.
+    public static var unsupportedFormat: Self { Self("unsupported format") }
+    /// The container is malformed beyond recovery (e.g. a WAV `fmt ` chunk that is too short).
+    public static var malformed: Self { Self("malformed") }
 }

@@ -47,11 +47,11 @@ import Testing
 
     @Test func theFirstFailureStopsTheOthersAndNamesItsResource() {
         var tally = Self.tally()
-        let error = DownloadError(.http, "http://h.test/s2.ts: the server answered 404", url: "http://h.test/s2.ts")
+        let error = DownloadError(.httpStatus, "http://h.test/s2.ts: the server answered 404", url: "http://h.test/s2.ts")
         let failed = tally.take(.failed(Self.id(2), error))
         #expect(failed.stopOthers && failed.events.isEmpty && !failed.allEnded)
         #expect(tally.failure?.message == "segment 12 (http://h.test/s2.ts): the server answered 404")
-        #expect(tally.failure?.code == .http)
+        #expect(tally.failure?.code == .httpStatus)
         let second = tally.take(.failed(Self.id(3), DownloadError(.network, "lost")))
         #expect(!second.stopOthers)
         #expect(tally.failure?.message.hasPrefix("segment 12 ") == true)

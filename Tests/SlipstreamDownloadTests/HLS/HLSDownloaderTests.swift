@@ -36,7 +36,7 @@ import TestSupport
     static var configuration: HLSDownloadConfiguration {
         var configuration = HLSDownloadConfiguration()
         configuration.download = .heldAtAGate
-        configuration.download.retryDelay = 0.01
+        configuration.download.retryDelay = .milliseconds(10)
         return configuration
     }
 
@@ -164,7 +164,7 @@ import TestSupport
             _ = try await download.value
             Issue.record("the download finished")
         } catch {
-            #expect(error.code == .http)
+            #expect(error.code == .httpStatus)
             #expect(error.message.hasPrefix("segment 1 (\(server.url("/s1.ts"))): "), "\(error.message)")
             #expect(error.message.contains("404"), "\(error.message)")
             #expect(error.resumableFile == output + ".hls.part")

@@ -1,0 +1,38 @@
+import SlipstreamHTTP
+import Synchronization
+
+/// A running download. Read its `events`, await its `value`, or `cancel()` it. Safe to use
+/// from any thread.
+public final class Download: Sendable {
+    /// What happens to the download; see `DownloadEvent`. Any number of tasks may read it at
+    /// once, each getting every event from the start (a reader that starts late included);
+    /// nothing but progress is ever dropped, and only an older unread snapshot.
+    public let events: EventStream<DownloadEvent>
+    private let job: DownloadJob
+
+    init(job: DownloadJob, events: EventStream<DownloadEvent>) {
+        self.job = job
+        self.events = events
+    }
+
+    /// The result, once every byte is on disk under the final name; throws the
+    /// `DownloadError` that stopped the download otherwise. Cancelling the awaiting task
+    /// cancels the download (as `cancel()`: its files stay, to be resumed) and throws `.cancelled`.
+    public var value: DownloadResult {
+        get async throws(DownloadError) { try await job.result() }
+    }
+
+    /// A snapshot of progress now.
+    public var progress: DownloadProgress { job.progress() }
+
+    /// Stops every transfer; the download fails with `.cancelled`, and keeps what a resume
+    /// needs: its `.part` file and one resume record beside it (`FILE.part.slipstream`; the
+    /// error's `resumableFile` names the `.part`), so that starting the same download again
+    /// resumes it. A download that wrote nothing yet leaves nothing. Safe to call at any time,
+    /// more than once, and after the end (then it does nothing).
+    public func cancel() { job.cancel(removingFiles: false) }
+
+    /// Like `cancel()`, but leaves nothing: the `.part` file and its resume records go. After
+    /// the end it does nothing: a finished file is never removed.
+    public func cancelAndRemoveFiles() { job.cancel(removingFiles: true) }
+}
