@@ -15,9 +15,15 @@ extension DownloadStateMachine {
         }
         for number in connections.keys.sorted() where connections[number]?.dropped == nil {
             guard let connection = connections[number] else { continue }
-            // A connection younger than a tick is measured over its life so far.
-            let measured = Double(connection.recentBytes) / min(Self.tickInterval, max(now - connection.started, 0.05))
-            connections[number]?.speed = connection.speed.map { ($0 + measured) / 2 } ?? measured
+            // One that has not sent its first byte has no speed yet: it is judged by its answer
+            // (a mirror without the file fails) or the stall timeout, never as slow. On a loaded
+            // machine a fast mirror's connections may take longer than a tick to answer: 0 B/s
+            // would measure the mirror as stopped and give it no connection again.
+            if connection.firstData != nil {
+                // A connection younger than a tick is measured over its life so far.
+                let measured = Double(connection.recentBytes) / min(Self.tickInterval, max(now - connection.started, 0.05))
+                connections[number]?.speed = connection.speed.map { ($0 + measured) / 2 } ?? measured
+            }
             connections[number]?.recentBytes = 0
             if connection.pausedFor == nil, now - connection.lastData > settings.stallTimeout {
                 connections[number]?.dropped = .stalled

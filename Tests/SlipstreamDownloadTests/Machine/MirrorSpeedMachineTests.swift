@@ -54,6 +54,40 @@ import Testing
         #expect(!driver.events.contains { if case .retrying = $0 { true } else { false } })
     }
 
+    /// On a loaded machine a fast mirror's connections may not have answered by the watchdog's
+    /// first look while a slow mirror's stream: a connection without its first byte has no
+    /// speed yet, so the fast mirror is not measured as 0 B/s (and never given a connection
+    /// again, the whole file left to the slow one, as a full parallel test run once saw).
+    @Test func aMirrorWhoseConnectionsHaveNotAnsweredIsNotMeasuredAsStopped() {
+        // Here the URL started with is the slow one, and the mirror the fast one.
+        let first = "http://h/f"
+        let mirror = "http://m/f"
+        var driver = MachineDriver(server: .init(size: 64_000_000)) { settings in
+            settings.mirrors = [mirror]
+            settings.connections = 8
+            settings.minimumSplitSize = 64 << 10
+        }
+        // The first URL answers and its connections stream; the mirror's are asked for but
+        // have not answered yet.
+        driver.answer(1)
+        let slow = driver.transfers.keys.sorted().filter { driver.transfers[$0]!.request.url == first }
+        for number in slow { driver.answer(number) }
+        #expect(Self.connections(driver, on: mirror) == 4)
+        for _ in 0..<4 {
+            driver.now += DownloadStateMachine.tickInterval / 2
+            for number in slow where !driver.transfers[number]!.cancelled { driver.deliver(number, count: 16_384) }
+            driver.tick(by: DownloadStateMachine.tickInterval / 2)
+        }
+        #expect(driver.machine.mirrors[1].speed == nil)
+        #expect(Self.connections(driver, on: mirror) == 4)
+        // Once they answer, they take their part.
+        for number in driver.transfers.keys.sorted() where driver.transfers[number]!.request.url == mirror {
+            driver.answer(number)
+        }
+        driver.runToEnd(chunk: 256 << 10)
+        driver.checkEnd()
+    }
+
     @Test func mirrorsOfCloseSpeedsKeepSharing() {
         var driver = Self.driver()
         Self.run(&driver, for: 0.05, fast: 20e6, slow: 12e6)

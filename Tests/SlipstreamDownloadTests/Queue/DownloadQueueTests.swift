@@ -338,7 +338,7 @@ extension DownloadQueueTests {
             .init(
                 url: server.url("/h.bin"), destination: .file(folder + "/h.bin"), headers: ["x-token": "mine"],
                 credentials: Credentials(user: "test", password: "secret", methods: .basic)))
-        try await queue.waitUntilIdle().first?.result.get()
+        _ = try await queue.waitUntilIdle().first?.result.get()
         #expect(server.requests.count > 1)
         for request in server.requests {
             #expect(request.headers["x-token"] == "mine" && request.headers["x-queue"] == "q")
