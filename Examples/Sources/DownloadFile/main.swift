@@ -18,7 +18,7 @@ let progress = Task {
         switch event {
         case .started(let info): print("writing \(info.path) (\(info.totalBytes ?? 0) bytes)")
         case .progress(let progress): print("\(progress.completedBytes) bytes, \(Int(progress.bytesPerSecond)) B/s")
-        case .retrying(let error, let attempt, let delay): print("\(error.message); retry \(attempt) in \(delay) s")
+        case .retrying(let error, let attempt, let delay): print("\(error.message); retry \(attempt) in \(delay)")
         default: break
         }
     }

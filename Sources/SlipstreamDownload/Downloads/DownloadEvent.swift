@@ -15,10 +15,9 @@ public enum DownloadEvent: Sendable {
     /// file changed since the `.part` was written, so the download starts over. Every URL's
     /// password in it is `***`.
     case notice(String)
-    /// A request failed and will be tried again after `delay` seconds: no connection opens
-    /// before then (those still running carry on, and any of them failing meanwhile joins
-    /// this retry).
-    case retrying(error: DownloadError, attempt: Int, delay: Double)
+    /// A request failed and will be tried again after `delay`: no connection opens before then
+    /// (those still running carry on, and any of them failing meanwhile joins this retry).
+    case retrying(error: DownloadError, attempt: Int, delay: Duration)
 }
 
 extension DownloadEvent: CoalescibleEvent {

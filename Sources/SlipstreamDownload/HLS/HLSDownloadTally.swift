@@ -70,7 +70,7 @@ struct HLSDownloadTally: Sendable {
                 step.stopOthers = true
             }
         case .retrying(_, let error, let attempt, let delay):
-            step.events = [.retrying(error: plan.described(error, resource: resource), attempt: attempt, delay: .seconds(delay))]
+            step.events = [.retrying(error: plan.described(error, resource: resource), attempt: attempt, delay: delay)]
         case .queued, .started, .notice, .paused:
             break
         }

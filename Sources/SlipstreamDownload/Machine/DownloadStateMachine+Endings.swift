@@ -100,7 +100,7 @@ extension DownloadStateMachine {
             attempt: failureStreak, retryAfter: error?.retryAfter,
             jitter: Double.random(in: 0...1, using: &random))
         scheduledRetries += 1
-        return restart + [.scheduleRetry(after: delay), .emit(.retrying(error: failure, attempt: failureStreak, delay: delay))]
+        return restart + [.scheduleRetry(after: delay), .emit(.retrying(error: failure, attempt: failureStreak, delay: .seconds(delay)))]
     }
 
     /// Why a connection ended early, if it did and that counts as a failure.

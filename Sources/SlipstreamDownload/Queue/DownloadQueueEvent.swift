@@ -10,8 +10,8 @@ public enum DownloadQueueEvent: Sendable {
     case started(DownloadQueue.ID, DownloadInfo)
     /// A snapshot of progress. A reader that lags sees only the newest one of each download.
     case progress(DownloadQueue.ID, DownloadProgress)
-    /// A request failed and will be tried again after `delay` seconds.
-    case retrying(DownloadQueue.ID, error: DownloadError, attempt: Int, delay: Double)
+    /// A request failed and will be tried again after `delay`.
+    case retrying(DownloadQueue.ID, error: DownloadError, attempt: Int, delay: Duration)
     /// Something a person should know that does not stop the download.
     case notice(DownloadQueue.ID, String)
     /// Stopped by `pause`, keeping its `.part` file and resume records; its connections are free.

@@ -76,7 +76,7 @@ enum GetCommand {
                 case .retrying(let error, let attempt, let delay) where !options.quiet:
                     Terminal.message(
                         "slipstream: \(error.message); retry \(attempt) in "
-                            + "\(Formatting.fixed(delay, places: 1)) s", over: showBar)
+                            + "\(Formatting.fixed(delay.seconds, places: 1)) s", over: showBar)
                 default:
                     break
                 }

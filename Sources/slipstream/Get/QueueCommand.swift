@@ -161,7 +161,7 @@ enum QueueCommand {
             case .notice(_, let text) where !quiet:
                 screen.print("slipstream: \(text)")
             case .retrying(_, let error, let attempt, let delay) where !quiet:
-                screen.print("slipstream: \(error.message); retry \(attempt) in \(Formatting.fixed(delay, places: 1)) s")
+                screen.print("slipstream: \(error.message); retry \(attempt) in \(Formatting.fixed(delay.seconds, places: 1)) s")
             default:
                 break
             }

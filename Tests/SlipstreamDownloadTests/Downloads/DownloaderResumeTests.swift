@@ -277,12 +277,12 @@ import TestSupport
         let folder = try TestFiles.makeTemporaryFolder()
         let started = ContinuousClock.now
         let download = try Downloader().start(server.url("/busy.bin"), to: .file(folder + "/b.bin"))
-        var delays: [Double] = []
+        var delays: [Duration] = []
         for await event in download.events {
             if case .retrying(_, _, let delay) = event { delays.append(delay) }
         }
         _ = try await download.value
-        #expect(delays.count == 2 && delays.allSatisfy { $0 >= 1 })
+        #expect(delays.count == 2 && delays.allSatisfy { $0 >= .seconds(1) })
         #expect(ContinuousClock.now - started >= .seconds(2))
         let exact = TestFiles.contents(of: folder + "/b.bin", equal: content)
         #expect(exact)

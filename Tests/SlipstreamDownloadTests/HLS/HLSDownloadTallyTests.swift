@@ -61,7 +61,8 @@ import Testing
 
     @Test func aRetryNamesItsResource() {
         var tally = Self.tally()
-        let step = tally.take(.retrying(Self.id(3), error: DownloadError(.network, "http://h.test/s3.ts: reset"), attempt: 2, delay: 1.5))
+        let step = tally.take(
+            .retrying(Self.id(3), error: DownloadError(.network, "http://h.test/s3.ts: reset"), attempt: 2, delay: .milliseconds(1500)))
         guard step.events.count == 1, case .retrying(let error, let attempt, let delay) = step.events[0] else {
             Issue.record("\(step.events)")
             return
