@@ -24,7 +24,8 @@ package final class ICYAudioSource: AudioSource {
     }
 
     /// One connection's filter between the inner source and the receiver. Called on the inner
-    /// source's thread, one call at a time (`AudioSourceReceiver`): its state is that thread's.
+    /// source's thread, one call at a time (`AudioSourceReceiver`); its state is behind a lock
+    /// that is never held while the receiver is called (a call may lead anywhere).
     private final class Receiver: AudioSourceReceiver {
         private struct State {
             var filter: ICYMetadataFilter?
@@ -35,53 +36,77 @@ package final class ICYAudioSource: AudioSource {
             var consumedBeforePause = 0
         }
 
+        /// What one scan found: the titles of the blocks before the audio run, where the run
+        /// starts in the input, how many of its bytes are there, and its stream offset.
+        private struct Run {
+            var titles: [AudioSourceMetadata] = []
+            var start: Int
+            var count: Int
+            var offset: Int64
+        }
+
         private let receiver: any AudioSourceReceiver
-        // Unchecked: only the inner source's calls touch it, one at a time.
-        nonisolated(unsafe) private var state = State()
+        private let state = Mutex(State())
 
         init(_ receiver: any AudioSourceReceiver) {
             self.receiver = receiver
         }
 
         func sourceOpened(_ answer: AudioSourceAnswer) -> AudioSourceDecision {
-            state = State()
+            var fresh = State()
             if let interval = answer.headers["icy-metaint"].flatMap({ Int(Substring($0).trimmingSpaces()) }), interval > 0 {
-                state.filter = ICYMetadataFilter(interval: interval)
+                fresh.filter = ICYMetadataFilter(interval: interval)
             }
-            state.base = answer.offset
+            fresh.base = answer.offset
             var answer = answer
             // A stream with metadata blocks has no end: it is live even when a server sends a
             // length, and its length would count the blocks.
-            if state.filter != nil { (answer.isLive, answer.totalSize) = (true, nil) }
+            if fresh.filter != nil { (answer.isLive, answer.totalSize) = (true, nil) }
+            state.withLock { $0 = fresh }
             if let station = StationInfo(headers: answer.headers) { receiver.sourceFound(.station(station)) }
             return receiver.sourceOpened(answer)
         }
 
         func sourceReceived(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> AudioSourceDecision {
-            guard state.filter != nil else { return receiver.sourceReceived(bytes, at: offset) }
-            var index = min(state.consumedBeforePause, bytes.count)
-            state.consumedBeforePause -= index
+            let resumed = state.withLock { state -> Int? in
+                guard state.filter != nil else { return nil }
+                let index = min(state.consumedBeforePause, bytes.count)
+                state.consumedBeforePause -= index
+                return index
+            }
+            guard var index = resumed else { return receiver.sourceReceived(bytes, at: offset) }
             while index < bytes.count {
-                let base = state.base
-                let receiver = self.receiver
-                let (start, count) = state.filter!.scan(bytes, from: index) { block, audioOffset in
-                    let metadata = ICYMetadata(block)
-                    if let title = metadata.title {
-                        receiver.sourceFound(.title(StreamTitle(title: title, url: metadata.url), offset: base + audioOffset))
-                    }
-                }
-                index = start
-                guard count > 0 else { break }
-                let audio = UnsafeRawBufferPointer(rebasing: bytes[start..<start + count])
-                let decision = receiver.sourceReceived(audio, at: base + state.filter!.audioOffset)
+                let run = scan(bytes, from: index)
+                for title in run.titles { receiver.sourceFound(title) }
+                index = run.start
+                guard run.count > 0 else { break }
+                let audio = UnsafeRawBufferPointer(rebasing: bytes[run.start..<run.start + run.count])
+                let decision = receiver.sourceReceived(audio, at: run.offset)
                 guard case .proceed = decision else {
-                    if case .pause = decision { state.consumedBeforePause = start }
+                    if case .pause = decision { state.withLock { $0.consumedBeforePause = run.start } }
                     return decision
                 }
-                state.filter!.audioTaken(count)
-                index += count
+                state.withLock { $0.filter?.audioTaken(run.count) }
+                index += run.count
             }
             return .proceed
+        }
+
+        /// Scans `bytes` from `index` to the next run of audio (`ICYMetadataFilter.scan`).
+        private func scan(_ bytes: UnsafeRawBufferPointer, from index: Int) -> Run {
+            state.withLock { state in
+                var titles: [AudioSourceMetadata] = []
+                let base = state.base
+                let found = state.filter?.scan(bytes, from: index) { block, audioOffset in
+                    let metadata = ICYMetadata(block)
+                    if let title = metadata.title {
+                        titles.append(.title(StreamTitle(title: title, url: metadata.url), offset: base + audioOffset))
+                    }
+                }
+                return Run(
+                    titles: titles, start: found?.start ?? bytes.count, count: found?.audioCount ?? 0,
+                    offset: base + (state.filter?.audioOffset ?? 0))
+            }
         }
 
         func sourceFound(_ metadata: AudioSourceMetadata) {

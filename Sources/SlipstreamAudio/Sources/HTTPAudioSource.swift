@@ -86,14 +86,14 @@ package final class HTTPAudioSource: AudioSource {
         private let receiver: any AudioSourceReceiver
         private let requestedRange: HTTPRequest.ByteRange?
         private let url: String
-        // Unchecked: the engine calls a sink on its I/O thread only, one call at a time (see
-        // HTTPSink), and only the sink's calls touch these two.
+        // Atomics, relaxed: the engine calls a sink on its I/O thread only, one call at a time
+        // (see HTTPSink), and only the sink's calls touch the first three.
         /// The stream offset of the next body byte.
-        nonisolated(unsafe) private var offset: Int64 = 0
+        private let offset = Atomic<Int64>(0)
         /// The receiver said `.stop`: it is told nothing more.
-        nonisolated(unsafe) private var isStopped = false
+        private let isStopped = Atomic(false)
         /// The answer was an empty stream (a 416 for an empty file): its body is not the stream's.
-        nonisolated(unsafe) private var isEmpty = false
+        private let isEmpty = Atomic(false)
         /// The connection was cancelled: the receiver is told nothing more.
         let isCancelled = Atomic(false)
 
@@ -109,7 +109,7 @@ package final class HTTPAudioSource: AudioSource {
             // The length of a 200 counts the stream's bytes unless they came encoded.
             var totalSize = head.contentEncoding == nil ? head.contentLength : nil
             var rangesSupported: Bool?
-            offset = 0
+            var offset: Int64 = 0
             switch RangeAnswer(head, start: start) {
             case .partial(let contentRange):
                 offset = start
@@ -123,13 +123,15 @@ package final class HTTPAudioSource: AudioSource {
                             + "but the server sent Content-Range \(contentRange ?? "(none)")", status: head.status))
             case .otherStatus(416) where start == 0 && head.contentRange?.total == 0:
                 // An empty file: nothing to send from byte 0.
-                (totalSize, rangesSupported, isEmpty) = (0, true, true)
+                (totalSize, rangesSupported) = (0, true)
+                isEmpty.store(true, ordering: .relaxed)
             case .otherStatus where !head.isSuccess:
                 return .abort(HTTPError(.httpStatus, url: url, message: "the server answered HTTP \(head.statusText)", status: head.status))
             case .whole, .wrongTotal, .otherStatus:
                 // The whole stream from byte 0: the receiver reads and drops what comes before.
                 if requestedRange != nil || head.headers["Accept-Ranges"]?.lowercased() == "none" { rangesSupported = false }
             }
+            self.offset.store(offset, ordering: .relaxed)
             let isLive = source.learn(
                 totalSize: totalSize, rangesSupported: rangesSupported, strongETag: head.hasStrongETag ? head.etag : nil)
             let answer = AudioSourceAnswer(
@@ -141,17 +143,17 @@ package final class HTTPAudioSource: AudioSource {
         }
 
         func receive(body: UnsafeRawBufferPointer) -> HTTPSinkDecision {
-            if isEmpty { return .proceed }
-            let decision = decide(receiver.sourceReceived(body, at: offset))
-            if case .proceed = decision { offset += Int64(body.count) }
+            if isEmpty.load(ordering: .relaxed) { return .proceed }
+            let decision = decide(receiver.sourceReceived(body, at: offset.load(ordering: .relaxed)))
+            if case .proceed = decision { offset.add(Int64(body.count), ordering: .relaxed) }
             return decision
         }
 
         func complete(_ result: Result<Void, HTTPError>) {
-            guard !isStopped, !isCancelled.load(ordering: .relaxed) else { return }
+            guard !isStopped.load(ordering: .relaxed), !isCancelled.load(ordering: .relaxed) else { return }
             switch result {
             case .success: receiver.sourceEnded(nil)
-            case .failure(let error): receiver.sourceEnded(AudioStreamerError(error, offset: offset))
+            case .failure(let error): receiver.sourceEnded(AudioStreamerError(error, offset: offset.load(ordering: .relaxed)))
             }
         }
 
@@ -160,7 +162,7 @@ package final class HTTPAudioSource: AudioSource {
             case .proceed: return .proceed
             case .pause: return .pause
             case .stop:
-                isStopped = true
+                isStopped.store(true, ordering: .relaxed)
                 return .finish
             }
         }
