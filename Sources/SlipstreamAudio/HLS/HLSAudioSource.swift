@@ -20,7 +20,7 @@ import Synchronization
 /// would; its receiver drops what it has. Segments
 /// encrypted with `METHOD=AES-128` are decrypted (`HLSDecryptor`; each key fetched once);
 /// other methods (SAMPLE-AES ...) are refused by name. A segment that fails is tried again a
-/// few times (`HLSConnection.segmentAttempts`), then a recorded stream ends with an error naming
+/// few times (`HLSFetchMachine.segmentAttempts`), then a recorded stream ends with an error naming
 /// it (a live one goes on with the next segment).
 package final class HLSAudioSource: AudioSource {
     /// A playlist's bytes already read, and the URL that answered (against which it resolves).
@@ -46,7 +46,7 @@ package final class HLSAudioSource: AudioSource {
         let loginOrigins: [URLOrigin]?
         /// Which variant of a master playlist is followed.
         let selection: HLSVariantSelection
-        /// The most seconds of segments fetched ahead (nil: as many as `HLSConnection.segmentsAhead`).
+        /// The most seconds of segments fetched ahead (nil: as many as `HLSFetchMachine.segmentsAhead`).
         let lookahead: Double?
         /// What the first segment read holds, once known.
         let segmentKind = Mutex<HLSSegmentReader.Kind?>(nil)
@@ -90,7 +90,7 @@ package final class HLSAudioSource: AudioSource {
     /// template's login goes only to `loginOrigins` (playlists, keys and segments elsewhere are
     /// fetched without it); nil: with every fetch, as the template says. A master playlist's
     /// variant is chosen as `selection` says; segments are fetched ahead up to `lookahead`
-    /// seconds of them (nil: up to `HLSConnection.segmentsAhead` segments).
+    /// seconds of them (nil: up to `HLSFetchMachine.segmentsAhead` segments).
     package init(
         template: HTTPRequest, engine: HTTPEngine, document: Document? = nil, loginOrigins: [URLOrigin]? = nil,
         selection: HLSVariantSelection = HLSVariantSelection(), lookahead: Double? = nil

@@ -1,15 +1,13 @@
-import Dispatch
 import SlipstreamHTTP
 import Synchronization
 
-/// The segments an `HLSConnection` fetches ahead (`HLSPrefetchPlan`), each whole into memory on
-/// the engine's connections, one or two fetches per segment (a race: the first to finish wins,
-/// the other is cancelled). The connection's thread starts them and takes their bytes; each end
-/// signals the thread's semaphore.
+/// The segments an `HLSConnection` fetches ahead (as its `HLSFetchMachine` plans them), each
+/// whole into memory on the engine's connections, one or two fetches per segment (a race: the
+/// first to finish wins, the other is cancelled). The connection starts them and takes their
+/// bytes; each segment's end is told once.
 final class HLSPrefetcher: Sendable {
     /// A segment's fetch.
     private struct Entry {
-        var plan: HLSPrefetchPlan.Fetch
         var transfers: [HTTPTransfer] = []
         /// Fetches started, and those that failed while another went on.
         var started = 0
@@ -22,37 +20,25 @@ final class HLSPrefetcher: Sendable {
     static let maximumSegmentSize = 32 << 20
 
     private let setup: HLSAudioSource.Setup
-    private let wake: DispatchSemaphore
     private let entries = Mutex<[String: Entry]>([:])
 
-    /// A prefetcher fetching as `setup` says, signalling `wake` at each fetch's end.
-    init(setup: HLSAudioSource.Setup, wake: DispatchSemaphore) {
+    /// A prefetcher fetching as `setup` says.
+    init(setup: HLSAudioSource.Setup) {
         self.setup = setup
-        self.wake = wake
     }
 
-    /// The fetches, as the plan sees them.
-    var fetches: [String: HLSPrefetchPlan.Fetch] {
-        entries.withLock { $0.mapValues(\.plan) }
-    }
-
-    /// Starts fetching `url` (`range` of it) under `key`, at `now`; a second time: races it.
-    func fetch(_ key: String, url: String, range: HLSMediaPlaylist.ByteRange?, now: Double) {
+    /// Starts fetching `url` (`range` of it) under `key`; a second time: races it. `ended` is
+    /// called (on the engine's thread) when the segment's fetch ended, once for both.
+    func fetch(_ key: String, url: String, range: HLSMediaPlaylist.ByteRange?, ended: @escaping @Sendable () -> Void) {
         var request = setup.request(url)
         request.range = range.map { HTTPRequest.ByteRange(start: $0.offset, end: $0.offset + $0.length - 1) }
         setup.traffic.withLock { $0.requests += 1 }
         // The entry counts the fetch before it can end.
-        entries.withLock { entries in
-            if entries[key] == nil {
-                entries[key] = Entry(plan: HLSPrefetchPlan.Fetch(started: now, isRaced: false, isDone: false))
-            } else {
-                entries[key]!.plan.isRaced = true
-            }
-            entries[key]!.started += 1
-        }
+        entries.withLock { entries in entries[key, default: Entry()].started += 1 }
         let limit = Int(clamping: range?.offset ?? 0) + Self.maximumSegmentSize + 1
         let transfer = setup.engine.fetch(request, maxBodyBytes: limit) { [self] response in
-            finished(key, response.mapError { AudioStreamerError($0) }.flatMap { Self.body(of: $0, url: url, range: range) })
+            let result = response.mapError { AudioStreamerError($0) }.flatMap { Self.body(of: $0, url: url, range: range) }
+            if finished(key, result) { ended() }
         }
         // A fetch whose segment was forgotten or already fetched meanwhile is not needed.
         let isNeeded = entries.withLock { entries in
@@ -61,11 +47,6 @@ final class HLSPrefetcher: Sendable {
             return true
         }
         if !isNeeded { transfer.cancel() }
-    }
-
-    /// Whether `key` is being fetched or was.
-    func has(_ key: String) -> Bool {
-        entries.withLock { $0[key] != nil }
     }
 
     /// The bytes (or the failure) of `key`'s fetch once it ended, forgetting it; nil before.
@@ -92,8 +73,8 @@ final class HLSPrefetcher: Sendable {
     }
 
     /// A fetch of `key` ended with `result`: the first end counts (a failure only once every
-    /// fetch of it failed); the other fetch is cancelled.
-    private func finished(_ key: String, _ result: Result<[UInt8], AudioStreamerError>) {
+    /// fetch of it failed); the other fetch is cancelled. Returns whether this end counted.
+    private func finished(_ key: String, _ result: Result<[UInt8], AudioStreamerError>) -> Bool {
         let losers = entries.withLock { entries -> [HTTPTransfer]? in
             guard var entry = entries[key], entry.result == nil else { return nil }
             if case .failure = result, entry.failures + 1 < entry.started {
@@ -104,14 +85,13 @@ final class HLSPrefetcher: Sendable {
             }
             if case .success(let body) = result { setup.traffic.withLock { $0.bytes += Int64(body.count) } }
             entry.result = result
-            entry.plan.isDone = true
             let losers = entry.transfers
             entry.transfers = []
             entries[key] = entry
             return losers
         }
         losers?.forEach { $0.cancel() }
-        wake.signal()
+        return losers != nil
     }
 
     /// The segment's bytes in `response`: its range cut out of a whole answer (a server that

@@ -93,7 +93,7 @@ extension AudioStreamer {
     /// network side that read the playlist.
     private func startHLS(_ url: String, document: HLSAudioSource.Document) {
         // Segments are fetched ahead within the buffer's seconds (a limit in bytes or none:
-        // within `HLSConnection.segmentsAhead` segments).
+        // within `HLSFetchMachine.segmentsAhead` segments).
         let lookahead: Double? = if case .seconds(let seconds) = configuration.bufferLimit { seconds } else { nil }
         let source = HLSAudioSource(
             template: makeAudioRequest(url, configuration: configuration, loginOrigins: nil), engine: engine ?? .shared,

@@ -1,7 +1,7 @@
 import SlipstreamHTTP
 
 /// What a connection's answer says about the bytes that follow.
-package struct AudioSourceAnswer: Sendable {
+package struct AudioSourceAnswer: Sendable, Equatable {
     /// When the bytes of a connection opened at a time start (`AudioSourceRequest.time`).
     package struct StartTime: Hashable, Sendable {
         /// Seconds from the stream's start to the first audio that follows.

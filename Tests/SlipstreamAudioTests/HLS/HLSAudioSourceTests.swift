@@ -128,7 +128,7 @@ struct HLSAudioSourceTests {
         #expect(error.code == .httpStatus)
         #expect(error.status == 404)
         #expect(error.message.contains("gone.ts"), "\(error.message)")
-        #expect(error.message.contains("\(HLSConnection.segmentAttempts) times"), "\(error.message)")
+        #expect(error.message.contains("\(HLSFetchMachine.segmentAttempts) times"), "\(error.message)")
         #expect(!error.isRetryable)
         // The segments before it were played.
         #expect(delivery.bytes == (try Self.demuxed(try Self.numbered(folder, "s", "ts").prefix(2).map { $0 })))
