@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The control side: feeding the state machine and carrying out its actions on the control
 /// queue, what the network side tells, events, the inactivity and progress timer.
@@ -102,14 +103,12 @@ extension AudioStreamer {
             let final = FinalEvent()
             recorder.close { [self] in
                 controlQueue.async { [self] in
-                    if !final.isEmitted { emit(event) }
-                    final.isEmitted = true
+                    if final.claim() { emit(event) }
                 }
             }
             let timeout = configuration.recording?.closeTimeout.seconds ?? 0
             controlQueue.asyncAfter(deadline: .now() + timeout) { [self] in
-                guard !final.isEmitted else { return }
-                final.isEmitted = true
+                guard final.claim() else { return }
                 let seconds = formatSeconds(timeout)
                 emit(
                     .recordingFailed(
@@ -233,9 +232,13 @@ extension AudioStreamer {
 
 /// Whether the final event, held for a recording to close, was emitted: by the recording's
 /// close or by the timeout, whichever came first.
-private final class FinalEvent: @unchecked Sendable {
-    // Unchecked: read and written on the streamer's control queue only.
-    var isEmitted = false
+private final class FinalEvent: Sendable {
+    private let isEmitted = Atomic(false)
+
+    /// True for the first caller only: it emits the final event.
+    func claim() -> Bool {
+        !isEmitted.exchange(true, ordering: .relaxed)
+    }
 }
 
 /// "10 s", "0.5 s".
