@@ -116,8 +116,14 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
             name: "ResumeRecordFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/ResumeRecordFuzzer"),
         .executableTarget(
             name: "DownloadListFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/DownloadListFuzzer"),
-        .executableTarget(name: "FLACParserFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/FLACParserFuzzer"),
-        .executableTarget(name: "OggParserFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/OggParserFuzzer"),
+        // These two also feed the packets the parser finds to the real decoders (libFLAC,
+        // libvorbis, libopus), whose frame counts must match the parser's: they link the player.
+        .executableTarget(
+            name: "FLACParserFuzzer", dependencies: ["SlipstreamMedia", "SlipstreamAudio", "FuzzSupport"],
+            path: "Fuzz/FLACParserFuzzer"),
+        .executableTarget(
+            name: "OggParserFuzzer", dependencies: ["SlipstreamMedia", "SlipstreamAudio", "FuzzSupport"],
+            path: "Fuzz/OggParserFuzzer"),
         .executableTarget(name: "PlaylistFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/PlaylistFuzzer"),
         .executableTarget(
             name: "TransportStreamFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/TransportStreamFuzzer"),

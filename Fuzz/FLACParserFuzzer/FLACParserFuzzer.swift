@@ -3,6 +3,7 @@
 // are; every broken invariant is a `require`, which crashes and makes libFuzzer save the input.
 
 import FuzzSupport
+@testable import SlipstreamAudio
 @testable import SlipstreamMedia
 
 /// Called by libFuzzer with each input: `fLaC` and then the input, one whole stream.

@@ -4,6 +4,7 @@
 // save the input.
 
 import FuzzSupport
+@testable import SlipstreamAudio
 @testable import SlipstreamMedia
 
 /// Called by libFuzzer with each input: a script of pages (`OggPageScript`).
