@@ -42,7 +42,10 @@ extension DownloadStateMachine {
         connection.lastData = now
         if mirrors[connection.mirror].failures > 0 { mirrors[connection.mirror].failures = 0 }
         var verdict = Verdict.proceed
-        if let written = changeStream({ $0.written += Int64(count) }).map({ _ in stream?.written ?? 0 }) {
+        if let written = changeStream({ stream in
+            stream.written += Int64(count)
+            return stream.written
+        }) {
             // A body of no announced size that passes the limit: stopped, and what it wrote goes.
             if let limit = settings.maxFileSize, written > limit {
                 connections[number] = connection
