@@ -69,12 +69,17 @@ enum QueueCommand {
                 }
             }
         }
+        // Every entry goes in paused, and those to run are resumed once all are in: what the
+        // queue refuses (a bad URL) is told before any download could fail on its own.
         var folders: Set<String> = []
+        var toRun: [DownloadQueue.ID] = []
         for entry in list.entries {
             let folder = entry.dir ?? options.folder ?? "."
             if folders.insert(folder).inserted { makeFolders(folder) }
-            add(entry, in: folder, to: queue, options: options, session: list.isSession, screen: screen, tally: tally)
+            let id = add(entry, in: folder, to: queue, options: options, session: list.isSession, screen: screen, tally: tally)
+            if let id, !entry.paused { toRun.append(id) }
         }
+        toRun.forEach(queue.resume)
         if trap.caughtSignal != nil { await queue.stopAll() }
         let drawer = Task {
             guard screen.live else { return }
@@ -118,27 +123,29 @@ enum QueueCommand {
         return .success
     }
 
-    /// Adds one entry of the list; a session's entry whose file is already complete (finished
-    /// after the session was last written) counts as done.
+    /// Adds one entry of the list, paused; a session's entry whose file is already complete
+    /// (finished after the session was last written) counts as done. Returns the download
+    /// added, nil for none.
     private static func add(
         _ entry: DownloadList.Entry, in folder: String, to queue: DownloadQueue, options: GetOptions,
         session: Bool, screen: QueueScreen, tally: SharedTally
-    ) {
+    ) -> DownloadQueue.ID? {
         tally.withLock { $0.count += 1 }
         let destination: DownloadDestination = entry.out.map { .file(folder == "." ? $0 : folder + "/" + $0) } ?? .folder(folder)
         if session, case .file(let path) = destination, exists(path), !exists(path + ".part") {
             tally.withLock { $0.finished += 1 }
             if !options.quiet { screen.print("already complete: \(path)") }
-            return
+            return nil
         }
         let request = DownloadQueue.Request(
             url: entry.urls[0], mirrors: Array(entry.urls.dropFirst()),
             destination: destination, checksum: entry.checksum)
         do {
-            try queue.add(request, paused: entry.paused)
+            return try queue.add(request, paused: true)
         } catch {
             tally.withLock { $0.failures.append((error.advice, ExitStatus(error))) }
             screen.print("slipstream: \(error.advice)")
+            return nil
         }
     }
 
