@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "SlipstreamDownload", targets: ["SlipstreamDownload"]),
         .library(name: "SlipstreamMedia", targets: ["SlipstreamMedia"]),
         .library(name: "SlipstreamAudio", targets: ["SlipstreamAudio"]),
+        .library(name: "SlipstreamDaemon", targets: ["SlipstreamDaemon"]),
         .executable(name: "slipstream", targets: ["slipstream"]),
     ],
     targets: [
@@ -71,9 +72,16 @@ let package = Package(
                 "COpus", "CSoxr", "CALSA", "CPulse",
             ]
         ),
+        // Headers only: libwebsockets is loaded on first use (see shim.h), by the daemon alone.
+        .systemLibrary(name: "CWebSockets", providers: [.apt(["libwebsockets-dev"])]),
+        // The service: aria2's JSON-RPC over HTTP and WebSocket, the session and the page at /,
+        // on one download queue.
+        .target(
+            name: "SlipstreamDaemon",
+            dependencies: ["SlipstreamCore", "SlipstreamHTTP", "SlipstreamDownload", "CWebSockets"]),
         .executableTarget(
             name: "slipstream",
-            dependencies: ["SlipstreamCore", "SlipstreamDownload", "SlipstreamHTTP", "SlipstreamAudio"]
+            dependencies: ["SlipstreamCore", "SlipstreamDownload", "SlipstreamHTTP", "SlipstreamAudio", "SlipstreamDaemon"]
         ),
         // Shared by the test targets: a loopback HTTP server that misbehaves on demand,
         // the nginx the test script starts, and helpers for test files.
@@ -90,6 +98,7 @@ let package = Package(
         .testTarget(name: "SlipstreamMediaTests", dependencies: ["SlipstreamMedia", "MediaTestSupport", "TestSupport"]),
         .testTarget(
             name: "SlipstreamAudioTests", dependencies: ["SlipstreamAudio", "MediaTestSupport", "TestSupport", "CAllocationCounter"]),
+        .testTarget(name: "SlipstreamDaemonTests", dependencies: ["SlipstreamDaemon", "TestSupport"]),
         .testTarget(name: "SlipstreamCLITests", dependencies: ["slipstream", "SlipstreamCore", "TestSupport"]),
         // Downloads and playback on one engine at once.
         .testTarget(
