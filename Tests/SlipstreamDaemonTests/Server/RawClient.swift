@@ -70,8 +70,8 @@ final class RawClient {
         try send(Array((text + "\r\n").utf8) + (body ?? []))
     }
 
-    /// Reads one response (its body by Content-Length; none without).
-    func response() throws -> Response {
+    /// Reads one response (its body by Content-Length; none without, nor for a HEAD's).
+    func response(toHead: Bool = false) throws -> Response {
         let end: [UInt8] = Array("\r\n\r\n".utf8)
         var range = pending.firstRange(of: end)
         while range == nil {
@@ -86,7 +86,7 @@ final class RawClient {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        let length = headers["content-length"].flatMap { Int($0) } ?? 0
+        let length = toHead ? 0 : headers["content-length"].flatMap { Int($0) } ?? 0
         while pending.count < length {
             guard try receive() else { throw Failure(description: "closed inside a body") }
         }

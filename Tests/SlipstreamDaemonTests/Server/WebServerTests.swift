@@ -41,7 +41,7 @@ struct WebServerTests {
             try client.request("GET", "/", port: port)
             let page = try client.response()
             try client.request("HEAD", "/", port: port)
-            return (page, try client.response())
+            return (page, try client.response(toHead: true))
         }
         #expect(page.status == 200)
         #expect(page.text == "<p>page</p>")
