@@ -14,6 +14,8 @@
 #                       and each block's title
 #   ResumeRecordFuzzer  the resume records beside a .part file (ControlFile, ResumeStore)
 #   DownloadListFuzzer  download lists and session files (DownloadList)
+#   MetalinkFuzzer      Metalink 4 and 3 documents (MetalinkDocument) and the XML reader under
+#                       them: safe names, mirrors in order, hashes checked, written and read back
 #   ExternalTextFuzzer  the readers of numbers and text from outside: the strict decimal
 #                       reader, the checked conversions, and a text made fit to show (a URL's
 #                       password out, terminal controls escaped)
@@ -49,7 +51,7 @@ seconds="${1:-600}"
 shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer ExternalTextFuzzer ResponseHeadFuzzer PlaylistFuzzer TransportStreamFuzzer)
+all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer MetalinkFuzzer ExternalTextFuzzer ResponseHeadFuzzer PlaylistFuzzer TransportStreamFuzzer)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 for target in "${targets[@]}"; do
