@@ -266,6 +266,17 @@ import Testing
         }
     }
 
+    /// A 4 GiB file's SHA-256 pieces of 256 KiB (16,384 of them, about 1.6 MiB): within bounds.
+    @Test func readsTheManyPieceHashesOfABigFile() throws {
+        let count = 16_384
+        let hashes = String(repeating: "<hash>\(Self.sha256)</hash>\n", count: count)
+        let document = try MetalinkDocument.parse(
+            Self.meta4(
+                "<file name=\"big.iso\"><size>\(Int64(count) << 18)</size><pieces length=\"262144\" type=\"sha-256\">\n\(hashes)</pieces>\(Self.url)</file>"
+            ))
+        #expect(document.files[0].pieces?.hashes.count == count)
+    }
+
     /// Past 8 MiB a document is refused before any of it is read.
     @Test func refusesAHugeDocument() {
         let huge = Self.meta4("<file name=\"f\">\(Self.url)</file><!--" + String(repeating: "x", count: 8 << 20) + "-->")
