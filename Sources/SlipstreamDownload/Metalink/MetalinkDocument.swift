@@ -122,6 +122,16 @@ public struct MetalinkDocument: Sendable, Equatable {
             self.description = description
         }
 
+        /// The subfolders `name` puts the file in (`a/b` for `a/b/c.iso`), nil for none.
+        public var folder: String? {
+            name.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(name[..<$0]) }
+        }
+
+        /// The file's own name, the last component of `name` (`c.iso` for `a/b/c.iso`).
+        public var fileName: String {
+            name.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(name[name.utf8.index(after: $0)...]) } ?? name
+        }
+
         /// `urls` that the downloader fetches (http, https, ftp, ftps, sftp, with a host), best
         /// first; the others (rsync, magnet ...) left out.
         public var downloadableURLs: [URL] {

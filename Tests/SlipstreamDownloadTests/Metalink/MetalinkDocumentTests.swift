@@ -72,6 +72,7 @@ import Testing
         #expect(document.generator == "mirrorgen/1.0" && document.origin == "https://example.test/all.meta4" && document.isDynamic)
         #expect(document.updated == "2026-12-07T00:00:00Z")
         #expect(document.files.map(\.name) == ["iso/one.iso", "two & three.txt"])
+        #expect(document.files.map(\.folder) == ["iso", nil] && document.files.map(\.fileName) == ["one.iso", "two & three.txt"])
         #expect(
             document.files[0].urls.map(\.url) == [
                 "http://two.test/one.iso", "http://thirty.test/one.iso", "http://thirty-b.test/one.iso",
