@@ -30,4 +30,11 @@ extension DownloadQueue {
     public func removeOutcomes() -> [Outcome] {
         state.withLock { $0.history.removeOutcomes() }
     }
+
+    /// Forgets the kept outcome of download `id` (aria2's `removeDownloadResult`) and returns
+    /// it; nil when none is kept.
+    @discardableResult
+    public func removeOutcome(of id: ID) -> Outcome? {
+        state.withLock { $0.history.removeOutcome(of: id) }
+    }
 }

@@ -46,6 +46,12 @@ struct QueueHistory: Sendable {
         return outcomes
     }
 
+    /// Forgets the outcome of download `id`, and returns it (nil when none is kept).
+    mutating func removeOutcome(of id: DownloadQueue.ID) -> DownloadQueue.Outcome? {
+        guard let index = outcomes.firstIndex(where: { $0.id == id }) else { return nil }
+        return outcomes.remove(at: index)
+    }
+
     /// The events that bring a reader to where every download is (or only download `id`), in
     /// the order the downloads were added: `.finished` or `.failed` for one whose outcome is
     /// kept; `.queued` or `.paused` for one waiting; `.started`, then its latest `.progress`,
