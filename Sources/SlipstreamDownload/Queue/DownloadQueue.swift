@@ -78,7 +78,8 @@ public final class DownloadQueue: Sendable {
         /// Where it is.
         public var phase: Phase
         /// Its progress, once started; for one paused (or waiting again) after it ran, where
-        /// it stopped (no speed, no connections).
+        /// it stopped (no speed, no connections); for one waiting that an earlier run left a
+        /// `.part` file and resume record of (say, restored from a session), what they hold.
         public var progress: DownloadProgress?
         /// The file it writes (final name; `.part` is added until the end), once known.
         public var path: String?
@@ -141,6 +142,8 @@ public final class DownloadQueue: Sendable {
     let state: Mutex<State>
     /// Writes the session file, one write at a time.
     let sessionQueue = DispatchQueue(label: "slipstream.session")
+    /// Reads the resume records of downloads added (`lookForKeptBytes`), one at a time.
+    let keptBytesQueue = DispatchQueue(label: "slipstream.queue.kept-bytes")
 
     /// A queue on `engine` (default: the shared one).
     public init(engine: HTTPEngine = .shared, configuration: Configuration = Configuration()) {
@@ -187,6 +190,7 @@ public final class DownloadQueue: Sendable {
         }
         let id = try added.get()
         emit(paused ? .paused(id) : .queued(id))
+        lookForKeptBytes(of: id, request: request)
         changed()
         return id
     }
@@ -251,8 +255,9 @@ public final class DownloadQueue: Sendable {
 
     /// What a running download is doing now, piece by piece and connection by connection (see
     /// `DownloadDetails`); for one paused (or waiting again) after it ran in this queue, its
-    /// pieces when it stopped, without connections; nil for one that has not run yet (or is
-    /// still starting), has ended, or is unknown.
+    /// pieces when it stopped, without connections, and for one waiting that an earlier run
+    /// left a `.part` file and resume record of, what they hold; nil for one that has not run
+    /// (or is still starting), has ended, or is unknown.
     public func details(of id: ID) -> DownloadDetails? {
         let (download, stopped) = state.withLock { ($0.records[id]?.download, $0.records[id]?.stopped?.details) }
         return download?.details ?? stopped

@@ -100,6 +100,35 @@ import TestSupport
         #expect(queue.outcomes.map(\.id) == [q])
     }
 
+    /// A download added again (as from a session) after an earlier run paused it tells what its
+    /// `.part` file holds while it waits.
+    @Test func aDownloadAddedAgainTellsWhatItsPartFileHolds() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let content = TestFiles.fastRandomBytes(4 << 20, seed: 27)
+        let server = try Base.server(["/k.bin": content], holdAfter: 256 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let request = DownloadQueue.Request(url: server.url("/k.bin"), destination: .file(folder + "/k.bin"))
+        let first = Base.queue(jobs: 1, connections: 4)
+        var events = first.events().makeAsyncIterator()
+        let id = try first.add(request)
+        await Self.waitForProgress(&events, of: id, atLeast: 1 << 20)
+        await first.stopAll()
+        let kept = try #require(first.details(of: id))
+        #expect(kept.completedBytes == 1 << 20)
+        let second = Base.queue(jobs: 1, connections: 4)
+        let again = try second.add(request, paused: true)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while second.details(of: again) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        // The record counts whole pieces of its own (64 KiB or more): at most what was written.
+        let read = try #require(second.details(of: again))
+        #expect(read.totalBytes == 4 << 20 && read.numPieces == 4 && read.connections.isEmpty)
+        #expect(read.completedBytes > 0 && read.completedBytes <= kept.completedBytes)
+        #expect(second.downloads.first?.progress?.completedBytes == read.completedBytes)
+        #expect(second.downloads.first?.progress?.totalBytes == 4 << 20)
+    }
+
     @Test func moreConcurrentDownloadsStartWaitingOnesAtOnceAndFewerStartNothingNew() async throws {
         let gate = Gate()
         let content = TestFiles.fastRandomBytes(256 << 10, seed: 22)
