@@ -91,12 +91,13 @@ extension DownloadQueue {
     private func ended(_ id: ID, host: String, outcome: Result<DownloadResult, DownloadError>) {
         limiter.release(host)
         // Where it stopped, for a pause (its transfers have ended: no connections).
-        let download = state.withLock { $0.records[id]?.download }
-        let stopped = download.map { download in
+        let (download, intent) = state.withLock { ($0.records[id]?.download, $0.records[id]?.stop) }
+        var stopped: (progress: DownloadProgress, details: DownloadDetails)?
+        if let download, intent == .pause || intent == .requeue {
             var progress = download.progress
             progress.bytesPerSecond = 0
             progress.activeConnections = 0
-            return (progress, download.details)
+            stopped = (progress, download.details)
         }
         let stop = state.withLock { state in
             state.endingsBeingTold += 1
