@@ -57,7 +57,8 @@ extension ServerLoop {
         let text = connection.message
         connection.message = []
         connection.receivingMessage = false
-        handler(.message(text: text, client: WebServer.ClientID(value: connection.id)), replier(for: connection.id))
+        connection.requests += 1
+        handler(.message(text: text, client: WebServer.ClientID(value: connection.id)), replier(for: connection))
         return 0
     }
 

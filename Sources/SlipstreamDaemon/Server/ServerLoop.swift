@@ -63,12 +63,16 @@ final class ServerLoop: @unchecked Sendable {
         webSockets.remove(wsi)
     }
 
-    /// The function handed to `reply`: queues the reply for connection `id` and wakes the thread.
-    func replier(for id: UInt64) -> @Sendable (WebServer.Reply) -> Void {
-        { [self] reply in
+    /// The function handed to `reply` for the connection's latest request: queues the reply
+    /// (the first one only) and wakes the thread.
+    func replier(for connection: ServerConnection) -> @Sendable (WebServer.Reply) -> Void {
+        let id = connection.id, request = connection.requests
+        let replied = Atomic(false)
+        return { [self] reply in
+            guard !replied.exchange(true, ordering: .relaxed) else { return }
             inbox.withLock {
                 guard !$0.stopping else { return }
-                $0.replies.append((id, reply))
+                $0.replies.append((id, request, reply))
                 $0.wake()
             }
         }
@@ -84,10 +88,10 @@ final class ServerLoop: @unchecked Sendable {
             }
             return (inbox.replies, inbox.broadcasts)
         }
-        for (id, reply) in replies {
+        for (id, request, reply) in replies {
             guard let wsi = wsiByID[id], let connection = connections[wsi] else { continue }
             switch connection.phase {
-            case .awaitingReply:
+            case .awaitingReply where request == connection.requests:
                 respond(wsi, connection, status: reply.status, contentType: reply.contentType, body: reply.body)
             case .webSocket:
                 if !reply.body.isEmpty { send(reply.body, to: wsi, connection) }
