@@ -15,7 +15,6 @@ final class ServerLoop: @unchecked Sendable {
     let handler: WebServer.Handler
     /// Set before the thread starts (it needs the port bound).
     var policy: RequestPolicy
-    let idleSeconds: Int32
 
     // The server thread's alone from here on.
     var connections: [OpaquePointer: ServerConnection] = [:]
@@ -25,10 +24,12 @@ final class ServerLoop: @unchecked Sendable {
     var accepted: Set<OpaquePointer> = []
     private var nextID: UInt64 = 1
 
-    init(configuration: WebServer.Configuration, handler: @escaping WebServer.Handler, idleSeconds: Int32) {
+    /// The thread serving (its `pthread_self`), 0 before it starts.
+    let thread = Atomic<UInt>(0)
+
+    init(configuration: WebServer.Configuration, handler: @escaping WebServer.Handler) {
         self.configuration = configuration
         self.handler = handler
-        self.idleSeconds = idleSeconds
         policy = RequestPolicy(
             port: configuration.port, listenAll: configuration.listenAll, allowedOrigins: configuration.allowedOrigins,
             allowAnyOrigin: configuration.allowAnyOrigin)
@@ -37,6 +38,7 @@ final class ServerLoop: @unchecked Sendable {
     /// Serves until asked to stop, then destroys the context (closing every connection).
     func run(_ server: UnsafeMutablePointer<slipstream_lws_server>) {
         let context = server.pointee.context
+        thread.store(UInt(pthread_self()), ordering: .releasing)
         while !inbox.withLock({ $0.stopping }) {
             if slipstream_lws_service(context, 0) < 0 { break }
         }
