@@ -139,6 +139,8 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
         .executableTarget(
             name: "ExternalTextFuzzer", dependencies: ["SlipstreamCore", "FuzzSupport"], path: "Fuzz/ExternalTextFuzzer"),
         .executableTarget(
+            name: "WebSocketFramingFuzzer", dependencies: ["SlipstreamDaemon", "FuzzSupport"], path: "Fuzz/WebSocketFramingFuzzer"),
+        .executableTarget(
             name: "ResponseHeadFuzzer",
             dependencies: ["SlipstreamHTTP", "SlipstreamDownload", "FuzzSupport"],
             path: "Fuzz/ResponseHeadFuzzer"
