@@ -49,6 +49,9 @@ public final class DownloadDaemon: Sendable {
     private let calls = DispatchQueue(label: "slipstream.daemon.rpc")
     /// Writes the session file, one write at a time.
     private let sessionWriter: SessionWriter?
+    /// The queue's events but progress, read from the start (before any call can add a
+    /// download), so that no notification is missed.
+    private let events: DownloadQueueEvents
 
     /// A daemon with `configuration`, listening at once; throws when the folder is missing,
     /// the secret is missing where it must not be, or the port cannot be had.
@@ -72,6 +75,7 @@ public final class DownloadDaemon: Sendable {
             queue.setBytesPerSecondLimit(configuration.global.maxOverallDownloadLimit)
         }
         self.queue = queue
+        events = queue.events(where: { !$0.isProgress })
         let writer = configuration.sessionPath.map { SessionWriter(path: $0) }
         sessionWriter = writer
         let stopping = stopping
@@ -125,8 +129,8 @@ public final class DownloadDaemon: Sendable {
     public func run() async {
         // Told from the call queue: a download added by a call has its GID before any event
         // of it is looked at.
-        let notifier = Task { [queue, service, server, sessionWriter, calls] in
-            for await event in queue.events(where: { !$0.isProgress }) {
+        let notifier = Task { [events, service, server, sessionWriter, calls] in
+            for await event in events {
                 calls.async {
                     sessionWriter?.changed()
                     guard let notification = service.notification(for: event) else { return }
