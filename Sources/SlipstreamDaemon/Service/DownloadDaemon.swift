@@ -123,7 +123,8 @@ public final class DownloadDaemon: Sendable {
         calls.sync { service.restore(list) }
     }
 
-    /// Serves until `shutdown()` (or aria2's `shutdown` method): tells aria2's notifications,
+    /// Serves until `shutdown()`, aria2's `shutdown` method or the cancellation of the calling
+    /// task: tells aria2's notifications,
     /// keeps the session file, then stops every download (keeping its `.part` file), writes
     /// the session a last time and closes the server.
     public func run() async {
@@ -146,7 +147,11 @@ public final class DownloadDaemon: Sendable {
             }
         }
         sessionWriter?.changed()
-        await stopping.wait()
+        await withTaskCancellationHandler {
+            await stopping.wait()
+        } onCancel: { [stopping] in
+            stopping.raise()
+        }
         ticker.cancel()
         await queue.stopAll()
         notifier.cancel()
