@@ -108,12 +108,12 @@ extension Aria2Service {
         min(queue.configuration.download.connections, bound)
     }
 
-    /// Forgets what it kept of downloads the queue no longer has (their outcomes dropped),
-    /// so that a daemon that runs for months stays small.
+    /// Forgets what it kept of downloads the queue no longer has (their outcomes dropped), so
+    /// that a daemon that runs for months stays small. Looks only when the book has doubled
+    /// since it last looked: adding stays O(1) on average, whatever the queue holds.
     func forgetOldEntries() {
-        let known = book.withLock { $0.entries.count }
-        // Cheap check first: the queue keeps at most its downloads and `keptOutcomes` outcomes.
-        guard known > queue.configuration.keptOutcomes + 64 else { return }
+        let due = book.withLock { $0.entries.count > $0.pruneAt }
+        guard due else { return }
         var live = Set(queue.downloads.map(\.id))
         live.formUnion(queue.outcomes.map(\.id))
         book.withLock { book in
@@ -121,6 +121,7 @@ extension Aria2Service {
                 book.entries[id] = nil
                 book.ids[entry.gid] = nil
             }
+            book.pruneAt = max(2 * book.entries.count, 2048)
         }
     }
 }
