@@ -234,8 +234,8 @@ def rpc_command(kind, port, secret, folder):
     return [binary, "daemon"] + common
 
 
-def start_rpc_server(kind, secret, folder, log):
-    port = free_port()
+def start_rpc_server(kind, secret, folder, log, port=None):
+    port = port or free_port()
     process = subprocess.Popen(rpc_command(kind, port, secret, folder), stdout=log, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL)
     try:

@@ -96,30 +96,48 @@ def files():
     served.close()
 
 
+class Server:
+    """`slipstream daemon` or aria2c, and the address of its page (aria2c's through a PageFront)."""
+
+    def __init__(self, kind, folder):
+        self.kind = kind
+        self.downloads = folder / "downloads"
+        self.downloads.mkdir()
+        self.log = open(folder / "server.log", "wb")
+        self.process, self.port = page_fixtures.start_rpc_server(kind, SECRET, self.downloads, self.log)
+        self.front = page_fixtures.PageFront(self.port) if kind == "aria2c" else None
+        self.url = f"http://127.0.0.1:{self.front.port if self.front else self.port}/"
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def restart(self):
+        """Stops the server and starts it again on the same port."""
+        page_fixtures.stop_process(self.process)
+        self.process, _ = page_fixtures.start_rpc_server(self.kind, SECRET, self.downloads, self.log, self.port)
+
+    def close(self):
+        if self.front:
+            self.front.close()
+        page_fixtures.stop_process(self.process)
+        self.log.close()
+
+
 @pytest.fixture(scope="module", params=backends())
-def server(request, tmp_path_factory):
-    """The RPC server and the address of its page: {"kind", "url", "downloads"}."""
-    kind = request.param
-    folder = tmp_path_factory.mktemp(f"page-{kind}")
-    downloads = folder / "downloads"
-    downloads.mkdir()
-    if kind == "daemon":
-        binary = pathlib.Path(page_fixtures.rpc_command("daemon", 0, "", downloads)[0])
+def kind(request):
+    """Which RPC server the page talks to: "daemon" or "aria2c"."""
+    if request.param == "daemon":
+        binary = pathlib.Path(page_fixtures.rpc_command("daemon", 0, "", "")[0])
         if not binary.exists() and "SLIPSTREAM_BIN" not in os.environ:
             pytest.skip(f"no daemon binary at {binary} (build it, or set SLIPSTREAM_BIN)")
-    log = open(folder / "server.log", "wb")
-    process, port = page_fixtures.start_rpc_server(kind, SECRET, downloads, log)
-    front = None
-    if kind == "aria2c":
-        front = page_fixtures.PageFront(port)
-        url = f"http://127.0.0.1:{front.port}/"
-    else:
-        url = f"http://127.0.0.1:{port}/"
-    yield {"kind": kind, "url": url, "downloads": downloads}
-    if front:
-        front.close()
-    page_fixtures.stop_process(process)
-    log.close()
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def server(kind, tmp_path_factory):
+    started = Server(kind, tmp_path_factory.mktemp(f"page-{kind}"))
+    yield started
+    started.close()
 
 
 @pytest.fixture(scope="module")
@@ -189,6 +207,18 @@ def page(browser, server):
     opened = Page(browser, server, viewport={"width": 1100, "height": 900})
     yield opened
     opened.close()
+
+
+def test_the_page_is_served_with_a_strict_policy(page):
+    response = page.tab.goto(page.server["url"])
+    assert response.status == 200
+    assert response.headers["content-type"].startswith("text/html")
+    policy = response.headers.get("content-security-policy", "")
+    assert "script-src" in policy or "default-src" in policy, f"no script policy: {policy!r}"
+    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy, policy
+    for path, kind in (("app.js", "javascript"), ("app.css", "text/css")):
+        asset = page.tab.request.get(page.server["url"] + path)
+        assert asset.status == 200 and kind in asset.headers["content-type"], (path, asset.headers)
 
 
 def test_the_secret_is_asked_once_and_again_when_wrong(page):
@@ -347,3 +377,31 @@ def test_a_phone_width_lays_out_without_sideways_scrolling(browser, server, file
         expect(phone.row(slow)).to_have_attribute("data-status", "removed", timeout=FINISH)
     finally:
         phone.close()
+
+
+def test_the_page_reconnects_when_the_server_comes_back(browser, kind, files, tmp_path):
+    own = Server(kind, tmp_path)
+    tab = Page(browser, own, viewport={"width": 1100, "height": 900})
+    try:
+        tab.signed_in()
+        connection = tab.tab.locator("#connection")
+        expect(connection).to_have_attribute("data-state", "open")
+        # Every state the connection's readout goes through, from now on.
+        tab.tab.evaluate("""() => {
+            const element = document.getElementById('connection');
+            window.connectionStates = [];
+            new MutationObserver(() => window.connectionStates.push(element.dataset.state))
+                .observe(element, { attributes: true, attributeFilter: ['data-state'] });
+        }""")
+        own.restart()
+        # Bounded: the page tries again at most 5 s apart.
+        tab.tab.wait_for_function(
+            "() => window.connectionStates.includes('closed') && document.getElementById('connection').dataset.state === 'open'",
+            timeout=30_000)
+        expect(tab.tab.locator("#secret-panel")).to_be_hidden()
+        name, _ = files.put("after-restart.bin", 1 << 20)
+        tab.add(files.url(name))
+        expect(tab.row(name)).to_have_attribute("data-status", "complete", timeout=FINISH)
+    finally:
+        tab.close()
+        own.close()

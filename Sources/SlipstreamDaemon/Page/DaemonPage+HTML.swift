@@ -9,8 +9,8 @@ extension DaemonPage {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="color-scheme" content="light dark">
         <title>Slipstream</title>
-        <link rel="stylesheet" href="/app.css">
-        <script src="/app.js" defer></script>
+        <link rel="stylesheet" href="app.css">
+        <script src="app.js" defer></script>
         </head>
         <body>
         <header class="top">

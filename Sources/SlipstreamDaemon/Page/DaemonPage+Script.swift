@@ -44,9 +44,13 @@ extension DaemonPage {
 
         // ---- The connection ----
 
+        // Beside the page: /jsonrpc when it is served at /, and under a prefix behind a proxy.
         function rpcURL() {
-          const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-          return `${scheme}//${location.host}/jsonrpc`;
+          const url = new URL('jsonrpc', location.href);
+          url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+          url.search = '';
+          url.hash = '';
+          return url.href;
         }
 
         function connect() {
@@ -335,7 +339,6 @@ extension DaemonPage {
               const here = list.children[index];
               if (here !== row.element) list.insertBefore(row.element, here ?? null);
             });
-            $(`${key}-count`).textContent = String(items.length);
           }
           for (const [gid, row] of state.rows) {
             if (!seen.has(gid)) {
@@ -346,6 +349,11 @@ extension DaemonPage {
           for (const key of Object.keys(lists)) {
             const list = $(`${key}-list`);
             $(`${key}-empty`).hidden = list.children.length > 0;
+          }
+          // The lists show the first 1000 of each kind; the counts are all of them.
+          const counts = { active: stat.numActive, waiting: stat.numWaiting, stopped: stat.numStopped };
+          for (const [key, items] of Object.entries(lists)) {
+            $(`${key}-count`).textContent = String(Math.max(items.length, number(counts[key])));
           }
           $('global-speed').textContent = `${bytes(number(stat.downloadSpeed))}/s`;
           const finished = number(stat.numStopped);
