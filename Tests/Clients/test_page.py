@@ -228,7 +228,10 @@ def test_the_secret_is_asked_once_and_again_when_wrong(page):
     page.sign_in("not-" + SECRET)
     expect(page.tab.locator("#secret-error")).to_be_visible()
     expect(page.tab.locator("#app")).to_be_hidden()
-    page.sign_in()
+    # The field has the focus: typing and Enter is enough.
+    expect(page.tab.locator("#secret")).to_be_focused()
+    page.tab.keyboard.type(SECRET)
+    page.tab.keyboard.press("Enter")
     expect(page.tab.locator("#app")).to_be_visible()
     expect(page.tab.locator("#connection")).to_have_attribute("data-state", "open")
     # The tab keeps it: a reload does not ask again.
@@ -295,12 +298,18 @@ def test_pause_resume_remove_and_the_pieces_move(page, files, shots):
     page.tab.screenshot(path=str(shots / f"{page.server['kind']}-active.png"), full_page=True)
     row.locator("canvas.pieces-canvas").screenshot(path=str(shots / f"{page.server['kind']}-pieces.png"))
 
-    row.get_by_role("button", name=f"Pause {name}").click()
+    # By keyboard: the button keeps the focus as its row moves to the queue and back.
+    toggle = row.locator("[data-action='toggle']")
+    toggle.focus()
+    page.tab.keyboard.press("Enter")
     expect(row).to_have_attribute("data-status", "paused", timeout=FINISH)
-    assert page.tab.locator("#waiting-list li[data-status='paused']").count() >= 1
-    expect(row.locator("[data-action='toggle']")).to_have_text("Resume")
-    row.get_by_role("button", name=f"Resume {name}").click()
+    expect(page.tab.locator("#waiting-list").locator(f"li[data-gid='{row.get_attribute('data-gid')}']")).to_have_count(1)
+    expect(toggle).to_have_text("Resume")
+    expect(toggle).to_have_accessible_name(f"Resume {name}")
+    expect(toggle).to_be_focused()
+    page.tab.keyboard.press("Space")
     expect(row).to_have_attribute("data-status", "active", timeout=FINISH)
+    expect(toggle).to_be_focused()
 
     row.get_by_role("button", name=f"Remove {name}").click()
     expect(row).to_have_attribute("data-status", "removed", timeout=FINISH)

@@ -337,7 +337,12 @@ extension DaemonPage {
               }
               updateRow(row, item, pieces.get(item.gid), { first: index === 0, last: index === items.length - 1 });
               const here = list.children[index];
-              if (here !== row.element) list.insertBefore(row.element, here ?? null);
+              if (here !== row.element) {
+                // Moving a row takes the focus from its buttons: give it back (keyboard use).
+                const focused = row.element.contains(document.activeElement) ? document.activeElement : null;
+                list.insertBefore(row.element, here ?? null);
+                if (focused && document.activeElement !== focused) focused.focus({ preventScroll: true });
+              }
             });
           }
           for (const [gid, row] of state.rows) {
