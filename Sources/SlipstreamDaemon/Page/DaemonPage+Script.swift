@@ -473,7 +473,7 @@ extension DaemonPage {
           context.fillStyle = cssColor('--track');
           context.fillRect(0, 0, width, height);
 
-          const total = number(row.item.totalLength);
+          const total = number(info.totalLength ?? row.item.totalLength);
           const pieceLength = number(info.pieceLength);
           const count = number(info.numPieces);
           const bitfield = String(info.bitfield ?? '');
