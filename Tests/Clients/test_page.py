@@ -280,6 +280,15 @@ def test_mirrors_a_checksum_a_folder_and_a_name(page, files):
     assert (folder / out).read_bytes() == data
 
 
+def test_a_wrong_checksum_is_an_error(page, files):
+    page.signed_in()
+    name, _ = files.put("corrupt.bin", 1 << 20)
+    page.add(files.url(name), checksum="sha-256=" + "0" * 64)
+    row = page.row(name)
+    expect(row).to_have_attribute("data-status", "error", timeout=FINISH)
+    expect(row.locator(".download-error")).not_to_have_text("")
+
+
 def test_pause_resume_remove_and_the_pieces_move(page, files, shots):
     page.signed_in()
     name, _ = files.put("slow.bin", 32 << 20)

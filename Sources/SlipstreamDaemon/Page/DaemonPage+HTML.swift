@@ -56,7 +56,8 @@ extension DaemonPage {
                     </div>
                     <div class="field">
                       <label for="add-dir">Folder</label>
-                      <input id="add-dir" name="dir" autocomplete="off" spellcheck="false">
+                      <input id="add-dir" name="dir" autocomplete="off" spellcheck="false" aria-describedby="add-dir-hint">
+                      <p id="add-dir-hint" class="hint">Inside the download folder.</p>
                     </div>
                     <div class="field">
                       <label for="add-checksum">Checksum</label>
