@@ -360,7 +360,10 @@ extension DaemonPage {
           for (const [key, items] of Object.entries(lists)) {
             $(`${key}-count`).textContent = String(Math.max(items.length, number(counts[key])));
           }
-          $('global-speed').textContent = `${bytes(number(stat.downloadSpeed))}/s`;
+          const speed = `${bytes(number(stat.downloadSpeed))}/s`;
+          $('global-speed').textContent = speed;
+          // The tab's title tells the speed while something downloads.
+          document.title = number(stat.numActive) > 0 ? `↓ ${speed} · Slipstream` : 'Slipstream';
           const finished = number(stat.numStopped);
           $('global-counts').textContent = `${number(stat.numActive)} active · ${number(stat.numWaiting)} queued · ${finished} finished`;
         }
