@@ -190,9 +190,11 @@ class Page:
         self.tab.click("#add-submit")
         expect(self.tab.locator("#add-uris")).to_have_value("")
 
-    def row(self, name):
-        """The row of the download whose file is `name`."""
-        return self.tab.locator("li.download", has=self.tab.locator(".download-name", has_text=re.compile(f"^{re.escape(name)}$")))
+    def row(self, name, part=False):
+        """The row of the download whose file is `name` (or `name`.part, when `part`)."""
+        suffix = r"(\.part)?" if part else ""
+        pattern = re.compile(f"^{re.escape(name)}{suffix}$")
+        return self.tab.locator("li.download", has=self.tab.locator(".download-name", has_text=pattern))
 
     def canvas(self, row):
         return row.locator("canvas.pieces-canvas").evaluate("canvas => canvas.toDataURL()")
@@ -284,7 +286,8 @@ def test_a_wrong_checksum_is_an_error(page, files):
     page.signed_in()
     name, _ = files.put("corrupt.bin", 1 << 20)
     page.add(files.url(name), checksum="sha-256=" + "0" * 64)
-    row = page.row(name)
+    # The daemon names the part file it keeps, aria2c the file.
+    row = page.row(name, part=True)
     expect(row).to_have_attribute("data-status", "error", timeout=FINISH)
     expect(row.locator(".download-error")).not_to_have_text("")
 
@@ -304,6 +307,9 @@ def test_pause_resume_remove_and_the_pieces_move(page, files, shots):
         assert time.monotonic() < deadline, "the pieces picture did not change in 60 s"
         page.tab.wait_for_timeout(250)
     expect(row.locator(".download-speed")).not_to_have_text("")
+    # And the pieces done show in it (from getPieces, or from tellStatus's bitfield on aria2c).
+    expect(row.locator(".pieces-legend li").first).to_have_text(re.compile(r"^[1-9][0-9]* of 32 pieces$"), timeout=FINISH)
+    expect(canvas).to_have_attribute("aria-label", re.compile(r"^Pieces: [1-9][0-9]* of 32 pieces done"))
     page.tab.screenshot(path=str(shots / f"{page.server['kind']}-active.png"), full_page=True)
     row.locator("canvas.pieces-canvas").screenshot(path=str(shots / f"{page.server['kind']}-pieces.png"))
 

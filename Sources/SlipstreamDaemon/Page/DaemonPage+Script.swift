@@ -500,20 +500,30 @@ extension DaemonPage {
             }
           }
 
-          const legend = [];
+          // Each connection's range in flight, in its own colour; the legend, one line per server.
+          const servers = new Map();
           connections.forEach((connection, index) => {
-            const color = index % PALETTE_SIZE;
+            const color = `c${index % PALETTE_SIZE}`;
             const start = number(connection.start);
             const end = Math.max(start, number(connection.end));
-            context.fillStyle = cssColor(`--c${color}`);
+            context.fillStyle = cssColor(`--${color}`);
             context.fillRect(start * scale, band, Math.max(2, (end - start) * scale), height - band);
-            legend.push({ color: `c${color}`, text: `${hostOf(connection.uri)} ${bytes(number(connection.downloadSpeed))}/s` });
+            const host = hostOf(connection.uri);
+            const server = servers.get(host) ?? { colors: [], speed: 0 };
+            server.colors.push(color);
+            server.speed += number(connection.downloadSpeed);
+            servers.set(host, server);
           });
+          const legend = [...servers].map(([host, server]) => ({
+            colors: server.colors,
+            text: `${host} · ${server.colors.length === 1 ? '1 connection' : `${server.colors.length} connections`}`
+              + ` · ${bytes(server.speed)}/s`,
+          }));
 
           const summary = `${doneCount} of ${count} pieces`;
           canvas.setAttribute('aria-label',
             `Pieces: ${summary} done${connections.length ? `, ${connections.length} in flight` : ''}`);
-          renderLegend(row.legend, [{ color: 'done', text: summary }, ...legend]);
+          renderLegend(row.legend, [{ colors: ['done'], text: summary }, ...legend]);
         }
 
         function renderLegend(list, entries) {
@@ -522,12 +532,18 @@ extension DaemonPage {
             let li = list.children[index];
             if (!li) {
               li = document.createElement('li');
-              const swatch = document.createElement('span');
+              const swatches = document.createElement('span');
+              swatches.className = 'swatches';
               const text = document.createElement('span');
-              li.append(swatch, text);
+              li.append(swatches, text);
               list.append(li);
             }
-            li.firstElementChild.className = `swatch ${entry.color}`;
+            const swatches = li.firstElementChild;
+            while (swatches.children.length > entry.colors.length) swatches.lastElementChild.remove();
+            entry.colors.forEach((color, at) => {
+              const swatch = swatches.children[at] ?? swatches.appendChild(document.createElement('span'));
+              swatch.className = `swatch ${color}`;
+            });
             setText(li.lastElementChild, entry.text);
           });
         }

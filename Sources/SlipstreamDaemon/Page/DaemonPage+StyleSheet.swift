@@ -356,7 +356,7 @@ extension DaemonPage {
 
         .download-facts > span:empty { display: none; }
 
-        .download-facts > span::before { content: "·"; display: inline-block; width: 1.2em; text-align: center; }
+        .download-facts > span::before { content: "·" / ""; display: inline-block; width: 1.2em; text-align: center; }
 
         .download-error {
           color: var(--danger);
@@ -387,6 +387,8 @@ extension DaemonPage {
         }
 
         .pieces-legend li { display: flex; align-items: center; gap: 5px; min-width: 0; overflow-wrap: anywhere; }
+
+        .swatches { display: inline-flex; flex: none; gap: 2px; }
 
         .swatch { flex: none; width: 10px; height: 10px; border-radius: 2px; background: var(--track); }
 
