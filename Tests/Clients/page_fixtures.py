@@ -226,8 +226,9 @@ def wait_for_port(port, process, seconds=30):
 
 
 def rpc_command(kind, port, secret, folder):
-    """The command line of `slipstream daemon` or `aria2c --enable-rpc`, with the same options."""
-    common = [f"--rpc-listen-port={port}", f"--rpc-secret={secret}", "-d", str(folder)]
+    """The command line of `slipstream daemon` or `aria2c --enable-rpc`, with the same options
+    (no secret when `secret` is empty)."""
+    common = [f"--rpc-listen-port={port}"] + ([f"--rpc-secret={secret}"] if secret else []) + ["-d", str(folder)]
     if kind == "aria2c":
         return ["aria2c", "--enable-rpc", "--no-conf", "--rpc-allow-origin-all", "--quiet"] + common
     binary = os.environ.get("SLIPSTREAM_BIN", str(ROOT / ".build" / "debug" / "slipstream"))

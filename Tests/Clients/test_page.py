@@ -99,12 +99,13 @@ def files():
 class Server:
     """`slipstream daemon` or aria2c, and the address of its page (aria2c's through a PageFront)."""
 
-    def __init__(self, kind, folder):
+    def __init__(self, kind, folder, secret=SECRET):
         self.kind = kind
+        self.secret = secret
         self.downloads = folder / "downloads"
         self.downloads.mkdir()
         self.log = open(folder / "server.log", "wb")
-        self.process, self.port = page_fixtures.start_rpc_server(kind, SECRET, self.downloads, self.log)
+        self.process, self.port = page_fixtures.start_rpc_server(kind, secret, self.downloads, self.log)
         self.front = page_fixtures.PageFront(self.port) if kind == "aria2c" else None
         self.url = f"http://127.0.0.1:{self.front.port if self.front else self.port}/"
 
@@ -114,7 +115,7 @@ class Server:
     def restart(self):
         """Stops the server and starts it again on the same port."""
         page_fixtures.stop_process(self.process)
-        self.process, _ = page_fixtures.start_rpc_server(self.kind, SECRET, self.downloads, self.log, self.port)
+        self.process, _ = page_fixtures.start_rpc_server(self.kind, self.secret, self.downloads, self.log, self.port)
 
     def close(self):
         if self.front:
@@ -143,7 +144,9 @@ def server(kind, tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"])
+        # As root there is no sandbox; /dev/shm may be small in a container.
+        arguments = ["--no-sandbox", "--disable-dev-shm-usage"]
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=arguments)
         yield launched
         launched.close()
 
@@ -308,7 +311,8 @@ def test_pause_resume_remove_and_the_pieces_move(page, files, shots):
         page.tab.wait_for_timeout(250)
     expect(row.locator(".download-speed")).not_to_have_text("")
     # And the pieces done show in it (from getPieces, or from tellStatus's bitfield on aria2c).
-    expect(row.locator(".pieces-legend li").first).to_have_text(re.compile(r"^[1-9][0-9]* of 32 pieces$"), timeout=FINISH)
+    some_done = re.compile(r"^[1-9][0-9]* of 32 pieces$")
+    expect(row.locator(".pieces-legend li").first).to_have_text(some_done, timeout=FINISH)
     expect(canvas).to_have_attribute("aria-label", re.compile(r"^Pieces: [1-9][0-9]* of 32 pieces done"))
     page.tab.screenshot(path=str(shots / f"{page.server['kind']}-active.png"), full_page=True)
     row.locator("canvas.pieces-canvas").screenshot(path=str(shots / f"{page.server['kind']}-pieces.png"))
@@ -318,7 +322,8 @@ def test_pause_resume_remove_and_the_pieces_move(page, files, shots):
     toggle.focus()
     page.tab.keyboard.press("Enter")
     expect(row).to_have_attribute("data-status", "paused", timeout=FINISH)
-    expect(page.tab.locator("#waiting-list").locator(f"li[data-gid='{row.get_attribute('data-gid')}']")).to_have_count(1)
+    gid = row.get_attribute("data-gid")
+    expect(page.tab.locator(f"#waiting-list li[data-gid='{gid}']")).to_have_count(1)
     expect(toggle).to_have_text("Resume")
     expect(toggle).to_have_accessible_name(f"Resume {name}")
     expect(toggle).to_be_focused()
@@ -420,12 +425,26 @@ def test_the_page_reconnects_when_the_server_comes_back(browser, kind, files, tm
         own.restart()
         # Bounded: the page tries again at most 5 s apart.
         tab.tab.wait_for_function(
-            "() => window.connectionStates.includes('closed') && document.getElementById('connection').dataset.state === 'open'",
+            "() => window.connectionStates.includes('closed')"
+            " && document.getElementById('connection').dataset.state === 'open'",
             timeout=30_000)
         expect(tab.tab.locator("#secret-panel")).to_be_hidden()
         name, _ = files.put("after-restart.bin", 1 << 20)
         tab.add(files.url(name))
         expect(tab.row(name)).to_have_attribute("data-status", "complete", timeout=FINISH)
+    finally:
+        tab.close()
+        own.close()
+
+
+def test_without_a_secret_the_page_does_not_ask_for_one(browser, kind, tmp_path):
+    own = Server(kind, tmp_path, secret="")
+    tab = Page(browser, own, viewport={"width": 1100, "height": 900})
+    try:
+        tab.open()
+        expect(tab.tab.locator("#app")).to_be_visible()
+        expect(tab.tab.locator("#secret-panel")).to_be_hidden()
+        expect(tab.tab.locator("#connection")).to_have_attribute("data-state", "open")
     finally:
         tab.close()
         own.close()
