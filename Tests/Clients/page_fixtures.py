@@ -226,6 +226,7 @@ def wait_for_port(port, process, seconds=30):
 
 
 def rpc_command(kind, port, secret, folder):
+    # kind: "slipstream" (the daemon, $SLIPSTREAM_BIN) or "aria2c".
     """The command line of `slipstream daemon` or `aria2c --enable-rpc`, with the same options
     (no secret when `secret` is empty)."""
     common = [f"--rpc-listen-port={port}"] + ([f"--rpc-secret={secret}"] if secret else []) + ["-d", str(folder)]

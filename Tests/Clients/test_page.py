@@ -9,7 +9,8 @@ width.
 The same tests run against `slipstream daemon` (its binary in $SLIPSTREAM_BIN, by default
 .build/debug/slipstream), which serves the page itself, and against `aria2c --enable-rpc`, in
 front of which page_fixtures.PageFront serves the page from the Swift sources with the daemon's
-Content-Security-Policy. $SLIPSTREAM_PAGE_BACKENDS picks them (default "daemon,aria2c").
+Content-Security-Policy. $SLIPSTREAM_CLIENTS_TARGETS picks them (default "slipstream,aria2c"), as
+for the other client tests.
 Screenshots go to $SLIPSTREAM_PAGE_SHOTS (default: a new folder under /tmp, printed).
 
     python3 -m pytest -v Tests/Clients/test_page.py
@@ -37,8 +38,9 @@ CHROMIUM = os.environ.get("SLIPSTREAM_CHROMIUM", "/usr/bin/chromium")
 FINISH = 60_000
 
 
-def backends():
-    chosen = os.environ.get("SLIPSTREAM_PAGE_BACKENDS", "daemon,aria2c")
+def targets():
+    """The servers to run against, as the other client tests choose them (conftest.py)."""
+    chosen = os.environ.get("SLIPSTREAM_CLIENTS_TARGETS", "slipstream,aria2c")
     return [name.strip() for name in chosen.split(",") if name.strip()]
 
 
@@ -124,13 +126,15 @@ class Server:
         self.log.close()
 
 
-@pytest.fixture(scope="module", params=backends())
+@pytest.fixture(scope="module", params=targets())
 def kind(request):
-    """Which RPC server the page talks to: "daemon" or "aria2c"."""
-    if request.param == "daemon":
-        binary = pathlib.Path(page_fixtures.rpc_command("daemon", 0, "", "")[0])
-        if not binary.exists() and "SLIPSTREAM_BIN" not in os.environ:
-            pytest.skip(f"no daemon binary at {binary} (build it, or set SLIPSTREAM_BIN)")
+    """Which RPC server the page talks to: "slipstream" (the daemon) or "aria2c"."""
+    if request.param == "slipstream":
+        binary = pathlib.Path(page_fixtures.rpc_command("slipstream", 0, "", "")[0])
+        if not binary.exists():
+            pytest.fail(f"no slipstream binary at {binary} (build it, or set SLIPSTREAM_BIN)")
+    if not pathlib.Path(CHROMIUM).exists():
+        pytest.fail(f"no chromium at {CHROMIUM} (scripts/setup.sh installs it)")
     return request.param
 
 
