@@ -33,6 +33,8 @@ extension DaemonPage {
           // slipstream.getPieces: true until the server says it has no such method (aria2c).
           piecesMethod: true,
           noticeTimer: 0,
+          pollError: '',
+          ticks: 0,
         };
 
         class RpcError extends Error {
@@ -243,9 +245,14 @@ extension DaemonPage {
             state.activeGids = active.map((item) => item.gid);
             showApp();
             render({ active, waiting, stopped }, stat, pieces);
+            state.pollError = '';
           } catch (error) {
             if (isUnauthorized(error)) {
               askSecret(true);
+            } else if (error.message !== state.pollError && state.socket) {
+              // Said once, not every second.
+              state.pollError = error.message;
+              notify(`The queue could not be read: ${error.message}`, 'error');
             }
           } finally {
             state.polling = false;
@@ -256,7 +263,14 @@ extension DaemonPage {
           }
         }
 
-        setInterval(poll, 1000);
+        // Once a second; every fifth second while the tab is hidden (notifications still refresh it).
+        setInterval(() => {
+          state.ticks += 1;
+          if (!document.hidden || state.ticks % 5 === 0) poll();
+        }, 1000);
+        document.addEventListener('visibilitychange', () => {
+          if (!document.hidden) poll();
+        });
 
         // ---- Formatting ----
 
