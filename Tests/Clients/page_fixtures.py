@@ -19,6 +19,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -258,8 +259,13 @@ def stop_process(process):
             process.wait(10)
 
 
+def _interrupt(*_):
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
-    # Development: aria2c with secret "dev" and the page in front of it.
+    # Development: aria2c with secret "dev" and the page in front of it, until SIGINT or SIGTERM.
+    signal.signal(signal.SIGTERM, _interrupt)
     folder = pathlib.Path(tempfile.mkdtemp(prefix="slipstream-page-dev."))
     www = folder / "www"
     www.mkdir()

@@ -437,8 +437,10 @@ def test_the_page_reconnects_when_the_server_comes_back(browser, kind, files, tm
         tab.add(files.url(name))
         expect(tab.row(name)).to_have_attribute("data-status", "complete", timeout=FINISH)
     finally:
-        tab.close()
-        own.close()
+        try:
+            tab.close()
+        finally:
+            own.close()
 
 
 def test_without_a_secret_the_page_does_not_ask_for_one(browser, kind, tmp_path):
@@ -450,5 +452,7 @@ def test_without_a_secret_the_page_does_not_ask_for_one(browser, kind, tmp_path)
         expect(tab.tab.locator("#secret-panel")).to_be_hidden()
         expect(tab.tab.locator("#connection")).to_have_attribute("data-state", "open")
     finally:
-        tab.close()
-        own.close()
+        try:
+            tab.close()
+        finally:
+            own.close()
