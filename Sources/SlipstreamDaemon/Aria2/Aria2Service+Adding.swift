@@ -15,7 +15,34 @@ extension Aria2Service {
     /// file it lists (its URLs by priority, as mirrors; its size and strongest hash checked);
     /// returns their GIDs.
     func addMetalink(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        throw .failed("addMetalink is not supported yet")
+        guard let bytes = Base64.decode(try params.string(0)) else { throw .failed("the metalink is not base64") }
+        let document: MetalinkDocument
+        do {
+            document = try MetalinkDocument.parse(bytes)
+        } catch {
+            throw .failed("the metalink cannot be read: \(error)")
+        }
+        let given = try Aria2Options(params.optional(1))
+        let position = params.count > 2 ? try params.integer(2) : nil
+        // Every file is checked before any is added: all of them, or none.
+        var downloads: [(uris: [String], options: Aria2Options)] = []
+        for file in document.files {
+            let uris = file.downloadableURLs.map(\.url)
+            guard !uris.isEmpty else { throw .failed("\(file.name) has no HTTP, FTP or SFTP URL") }
+            var options = given
+            try options.set("out", file.fileName)
+            if let folder = file.folder { options.dir = (given.dir.map { $0 + "/" } ?? "") + folder }
+            options.checksum = given.checksum ?? file.checksum
+            if document.files.count > 1 { options.gid = nil }
+            _ = try request(uris: uris, options: options)
+            downloads.append((uris, options))
+        }
+        var gids: [JSONValue] = []
+        for (index, download) in downloads.enumerated() {
+            let gid = try add(uris: download.uris, options: download.options, position: position.map { $0 + index })
+            gids.append(.string(gid.description))
+        }
+        return .array(gids)
     }
 
     /// Adds a download (paused until its GID is known, so that its first notification has it)
