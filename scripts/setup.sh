@@ -31,6 +31,7 @@ packages=(
     icecast2               # the real radio server the live-stream tests play from (scripts/icecast.sh)
     ezstream               # a source that streams a playlist of files to it as they are
     gdb                    # the stacks scripts/test.sh prints of tests that run past its limit
+    chromium               # the browser the daemon's page is tested in (Tests/Clients/test_page.py)
 )
 # Benchmarks only: the download and radio peers.
 if [[ "${1:-}" == "--benchmarks" ]]; then
