@@ -30,10 +30,11 @@ packages=(
     icecast2               # the real radio server the live-stream tests play from (scripts/icecast.sh)
     ezstream               # a source that streams a playlist of files to it as they are
     gdb                    # the stacks scripts/test.sh prints of tests that run past its limit
+    aria2                  # aria2c --enable-rpc: the client tests compare the daemon's answers with its
 )
 # Benchmarks only: the download and radio peers.
 if [[ "${1:-}" == "--benchmarks" ]]; then
-    packages+=(aria2 axel lftp time python3 mpv)
+    packages+=(axel lftp time python3 mpv)
 fi
 
 missing=()
