@@ -9,6 +9,8 @@ Environment (scripts/test.sh and scripts/clients.sh export it):
   SLIPSTREAM_TEST_WORK        its run folder, which holds access.log (optional)
   SLIPSTREAM_CLIENTS_TARGETS  which servers the two-server tests run against, comma-separated
                               (default "slipstream,aria2c")
+  SLIPSTREAM_CLIENTS_DAEMON   aria2c runs the daemon-only tests against aria2c (a check of the
+                              tests themselves where aria2 behaves alike; default slipstream)
 
 Fixtures:
   server   each of the two servers, in turn (tests that must hold for aria2c as well)
@@ -297,9 +299,15 @@ def server(request, start):
     return start(request.param)
 
 
+def daemon_kind():
+    """The kind the daemon-only tests start: slipstream, or (SLIPSTREAM_CLIENTS_DAEMON=aria2c) aria2c,
+    to check the tests themselves against aria2 where it behaves alike."""
+    return os.environ.get("SLIPSTREAM_CLIENTS_DAEMON", "slipstream")
+
+
 @pytest.fixture
 def daemon(start):
-    return start("slipstream")
+    return start(daemon_kind())
 
 
 @pytest.fixture
