@@ -138,6 +138,7 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
             name: "TransportStreamFuzzer", dependencies: ["SlipstreamMedia", "FuzzSupport"], path: "Fuzz/TransportStreamFuzzer"),
         .executableTarget(
             name: "ExternalTextFuzzer", dependencies: ["SlipstreamCore", "FuzzSupport"], path: "Fuzz/ExternalTextFuzzer"),
+        .executableTarget(name: "RPCRequestFuzzer", dependencies: ["SlipstreamDaemon", "FuzzSupport"], path: "Fuzz/RPCRequestFuzzer"),
         .executableTarget(
             name: "ResponseHeadFuzzer",
             dependencies: ["SlipstreamHTTP", "SlipstreamDownload", "FuzzSupport"],

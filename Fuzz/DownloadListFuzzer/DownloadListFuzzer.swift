@@ -11,7 +11,8 @@ func fuzzDownloadList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let lineCount = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count
     let list: DownloadList
     do {
-        list = try DownloadList.parse(text)
+        // aria2's keys are kept as options, as a daemon's session reads them.
+        list = try DownloadList.parse(text, keeping: keptOptions)
     } catch {
         require(error.line >= 0 && error.line <= lineCount && !error.message.isEmpty, "a useless error: \(error)")
         return 0
@@ -20,7 +21,7 @@ func fuzzDownloadList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let rendered = list.render()
     let again: DownloadList
     do {
-        again = try DownloadList.parse(rendered)
+        again = try DownloadList.parse(rendered, keeping: keptOptions)
     } catch {
         fatalError("the list as written does not read back: \(error)\n\(rendered)")
     }
@@ -30,6 +31,9 @@ func fuzzDownloadList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     require(again.render() == rendered, "writing the list twice gives two texts")
     return 0
 }
+
+/// Options kept rather than refused (a daemon's session keeps aria2's).
+let keptOptions: Set<String> = ["gid", "split", "pause", "header"]
 
 /// What every parsed list holds to, whatever the text.
 func check(_ list: DownloadList, lineCount: Int) {
@@ -69,6 +73,8 @@ let downloadListSeeds: [[UInt8]] = [
       checksum=sha256=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
     https://one.example/b.iso\thttps://two.example/b.iso
       dir=isos
+      gid=2089b05ecca3d829
+      split=4
 
     """,
     """

@@ -13,6 +13,7 @@ enum SlipstreamMain {
           get URL      download URL over several connections (slipstream get --help)
           play URL     play audio while it streams (slipstream play --help)
           info URL     describe an audio URL or file: format, bit rate, duration, tags (slipstream info --help)
+          daemon       a download service for aria2's clients, with a page of its own (slipstream daemon --help)
 
         Options: -h/--help, --version
         """
@@ -43,6 +44,10 @@ enum SlipstreamMain {
         case "info":
             arguments.removeFirst()
             status = await InfoCommand.run(arguments)
+        case "daemon":
+            arguments.removeFirst()
+            HTTPEngine.prepare()
+            status = await DaemonCommand.run(arguments)
         case "-h", "--help", "help":
             print(usage)
             status = .success

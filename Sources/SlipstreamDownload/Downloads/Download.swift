@@ -25,6 +25,16 @@ public final class Download: Sendable {
     /// A snapshot of progress now.
     public var progress: DownloadProgress { job.progress() }
 
+    /// What the download is doing now, piece by piece and connection by connection (see
+    /// `DownloadDetails`): built when asked for, at a cost in pieces and connections, never in
+    /// bytes. After the end, what it had at the end, without connections.
+    public var details: DownloadDetails { job.details() }
+
+    /// Changes the download's own limit (`DownloadConfiguration.bytesPerSecondLimit`) at once:
+    /// its running transfers follow within a fraction of a second. Nil lifts it; a shared
+    /// limiter, if any, still holds.
+    public func setBytesPerSecondLimit(_ bytesPerSecond: Int64?) { job.setBytesPerSecondLimit(bytesPerSecond) }
+
     /// Stops every transfer; the download fails with `.cancelled`, and keeps what a resume
     /// needs: its `.part` file and one resume record beside it (`FILE.part.slipstream`; the
     /// error's `resumableFile` names the `.part`), so that starting the same download again

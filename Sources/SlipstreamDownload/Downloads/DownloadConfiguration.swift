@@ -97,7 +97,8 @@ public struct DownloadConfiguration: Sendable {
     /// to a file on a link limited per connection, 32 MiB as fast).
     public var streamBufferSize = 32 << 20
     /// The most bytes per second this download receives, over all its connections together;
-    /// nil (default) for no limit of its own. Held with a `RateLimiter` of its own.
+    /// nil (default) for no limit of its own. Held with a `RateLimiter` of its own, whose
+    /// limit `Download.setBytesPerSecondLimit(_:)` changes while it runs.
     public var bytesPerSecondLimit: Int64?
     /// A limit this download shares with every other download given the same limiter (e.g. one
     /// for the whole process), on top of `bytesPerSecondLimit`. Default nil: none.
@@ -118,8 +119,11 @@ public struct DownloadConfiguration: Sendable {
     }
 
     /// A request for `url` with these settings; the login only where `url`'s origin is one of
-    /// `loginOrigins` (those of the URLs the download was given).
-    func request(_ url: String, range: HTTPRequest.ByteRange?, loginOrigins: [URLOrigin]) -> HTTPRequest {
+    /// `loginOrigins` (those of the URLs the download was given). Its slices are sized for the
+    /// limits of `limiters` now (default: the limits configured).
+    func request(
+        _ url: String, range: HTTPRequest.ByteRange?, loginOrigins: [URLOrigin], limiters: [RateLimiter]? = nil
+    ) -> HTTPRequest {
         var request = HTTPRequest(url: url)
         request.range = range
         request.allowsFileProtocols = true
@@ -133,7 +137,9 @@ public struct DownloadConfiguration: Sendable {
         request.access = access.scoped(to: url, loginOrigins: loginOrigins)
         // Under a rate limit, slices no bigger than the limiter's bucket (where libcurl allows),
         // so that one slice never overshoots it.
-        let limits = [bytesPerSecondLimit, sharedRateLimiter?.bytesPerSecond].compactMap { $0 }
+        let limits =
+            limiters.map { $0.compactMap(\.bytesPerSecond) }
+            ?? [bytesPerSecondLimit, sharedRateLimiter?.bytesPerSecond].compactMap { $0 }
         if let slowest = limits.min() {
             let depth = Int(Double(slowest) * RateLimiter.depthSeconds)
             request.receiveBufferSize = min(request.receiveBufferSize, max(depth, 16 << 10))

@@ -118,6 +118,11 @@ extension ErrorCode where Domain == DownloadError {
     public static var input: Self { Self("input") }
     /// The download was cancelled.
     public static var cancelled: Self { Self("cancelled") }
+    /// A `DownloadQueue` has no download of that id (it ended, or was never added).
+    public static var unknownDownload: Self { Self("unknown download") }
+    /// A change a `DownloadQueue` makes only to a download that waits (queued or paused) was
+    /// asked of one that runs: pause it first.
+    public static var running: Self { Self("running") }
     /// The reader of a stream destination (`DownloadDestination.stream`) closed it before
     /// the end (a broken pipe, such as `| head`).
     public static var outputClosed: Self { Self("output closed") }

@@ -46,12 +46,12 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
         self.digest = digest
     }
 
-    /// Parses `ALGORITHM=HEX`, e.g. `sha256=9f86d0...`; throws `.invalidChecksum` for an unknown
-    /// algorithm or a hex digest of the wrong length or with other characters (a checksum
-    /// with a typo never turns verification off).
+    /// Parses `ALGORITHM=HEX`, e.g. `sha256=9f86d0...` (or aria2's spelling, `sha-256=...`);
+    /// throws `.invalidChecksum` for an unknown algorithm or a hex digest of the wrong length or
+    /// with other characters (a checksum with a typo never turns verification off).
     public init(parsing text: String) throws(DownloadError) {
         let parts = text.split(separator: "=", maxSplits: 1)
-        guard parts.count == 2, let algorithm = Algorithm(rawValue: parts[0].lowercased()) else {
+        guard parts.count == 2, let algorithm = Algorithm(rawValue: parts[0].lowercased().replacing("-", with: "")) else {
             throw DownloadError(
                 .invalidChecksum,
                 "'\(text)' is not ALGORITHM=HEX with ALGORITHM one of "

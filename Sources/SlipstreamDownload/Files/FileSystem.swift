@@ -3,15 +3,15 @@ import Glibc
 #endif
 
 /// The few path and file checks downloads need, on POSIX calls.
-enum FileSystem {
+package enum FileSystem {
     /// The folder part of a path: `.` for a bare name, `/` for a file at the root.
-    static func folder(of path: String) -> String {
+    package static func folder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The last part of a path.
-    static func name(of path: String) -> String {
+    package static func name(of path: String) -> String {
         path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
     }
 

@@ -13,7 +13,8 @@ extension DownloadJob {
         }
         state.withLock { $0.limiterClients[request.connection] = clients }
         var httpRequest = configuration.request(
-            request.url, range: .init(start: request.start, end: request.end.map { $0 - 1 }), loginOrigins: loginOrigins)
+            request.url, range: .init(start: request.start, end: request.end.map { $0 - 1 }), loginOrigins: loginOrigins,
+            limiters: limiters)
         if let validator = request.ifRange { httpRequest.headers.add(name: "If-Range", value: validator) }
         if let existing = request.unlessUnchanged {
             httpRequest.headers.add(name: "If-Modified-Since", value: HTTPDate.text(secondsSince1970: existing.modified))

@@ -40,7 +40,8 @@ final class DownloadJob: Sendable {
     /// Where its events go; told only with the lock released (a queue's observer takes the
     /// queue's lock, and the queue reads progress under it).
     let events: EventChannel<DownloadEvent>
-    /// The download's own rate limiter, then the shared one, where configured.
+    /// The download's own rate limiter (without a limit unless configured: its limit can be
+    /// set while it runs), then the shared one, where configured.
     let limiters: [RateLimiter]
     /// The host limit its connections count against, if any.
     let permits: ConnectionPermits?
@@ -60,10 +61,7 @@ final class DownloadJob: Sendable {
         self.url = url
         self.events = events
         loginOrigins = configuration.loginOrigins ?? ([url] + configuration.mirrors).compactMap(URLOrigin.init)
-        limiters = [
-            configuration.bytesPerSecondLimit.map { RateLimiter(bytesPerSecond: $0) },
-            configuration.sharedRateLimiter,
-        ].compactMap { $0 }
+        limiters = [RateLimiter(bytesPerSecond: configuration.bytesPerSecondLimit)] + [configuration.sharedRateLimiter].compactMap { $0 }
         let files = DownloadFiles(configuration: configuration, url: url, destination: destination)
         var settings = DownloadStateMachine.Settings(url: url)
         settings.mirrors = configuration.mirrors
@@ -152,6 +150,15 @@ final class DownloadJob: Sendable {
 
     func progress() -> DownloadProgress {
         state.withLock { $0.machine.progress(at: now) }
+    }
+
+    /// Changes the download's own limit at once (nil lifts it).
+    func setBytesPerSecondLimit(_ limit: Int64?) {
+        limiters[0].setBytesPerSecond(limit)
+    }
+
+    func details() -> DownloadDetails {
+        state.withLock { $0.machine.details(pieceLength: DownloadDetails.defaultPieceLength) }
     }
 
     /// The outcome, once the download ended. Cancelling the awaiting task cancels the download

@@ -20,11 +20,11 @@ struct TokenBucket: Sendable {
     }
 
     /// Bytes per second.
-    let rate: Double
+    private(set) var rate: Double
     /// The most tokens that can accrue, in bytes.
-    let depth: Double
+    private(set) var depth: Double
     /// The tokens a waiting client is granted at its turn (at most `depth`).
-    let quantum: Double
+    private(set) var quantum: Double
     /// Bytes that may pass now; negative after a slice larger than the bucket.
     private(set) var tokens: Double
     /// Clients waiting for tokens, longest first.
@@ -41,6 +41,18 @@ struct TokenBucket: Sendable {
         self.quantum = min(quantum ?? depth / 2, depth)
         tokens = depth
         updated = time
+    }
+
+    /// Changes the rate from `time` on (what accrued until then, at the old rate, stays, up to
+    /// the new depth; a debt stays, to be paid at the new rate). The waiting clients keep their
+    /// places; `nextGrant` moves with the rate. `quantum` defaults to half the depth.
+    mutating func setRate(_ rate: Double, depth: Double, quantum: Double? = nil, at time: Double) {
+        precondition(rate > 0 && depth > 0)
+        refill(at: time)
+        self.rate = rate
+        self.depth = depth
+        self.quantum = min(quantum ?? depth / 2, depth)
+        tokens = min(tokens, depth)
     }
 
     /// Whether `client` may pass `bytes` now (the tokens are taken); otherwise it is queued

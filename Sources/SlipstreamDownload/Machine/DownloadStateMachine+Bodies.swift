@@ -38,6 +38,7 @@ extension DownloadStateMachine {
         bytesReceived += Int64(count)
         meter.add(Int64(count), at: now)
         connection.recentBytes += Int64(count)
+        connection.received += Int64(count)
         if connection.firstData == nil { connection.firstData = now } else { connection.bytesAfterFirst += Int64(count) }
         connection.lastData = now
         if mirrors[connection.mirror].failures > 0 { mirrors[connection.mirror].failures = 0 }

@@ -178,6 +178,8 @@ struct DownloadStateMachine: Sendable {
         var lastData: Double
         /// Bytes since the watchdog's last tick, and the speed it measured (bytes per second).
         var recentBytes: Int64 = 0
+        /// Bytes it took for the file, over its life.
+        var received: Int64 = 0
         /// When its first slice came, and the bytes of those after it: a mirror's first measure
         /// (`lookAtNewMirrors`), between the first slice and the last.
         var firstData: Double?

@@ -21,6 +21,12 @@
 public struct DownloadList: Sendable, Equatable {
     /// One download of the list.
     public struct Entry: Sendable, Equatable {
+        public static func == (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.urls == rhs.urls && lhs.out == rhs.out && lhs.dir == rhs.dir && lhs.checksum == rhs.checksum
+                && lhs.paused == rhs.paused && lhs.line == rhs.line
+                && lhs.options.elementsEqual(rhs.options) { $0.key == $1.key && $0.value == $1.value }
+        }
+
         /// The URL, then its mirrors (at least one URL).
         public var urls: [String]
         /// The file name (`out=`), when given.
@@ -33,6 +39,9 @@ public struct DownloadList: Sendable, Equatable {
         public var paused = false
         /// The line of its URL (1-based; 0 for an entry made in code).
         public var line = 0
+        /// Other options, in order, as `key=value` lines: those the reader was told to keep
+        /// (`parse(_:keeping:)`), such as aria2's `gid=` or `split=` in a daemon's session.
+        public var options: [(key: String, value: String)] = []
 
         /// An entry for `urls` with the given options.
         public init(
@@ -75,8 +84,10 @@ public struct DownloadList: Sendable, Equatable {
         self.isSession = isSession
     }
 
-    /// Reads a list (a session when its first line says so).
-    public static func parse(_ text: String) throws(ParseError) -> DownloadList {
+    /// Reads a list (a session when its first line says so). Options other than `out=`, `dir=`,
+    /// `checksum=` and `state=` are refused, but for those named in `keeping` (lower case),
+    /// which go into each entry's `options`.
+    public static func parse(_ text: String, keeping: Set<String> = []) throws(ParseError) -> DownloadList {
         var list = DownloadList(entries: [])
         var sessionEndCount: Int?
         var number = 0
@@ -108,7 +119,7 @@ public struct DownloadList: Sendable, Equatable {
                 guard !list.entries.isEmpty else {
                     throw ParseError(line: number, message: "an option ('\(trimmed)') before any URL")
                 }
-                try apply(option: trimmed, line: number, to: &list.entries[list.entries.count - 1])
+                try apply(option: trimmed, line: number, keeping: keeping, to: &list.entries[list.entries.count - 1])
             } else {
                 list.entries.append(try entry(urls: line, line: number))
             }
@@ -128,6 +139,7 @@ public struct DownloadList: Sendable, Equatable {
             if let dir = entry.dir { text += "  dir=\(dir)\n" }
             if let checksum = entry.checksum { text += "  checksum=\(checksum)\n" }
             if entry.paused { text += "  state=paused\n" }
+            for option in entry.options { text += "  \(option.key)=\(option.value)\n" }
         }
         if isSession { text += Self.sessionEnd + "\(entries.count) downloads\n" }
         return text
@@ -154,7 +166,9 @@ public struct DownloadList: Sendable, Equatable {
         throw ParseError(line: number, message: "'\(text.debugDescription.dropFirst().dropLast())' has a control character")
     }
 
-    private static func apply(option: Substring, line number: Int, to entry: inout Entry) throws(ParseError) {
+    private static func apply(option: Substring, line number: Int, keeping: Set<String>, to entry: inout Entry)
+        throws(ParseError)
+    {
         // The "=" is looked for among the bytes: followed by a combining mark it is another
         // Character, so `out= <U+0650>x` (the mark on the space) would be written out as an
         // option line that no longer reads back.
@@ -184,6 +198,8 @@ public struct DownloadList: Sendable, Equatable {
         case "state":
             guard value == "paused" else { throw ParseError(line: number, message: "state= can only be 'paused', not '\(value)'") }
             entry.paused = true
+        case _ where keeping.contains(key):
+            entry.options.append((key, value))
         default:
             throw ParseError(line: number, message: "unknown option '\(key)' (out=, dir=, checksum=, state=)")
         }

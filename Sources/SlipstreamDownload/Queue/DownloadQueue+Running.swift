@@ -43,7 +43,8 @@ extension DownloadQueue {
     }
 
     private func start(_ id: ID, request: Request, host: String) {
-        let configuration = request.configuration(from: configuration.download)
+        var configuration = request.configuration(from: configuration.download)
+        configuration.sharedRateLimiter = rateLimiter
         let download: Download
         do {
             // Its events come straight here, on the threads that tell them (no task per download).
@@ -55,9 +56,13 @@ extension DownloadQueue {
             ended(id, host: host, outcome: .failure(error))
             return
         }
-        let stop = state.withLock { state in
+        let (stop, limit) = state.withLock { state in
             state.records[id]?.download = download
-            return state.records[id]?.stop
+            return (state.records[id]?.stop, state.records[id]?.request.bytesPerSecondLimit)
+        }
+        // Its limit changed while it was starting.
+        if limit != request.bytesPerSecondLimit {
+            download.setBytesPerSecondLimit(limit ?? self.configuration.download.bytesPerSecondLimit)
         }
         switch stop {
         case .cancelAndRemoveFiles?: download.cancelAndRemoveFiles()

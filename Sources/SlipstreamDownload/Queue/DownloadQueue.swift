@@ -33,8 +33,16 @@ public final class DownloadQueue: Sendable {
 
     /// How the queue runs. Every setting has a documented default.
     public struct Configuration: Sendable {
-        /// Downloads running at once at most (at least 1). Default 5.
+        /// Downloads running at once at most (at least 1). Default 5. Changed while the queue
+        /// runs with `setMaxConcurrentDownloads(_:)`.
         public var maxConcurrentDownloads = 5
+        /// The most bytes per second all the downloads of the queue receive together; nil
+        /// (default) for no limit. Changed while the queue runs with
+        /// `setBytesPerSecondLimit(_:)`. Held by the queue's `rateLimiter`: the one given in
+        /// `download.sharedRateLimiter`, if any (set to this limit when one is given here), else
+        /// one of its own. A limit of each download is `download.bytesPerSecondLimit`, or the
+        /// `Request`'s.
+        public var bytesPerSecondLimit: Int64?
         /// Connections to one host at once at most, over all downloads (at least 1). Default 16.
         public var connectionsPerHost = 16
         /// The settings of each download (its checksum and mirrors come from its `Request`).
@@ -123,6 +131,9 @@ public final class DownloadQueue: Sendable {
     public let configuration: Configuration
     /// The connection limit of every host, shared by the downloads of this queue.
     public let limiter: HostConnectionLimiter
+    /// The rate limit of all the downloads of this queue together (see
+    /// `Configuration.bytesPerSecondLimit`).
+    public let rateLimiter: RateLimiter
     let engine: HTTPEngine
     let state: Mutex<State>
     /// Writes the session file, one write at a time.
@@ -133,6 +144,12 @@ public final class DownloadQueue: Sendable {
         self.engine = engine
         self.configuration = configuration
         limiter = HostConnectionLimiter(connectionsPerHost: configuration.connectionsPerHost)
+        if let given = configuration.download.sharedRateLimiter {
+            rateLimiter = given
+            if let limit = configuration.bytesPerSecondLimit { given.setBytesPerSecond(limit) }
+        } else {
+            rateLimiter = RateLimiter(bytesPerSecond: configuration.bytesPerSecondLimit)
+        }
         state = Mutex(
             State(
                 scheduler: QueueScheduler(maxConcurrentDownloads: configuration.maxConcurrentDownloads),
@@ -227,6 +244,13 @@ public final class DownloadQueue: Sendable {
                 id: item.id, request: record.request, phase: phase,
                 progress: record.download?.progress, path: record.path)
         }
+    }
+
+    /// What a running download is doing now, piece by piece and connection by connection (see
+    /// `DownloadDetails`); nil for one that is not running (queued, paused, ended, unknown, or
+    /// still starting).
+    public func details(of id: ID) -> DownloadDetails? {
+        state.withLock { $0.records[id]?.download }?.details
     }
 
     /// Every event of every download, or those `isIncluded` takes (called on the thread that
@@ -335,7 +359,7 @@ public final class DownloadQueue: Sendable {
     }
 
     /// The refusal of `request`, whose file download `owner` writes.
-    private static func duplicateError(_ request: Request, owner: ID) -> DownloadError {
+    static func duplicateError(_ request: Request, owner: ID) -> DownloadError {
         switch request.destination {
         case .folder(let folder):
             DownloadError(

@@ -57,12 +57,21 @@ struct QueueScheduler: Sendable, Equatable {
 
     /// Adds a download at the end (lowest priority).
     mutating func add(_ id: DownloadQueue.ID, host: String, paused: Bool = false) {
-        let number = hostNumbers[host] ?? hosts.count
-        if number == hosts.count {
-            hosts.append(host)
-            hostNumbers[host] = number
-        }
-        items.append(Item(id: id, host: number, phase: paused ? .paused : .queued))
+        items.append(Item(id: id, host: number(of: host), phase: paused ? .paused : .queued))
+    }
+
+    /// A download's URL changed: it now needs a permit of `host`.
+    mutating func setHost(_ id: DownloadQueue.ID, to host: String) {
+        guard let index = items.firstIndex(where: { $0.id == id }) else { return }
+        items[index].host = number(of: host)
+    }
+
+    /// The place of `host` in `hosts`, added if new.
+    private mutating func number(of host: String) -> Int {
+        if let number = hostNumbers[host] { return number }
+        hosts.append(host)
+        hostNumbers[host] = hosts.count - 1
+        return hosts.count - 1
     }
 
     mutating func set(_ id: DownloadQueue.ID, to phase: Phase) {
@@ -83,6 +92,32 @@ struct QueueScheduler: Sendable, Equatable {
         guard let index = items.firstIndex(where: { $0.id == id }) else { return }
         let item = items.remove(at: index)
         items.insert(item, at: min(max(position, 0), items.count))
+    }
+
+    /// The place of a waiting download (queued or paused) among the waiting ones, first 0, as
+    /// aria2 counts them; nil for one that holds a slot, or is unknown.
+    func waitingPosition(of id: DownloadQueue.ID) -> Int? {
+        var position = 0
+        for item in items {
+            if item.id == id { return item.phase.isActive ? nil : position }
+            if !item.phase.isActive { position += 1 }
+        }
+        return nil
+    }
+
+    /// The number of waiting downloads (queued or paused).
+    var waitingCount: Int { items.count - activeCount }
+
+    /// Moves a waiting download to `position` among the waiting ones (clamped to the ends),
+    /// as aria2's `changePosition`; the downloads holding a slot keep their places. Returns
+    /// the position it got; nil (nothing moves) for one that holds a slot, or is unknown.
+    mutating func move(_ id: DownloadQueue.ID, toWaitingPosition position: Int) -> Int? {
+        guard let index = items.firstIndex(where: { $0.id == id }), !items[index].phase.isActive else { return nil }
+        let item = items.remove(at: index)
+        let waiting = items.indices.filter { !items[$0].phase.isActive }
+        let target = min(max(position, 0), waiting.count)
+        items.insert(item, at: target < waiting.count ? waiting[target] : items.count)
+        return target
     }
 
     /// Which queued downloads start now, given the free permits of each host, and marks them

@@ -36,7 +36,8 @@ public enum SessionFile {
 
     /// Reads a download list from `path` (`-` for standard input); one larger than
     /// `maximumSize` (as `/dev/zero`) is an `.input` error, read no further.
-    public static func read(_ path: String) throws(DownloadError) -> DownloadList {
+    /// `keeping`: the options kept in each entry's `options` (see `DownloadList.parse`).
+    public static func read(_ path: String, keeping: Set<String> = []) throws(DownloadError) -> DownloadList {
         let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw DownloadError(.disk, "cannot read \(path): \(FileSystem.lastError)", path: path) }
         defer { if fd != STDIN_FILENO { close(fd) } }
@@ -55,7 +56,7 @@ public enum SessionFile {
             bytes += chunk[..<count]
         }
         do {
-            return try DownloadList.parse(String(decoding: bytes, as: UTF8.self))
+            return try DownloadList.parse(String(decoding: bytes, as: UTF8.self), keeping: keeping)
         } catch {
             throw DownloadError(.input, "\(path == "-" ? "standard input" : path): \(error)", path: path, underlying: error)
         }

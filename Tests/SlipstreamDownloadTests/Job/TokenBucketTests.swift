@@ -53,6 +53,26 @@ import TestSupport
         #expect(bucket.tokens == left)
     }
 
+    @Test func aNewRateMovesTheNextGrantAndKeepsWhatAccruedAndTheDebt() {
+        let bucket = Bucket(rate: 1000, depth: 100, quantum: 1, at: 0)
+        #expect(bucket.take(100, client: 1, at: 0))
+        #expect(!bucket.take(50, client: 2, at: 0))
+        #expect(bucket.nextGrant == 0.05)
+        // 20 bytes accrued at the old rate by 0.02 s; the other 30 come at 10,000 B/s in 3 ms.
+        bucket.setRate(10_000, depth: 1000, quantum: 1, at: 0.02)
+        #expect(abs(bucket.tokens - 20) < 1e-9)
+        #expect(abs((bucket.nextGrant ?? 0) - 0.023) < 1e-9)
+        #expect(bucket.grant(at: 0.024) == [2])
+        // Slower again: a debt is paid at the new rate, and the depth shrinks what is there.
+        #expect(bucket.take(3000, client: 3, at: 1))
+        #expect(abs(bucket.tokens + 2000) < 1e-9)
+        bucket.setRate(100, depth: 10, quantum: 1, at: 1)
+        #expect(!bucket.take(10, client: 3, at: 1))
+        #expect(abs((bucket.nextGrant ?? 0) - 21.1) < 1e-9)
+        bucket.setRate(1_000_000, depth: 10, quantum: 1, at: 2)
+        #expect(abs((bucket.nextGrant ?? 0) - 2.00191) < 1e-9)
+    }
+
     @Test func aGrantForADifferentSliceIsSettledWithTheBucket() {
         let bucket = Bucket(rate: 1000, depth: 100, quantum: 1, at: 0)
         #expect(bucket.take(100, client: 1, at: 0))
@@ -156,6 +176,9 @@ final class Bucket {
     func grant(at time: Double) -> [Int] { value.grant(at: time) }
     func hold(_ bytes: Int, client: Int) { value.hold(bytes, client: client) }
     func remove(client: Int) { value.remove(client: client) }
+    func setRate(_ rate: Double, depth: Double, quantum: Double, at time: Double) {
+        value.setRate(rate, depth: depth, quantum: quantum, at: time)
+    }
     var tokens: Double { value.tokens }
     var nextGrant: Double? { value.nextGrant }
     var waiting: [TokenBucket.Waiter] { value.waiting }

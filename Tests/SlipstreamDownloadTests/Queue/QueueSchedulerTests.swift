@@ -53,6 +53,50 @@ import Testing
         #expect(scheduler.decide { _ in 9 }.start == [Self.id(4)])
     }
 
+    @Test func aLowerLimitLetsTheRunningFinishAndStartsNothingUntilUnderIt() {
+        var scheduler = Self.scheduler(["a", "a", "a", "a", "a"], jobs: 3)
+        #expect(scheduler.decide { _ in 9 }.start == [Self.id(1), Self.id(2), Self.id(3)])
+        scheduler.maxConcurrentDownloads = 1
+        scheduler.remove(Self.id(1))
+        #expect(scheduler.decide { _ in 9 }.start.isEmpty)
+        scheduler.remove(Self.id(2))
+        #expect(scheduler.decide { _ in 9 }.start.isEmpty)
+        scheduler.remove(Self.id(3))
+        #expect(scheduler.decide { _ in 9 }.start == [Self.id(4)])
+        // A higher one starts the waiting at once.
+        scheduler.maxConcurrentDownloads = 2
+        #expect(scheduler.decide { _ in 9 }.start == [Self.id(5)])
+    }
+
+    /// aria2's positions count the waiting downloads only (queued or paused): a running one
+    /// neither has a waiting position nor moves, and keeps its place when others move.
+    @Test func waitingPositionsSkipTheRunningDownloads() {
+        var scheduler = Self.scheduler(["a", "a", "a", "a", "a"], jobs: 2)
+        scheduler.move(Self.id(3), to: 0)
+        #expect(scheduler.decide { _ in 9 }.start == [Self.id(3), Self.id(1)])
+        scheduler.set(Self.id(5), to: .paused)
+        // Order 3 (running), 1 (running), 2, 4, 5 (paused).
+        #expect(scheduler.waitingCount == 3)
+        #expect([1, 2, 3, 4, 5].map { scheduler.waitingPosition(of: Self.id($0)) } == [nil, 0, nil, 1, 2])
+        #expect(scheduler.move(Self.id(5), toWaitingPosition: 0) == 0)
+        #expect(scheduler.items.map(\.id.rawValue) == [3, 1, 5, 2, 4])
+        #expect(scheduler.move(Self.id(5), toWaitingPosition: 99) == 2)
+        #expect(scheduler.items.map(\.id.rawValue) == [3, 1, 2, 4, 5])
+        #expect(scheduler.move(Self.id(4), toWaitingPosition: -3) == 0)
+        #expect(scheduler.items.map(\.id.rawValue) == [3, 1, 4, 2, 5])
+        #expect(scheduler.move(Self.id(1), toWaitingPosition: 0) == nil)
+        #expect(scheduler.move(Self.id(9), toWaitingPosition: 0) == nil)
+        #expect(scheduler.items.map(\.id.rawValue) == [3, 1, 4, 2, 5])
+    }
+
+    @Test func aChangedHostIsTheOneWhosePermitsCount() {
+        var scheduler = Self.scheduler(["a", "a"], jobs: 2)
+        scheduler.setHost(Self.id(2), to: "b")
+        let decision = scheduler.decide { $0 == "a" ? 1 : 0 }
+        #expect(decision.start == [Self.id(1)])
+        #expect(decision.waitingHosts == ["b": 1])
+    }
+
     /// The kept count of slot holders always equals a count of the phases, through 2000 random
     /// operations of every kind.
     @Test func theActiveCountFollowsEveryChange() {

@@ -1,0 +1,199 @@
+extension Aria2Service {
+    /// The queue's ID of `gid`, or aria2's failure for a GID it does not know.
+    func id(of gid: GID) throws(RPCFailure.Kind) -> DownloadQueue.ID {
+        guard let id = book.withLock({ $0.ids[gid] }) else { throw .failed("GID \(gid) is not found") }
+        return id
+    }
+
+    /// The status of every download the queue has (running, waiting, paused: in priority
+    /// order), then those that ended (oldest first), built with `entries` in one pass.
+    func statuses(includingStopped: Bool = true, includingQueued: Bool = true) -> [Aria2Status] {
+        let entries = book.withLock { $0.entries }
+        var statuses: [Aria2Status] = []
+        if includingQueued {
+            for status in queue.downloads {
+                guard let entry = entries[status.id] else { continue }
+                statuses.append(self.status(status, entry))
+            }
+        }
+        if includingStopped {
+            for outcome in queue.outcomes {
+                guard let entry = entries[outcome.id] else { continue }
+                statuses.append(self.status(outcome, entry))
+            }
+        }
+        return statuses
+    }
+
+    /// The status of one download, or aria2's failure when the GID is unknown.
+    func status(of gid: GID) throws(RPCFailure.Kind) -> Aria2Status {
+        let id = try id(of: gid)
+        guard let entry = book.withLock({ $0.entries[id] }) else { throw .failed("GID \(gid) is not found") }
+        if let status = queue.downloads.first(where: { $0.id == id }) { return self.status(status, entry) }
+        if let outcome = queue.outcomes.last(where: { $0.id == id }) { return self.status(outcome, entry) }
+        throw .failed("GID \(gid) is not found")
+    }
+
+    private func status(_ status: DownloadQueue.Status, _ entry: Entry) -> Aria2Status {
+        let word: Aria2Status.Word =
+            switch status.phase {
+            case .running: .active
+            case .queued: .waiting
+            case .paused: .paused
+            }
+        let progress = status.progress
+        let queue = queue
+        return Aria2Status(
+            gid: entry.gid, word: word, totalLength: progress?.totalBytes ?? 0, completedLength: progress?.completedBytes ?? 0,
+            downloadSpeed: word == .active ? progress?.bytesPerSecond ?? 0 : 0,
+            connections: word == .active ? progress?.activeConnections ?? 0 : 0,
+            dir: Self.folder(of: status.request.destination, path: status.path),
+            path: status.path ?? Self.expectedPath(status.request), uris: [status.request.url] + status.request.mirrors,
+            details: { queue.details(of: status.id) })
+    }
+
+    private func status(_ outcome: DownloadQueue.Outcome, _ entry: Entry) -> Aria2Status {
+        let request = outcome.request
+        let uris = [request.url] + request.mirrors
+        switch outcome.result {
+        case .success(let result):
+            return Aria2Status(
+                gid: entry.gid, word: .complete, totalLength: result.bytes, completedLength: result.bytes, downloadSpeed: 0,
+                connections: 0, dir: FileSystem.folder(of: result.path), path: result.path, uris: uris, errorCode: 0,
+                errorMessage: "", details: { Self.completeDetails(result.bytes) })
+        case .failure(let error):
+            let removed = entry.removed && error.code == .cancelled
+            let path = error.resumableFile.map { String($0.dropLast(".part".count)) } ?? error.path ?? Self.expectedPath(request)
+            return Aria2Status(
+                gid: entry.gid, word: removed ? .removed : .error, totalLength: 0, completedLength: 0, downloadSpeed: 0,
+                connections: 0, dir: Self.folder(of: request.destination, path: path), path: path, uris: uris,
+                errorCode: removed ? 31 : error.aria2Code, errorMessage: removed ? "Removed" : error.message, details: { nil })
+        }
+    }
+
+    /// The details of a complete file: every piece done.
+    private static func completeDetails(_ bytes: Int64) -> DownloadDetails {
+        let length = DownloadDetails.defaultPieceLength
+        let count = Int((bytes + length - 1) / length)
+        var bits = [UInt8](repeating: 0xFF, count: count / 8)
+        if count % 8 != 0 { bits.append(0xFF << UInt8(8 - count % 8)) }
+        return DownloadDetails(
+            pieceLength: length, totalBytes: bytes, completedBytes: bytes, completedPieces: bits, numPieces: count, connections: [])
+    }
+
+    private static func folder(of destination: DownloadDestination, path: String?) -> String {
+        if let path, !path.isEmpty { return FileSystem.folder(of: path) }
+        switch destination {
+        case .folder(let folder): return folder
+        case .file(let file): return FileSystem.folder(of: file)
+        case .stream: return ""
+        }
+    }
+
+    private static func expectedPath(_ request: DownloadQueue.Request) -> String {
+        if case .file(let path) = request.destination { return path }
+        return ""
+    }
+
+    // MARK: The methods
+
+    /// `tellStatus(gid[, keys])`.
+    func tellStatus(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
+        try status(of: params.gid(0)).json(keys: params.keys(1))
+    }
+
+    /// `getUris(gid)`.
+    func getUris(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
+        try status(of: params.gid(0)).uriList
+    }
+
+    /// `getFiles(gid)`.
+    func getFiles(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
+        .array([try status(of: params.gid(0)).file])
+    }
+
+    /// `getServers(gid)`: for an active download, its connections: each URI and its speed.
+    func getServers(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
+        let gid = try params.gid(0)
+        let id = try id(of: gid)
+        guard let details = queue.details(of: id) else { throw .failed("GID \(gid) is not active") }
+        let servers: [JSONValue] = details.connections.map { connection in
+            [
+                "uri": .string(connection.url), "currentUri": .string(connection.url),
+                "downloadSpeed": Aria2Status.text(Int64(connection.bytesPerSecond.rounded())),
+            ]
+        }
+        return [["index": "1", "servers": .array(servers)]]
+    }
+
+    /// `slipstream.getPieces(gid)`: the page's picture of a download: its bitfield and what
+    /// each connection has in flight.
+    func getPieces(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
+        let status = try status(of: params.gid(0))
+        let details = status.details()
+        let connections: [JSONValue] = (details?.connections ?? []).map { connection in
+            [
+                "uri": .string(connection.url),
+                "downloadSpeed": Aria2Status.text(Int64(connection.bytesPerSecond.rounded())),
+                "start": Aria2Status.text(connection.range?.lowerBound ?? 0),
+                "end": Aria2Status.text(connection.range?.upperBound ?? 0),
+            ]
+        }
+        return [
+            "pieceLength": Aria2Status.text(details?.pieceLength ?? DownloadDetails.defaultPieceLength),
+            "numPieces": Aria2Status.text(Int64(details?.numPieces ?? 0)),
+            "bitfield": .string(Aria2Status.hex(details?.completedPieces ?? [])),
+            "totalLength": Aria2Status.text(details?.totalBytes ?? status.totalLength),
+            "connections": .array(connections),
+        ]
+    }
+
+    /// `tellActive([keys])`.
+    func tellActive(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
+        let keys = try params.keys(0)
+        return .array(statuses(includingStopped: false).filter { $0.word == .active }.map { $0.json(keys: keys) })
+    }
+
+    /// `tellWaiting(offset, num[, keys])`: waiting and paused downloads in queue order.
+    func tellWaiting(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
+        let waiting = statuses(includingStopped: false).filter { $0.word == .waiting || $0.word == .paused }
+        let keys = try params.keys(2)
+        return .array(try Self.page(waiting, params).map { $0.json(keys: keys) })
+    }
+
+    /// `tellStopped(offset, num[, keys])`: ended downloads, oldest first.
+    func tellStopped(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
+        let stopped = statuses(includingQueued: false)
+        let keys = try params.keys(2)
+        return .array(try Self.page(stopped, params).map { $0.json(keys: keys) })
+    }
+
+    /// aria2's paging: `num` items from `offset`; a negative offset counts from the end
+    /// (-1: the last) and lists backwards from there.
+    static func page<Item>(_ items: [Item], _ params: Aria2Params) throws(RPCFailure.Kind) -> [Item] {
+        let offset = try params.integer(0)
+        let count = try params.integer(1)
+        guard count >= 0 else { throw .failed("num must not be negative") }
+        guard count > 0 else { return [] }
+        if offset >= 0 {
+            guard offset < items.count else { return [] }
+            return Array(items[offset..<min(items.count, offset + min(count, items.count))])
+        }
+        let start = items.count + offset
+        guard start >= 0 else { return [] }
+        return Array(items[max(0, start - count + 1)...start].reversed())
+    }
+
+    /// `getGlobalStat()`.
+    func getGlobalStat() -> JSONValue {
+        let downloads = queue.downloads
+        let speed = downloads.reduce(0.0) { $0 + ($1.phase == .running ? $1.progress?.bytesPerSecond ?? 0 : 0) }
+        let stopped = queue.outcomes.count
+        return [
+            "downloadSpeed": Aria2Status.text(Int64(speed.rounded())), "uploadSpeed": "0",
+            "numActive": Aria2Status.text(Int64(downloads.filter { $0.phase == .running }.count)),
+            "numWaiting": Aria2Status.text(Int64(downloads.filter { $0.phase != .running }.count)),
+            "numStopped": Aria2Status.text(Int64(stopped)), "numStoppedTotal": Aria2Status.text(Int64(stopped)),
+        ]
+    }
+}

@@ -1,0 +1,55 @@
+/// Turns what the server received into the answer it sends: JSON-RPC over POST, GET (JSONP)
+/// and WebSocket messages, answered by aria2's methods. Runs on the daemon's call queue.
+enum DaemonRequests {
+    static func answer(_ request: WebServer.Request, service: Aria2Service) -> WebServer.Reply {
+        switch request {
+        case .post(let body):
+            return reply(RPCRequest.parse(body), service: service)
+        case .message(let text, _):
+            return reply(RPCRequest.parse(text), service: service)
+        case .get(let arguments):
+            let query = RPCQuery(arguments: arguments)
+            let (answers, batch) = service.answer(query.request)
+            var reply = WebServer.Reply(body: query.body(RPCAnswer.text(of: answers, batch: batch)))
+            reply.contentType = query.contentType
+            return reply
+        }
+    }
+
+    private static func reply(_ request: RPCRequest, service: Aria2Service) -> WebServer.Reply {
+        let (answers, batch) = service.answer(request)
+        return WebServer.Reply(body: RPCAnswer.text(of: answers, batch: batch))
+    }
+}
+
+extension Aria2Service {
+    /// aria2's notification for a queue event, if it has one: a start, a pause, a completion,
+    /// an error, or a removal ("stop").
+    func notification(for event: DownloadQueueEvent) -> [UInt8]? {
+        let kind: Aria2Notification
+        switch event {
+        case .started: kind = .start
+        case .paused(let id):
+            let adding = book.withLock { book in
+                defer { book.entries[id]?.addingPause = false }
+                return book.entries[id]?.addingPause ?? false
+            }
+            guard !adding else { return nil }
+            kind = .pause
+        case .finished: kind = .complete
+        case .failed(let id, let error):
+            let removed = error.code == .cancelled && book.withLock { $0.entries[id]?.removed ?? false }
+            kind = removed ? .stop : .error
+        default: return nil
+        }
+        guard let gid = book.withLock({ $0.entries[event.id]?.gid }) else { return nil }
+        return kind.text(gid)
+    }
+}
+
+extension DownloadQueueEvent {
+    /// Whether it is a progress snapshot (of which there are many: the notifier skips them).
+    var isProgress: Bool {
+        if case .progress = self { true } else { false }
+    }
+}

@@ -1,0 +1,49 @@
+/// One connection's state, kept by `ServerLoop` on the server's thread alone.
+final class ServerConnection {
+    /// What the connection is doing.
+    enum Phase {
+        /// Reading a POST body of `expected` bytes.
+        case readingBody(expected: Int)
+        /// The handler has the request; its reply has not come.
+        case awaitingReply
+        /// Writing `response`.
+        case responding
+        /// A WebSocket.
+        case webSocket
+        /// Between requests.
+        case idle
+    }
+
+    /// A response being written: its head first, then its body in pieces.
+    struct Response {
+        var status: Int
+        var contentType: String
+        var headers: [(name: String, value: String)]
+        var body: [UInt8]
+        /// Whether the body is left out (HEAD) while its length is still sent.
+        var headOnly = false
+        /// Whether the connection closes once it is written (a refusal).
+        var closeAfter = false
+        var headWritten = false
+        var bodyOffset = 0
+    }
+
+    /// A number no other connection of the server has (replies name their connection by it).
+    let id: UInt64
+    var phase = Phase.idle
+    var body: [UInt8] = []
+    var response: Response?
+    /// The `Access-Control-Allow-Origin` of the request being answered, if any.
+    var allowOrigin: String?
+    /// The text message being received (fragments so far).
+    var message: [UInt8] = []
+    var receivingMessage = false
+    /// Text frames to send, and their bytes.
+    var outgoing: [[UInt8]] = []
+    var outgoingStart = 0
+    var queuedBytes = 0
+    /// A WebSocket close status to close with at the next chance.
+    var closeStatus: UInt32?
+
+    init(id: UInt64) { self.id = id }
+}

@@ -1,0 +1,178 @@
+import CWebSockets
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The state of a `WebServer` on its thread: every libwebsockets callback comes here, on the
+/// one thread that runs `lws_service`, and only that thread touches the connections. Other
+/// threads reach it through `inbox` alone (replies, broadcasts, stop), then wake it.
+final class ServerLoop: @unchecked Sendable {
+    /// Shared with every thread (under its mutex).
+    let inbox = Mutex(ServerInbox())
+    let configuration: WebServer.Configuration
+    let handler: WebServer.Handler
+    /// Set before the thread starts (it needs the port bound).
+    var policy: RequestPolicy
+    let idleSeconds: Int32
+
+    // The server thread's alone from here on.
+    var connections: [OpaquePointer: ServerConnection] = [:]
+    var wsiByID: [UInt64: OpaquePointer] = [:]
+    var webSockets: Set<OpaquePointer> = []
+    /// Accepted connections not yet destroyed (what `maxConnections` bounds).
+    var accepted: Set<OpaquePointer> = []
+    private var nextID: UInt64 = 1
+
+    init(configuration: WebServer.Configuration, handler: @escaping WebServer.Handler, idleSeconds: Int32) {
+        self.configuration = configuration
+        self.handler = handler
+        self.idleSeconds = idleSeconds
+        policy = RequestPolicy(
+            port: configuration.port, listenAll: configuration.listenAll, allowedOrigins: configuration.allowedOrigins,
+            allowAnyOrigin: configuration.allowAnyOrigin)
+    }
+
+    /// Serves until asked to stop, then destroys the context (closing every connection).
+    func run(_ server: UnsafeMutablePointer<slipstream_lws_server>) {
+        let context = server.pointee.context
+        while !inbox.withLock({ $0.stopping }) {
+            if slipstream_lws_service(context, 0) < 0 { break }
+        }
+        inbox.withLock { $0.context = nil }
+        slipstream_lws_server_free(server)
+        connections.removeAll()
+        wsiByID.removeAll()
+        webSockets.removeAll()
+    }
+
+    /// The connection of `wsi`, made on first use.
+    func connection(_ wsi: OpaquePointer) -> ServerConnection {
+        if let connection = connections[wsi] { return connection }
+        let connection = ServerConnection(id: nextID)
+        nextID += 1
+        connections[wsi] = connection
+        wsiByID[connection.id] = wsi
+        return connection
+    }
+
+    /// Forgets `wsi` (closed).
+    func forget(_ wsi: OpaquePointer) {
+        if let connection = connections.removeValue(forKey: wsi) { wsiByID[connection.id] = nil }
+        webSockets.remove(wsi)
+    }
+
+    /// The function handed to `reply`: queues the reply for connection `id` and wakes the thread.
+    func replier(for id: UInt64) -> @Sendable (WebServer.Reply) -> Void {
+        { [self] reply in
+            inbox.withLock {
+                guard !$0.stopping else { return }
+                $0.replies.append((id, reply))
+                $0.wake()
+            }
+        }
+    }
+
+    /// Takes what other threads queued: replies go to their connections, broadcasts to every
+    /// WebSocket.
+    func drainInbox() {
+        let (replies, broadcasts) = inbox.withLock { inbox in
+            defer {
+                inbox.replies.removeAll()
+                inbox.broadcasts.removeAll()
+            }
+            return (inbox.replies, inbox.broadcasts)
+        }
+        for (id, reply) in replies {
+            guard let wsi = wsiByID[id], let connection = connections[wsi] else { continue }
+            switch connection.phase {
+            case .awaitingReply:
+                respond(wsi, connection, status: reply.status, contentType: reply.contentType, body: reply.body)
+            case .webSocket:
+                if !reply.body.isEmpty { send(reply.body, to: wsi, connection) }
+            default:
+                continue
+            }
+        }
+        for text in broadcasts {
+            for wsi in webSockets {
+                guard let connection = connections[wsi] else { continue }
+                send(text, to: wsi, connection)
+            }
+        }
+    }
+
+    /// One libwebsockets callback: 0 to go on, nonzero to close the connection.
+    func callback(
+        _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int
+    ) -> Int32 {
+        switch reason {
+        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+            return admits(socket: Int32(truncatingIfNeeded: Int(bitPattern: input))) ? 0 : 1
+        case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+            accepted.insert(wsi)
+            return 0
+        case LWS_CALLBACK_WSI_DESTROY:
+            accepted.remove(wsi)
+            forget(wsi)
+            return 0
+        case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_CLOSED:
+            forget(wsi)
+            return 0
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            drainInbox()
+            return 0
+        case LWS_CALLBACK_HTTP:
+            return httpRequest(wsi, path: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/")
+        case LWS_CALLBACK_HTTP_BODY:
+            return httpBody(wsi, UnsafeRawBufferPointer(start: input, count: length))
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            return httpBodyComplete(wsi)
+        case LWS_CALLBACK_HTTP_WRITEABLE:
+            return writeResponse(wsi)
+        case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+            return confirmUpgrade(wsi, to: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "")
+        case LWS_CALLBACK_ESTABLISHED:
+            return webSocketOpened(wsi)
+        case LWS_CALLBACK_RECEIVE:
+            return webSocketReceived(wsi, UnsafeRawBufferPointer(start: input, count: length))
+        case LWS_CALLBACK_SERVER_WRITEABLE:
+            return webSocketWritable(wsi)
+        default:
+            return 0
+        }
+    }
+
+    /// Whether to take a new connection on `socket`: loopback peers only unless listening on
+    /// every interface, and no more than `maxConnections` at once.
+    private func admits(socket: Int32) -> Bool {
+        // The filter and the connection's creation run in one go on this thread: `accepted`
+        // counts every connection let in before.
+        guard accepted.count < configuration.maxConnections else { return false }
+        return configuration.listenAll || Self.peerIsLoopback(socket)
+    }
+
+    /// Whether the peer of `socket` is a loopback address (127/8, ::1, or 127/8 mapped into IPv6).
+    static func peerIsLoopback(_ socket: Int32) -> Bool {
+        var storage = sockaddr_storage()
+        var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let got = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(socket, $0, &size) }
+        }
+        guard got == 0 else { return false }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafeBytes(of: &storage) { $0.load(fromByteOffset: 4, as: UInt8.self) == 127 }
+        case AF_INET6:
+            return withUnsafeBytes(of: &storage) { raw in
+                let address = Array(raw[8..<24])
+                let loopback = address[0..<15].allSatisfy { $0 == 0 } && address[15] == 1
+                let mapped = address[0..<10].allSatisfy { $0 == 0 } && address[10] == 0xFF && address[11] == 0xFF && address[12] == 127
+                return loopback || mapped
+            }
+        default:
+            return false
+        }
+    }
+}
