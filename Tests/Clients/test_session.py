@@ -103,7 +103,7 @@ def test_sigterm_keeps_the_part_file_and_the_download(start, www, tmp_path):
     session = tmp_path / "session.txt"
     server = start(daemon_kind(), extra(session))
     folder = server.dir
-    a = server.add(www.rate_url("big.bin", "1m"), out="a.bin")
+    a = server.add(www.rate_url("big.bin", "256k"), out="a.bin", split="2", max_connection_per_server="2")
     wait_until(lambda: int(server.status(a, ["completedLength"])["completedLength"]) >= 1 << 20, 60,
                "a first MiB")
     server.call("aria2.changeOption", a, {"max-download-limit": CRAWL})
