@@ -125,6 +125,8 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
             name: "ResumeRecordFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/ResumeRecordFuzzer"),
         .executableTarget(
             name: "DownloadListFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/DownloadListFuzzer"),
+        .executableTarget(
+            name: "MetalinkFuzzer", dependencies: ["SlipstreamDownload", "FuzzSupport"], path: "Fuzz/MetalinkFuzzer"),
         // These two also feed the packets the parser finds to the real decoders (libFLAC,
         // libvorbis, libopus), whose frame counts must match the parser's: they link the player.
         .executableTarget(

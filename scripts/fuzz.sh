@@ -16,6 +16,8 @@
 #   DownloadListFuzzer  download lists and session files (DownloadList), aria2's options kept
 #   RPCRequestFuzzer    the daemon's JSON reader and writer, JSON-RPC requests and batches,
 #                       aria2's GET form (base64 params, JSONP names) and aria2's options
+#   MetalinkFuzzer      Metalink 4 and 3 documents (MetalinkDocument) and the XML reader under
+#                       them: safe names, mirrors in order, hashes checked, written and read back
 #   ExternalTextFuzzer  the readers of numbers and text from outside: the strict decimal
 #                       reader, the checked conversions, and a text made fit to show (a URL's
 #                       password out, terminal controls escaped)
@@ -51,7 +53,7 @@ seconds="${1:-600}"
 shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer RPCRequestFuzzer ExternalTextFuzzer ResponseHeadFuzzer PlaylistFuzzer TransportStreamFuzzer)
+all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer RPCRequestFuzzer MetalinkFuzzer ExternalTextFuzzer ResponseHeadFuzzer PlaylistFuzzer TransportStreamFuzzer)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 for target in "${targets[@]}"; do

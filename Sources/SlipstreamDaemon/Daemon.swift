@@ -38,7 +38,6 @@ public final class DownloadDaemon: Sendable {
         }
     }
 
-
     /// The settings.
     public let configuration: Configuration
     /// The downloads.
@@ -81,7 +80,7 @@ public final class DownloadDaemon: Sendable {
             actions: .init(
                 saveSession: { () throws(RPCFailure.Kind) in
                     guard let writer else { throw .failed("no session file was given (--save-session)") }
-                    do {
+                    do throws(DownloadError) {
                         try writer.writeNow()
                     } catch {
                         throw .failed(error.message)

@@ -55,8 +55,9 @@ public enum JSONValue: Sendable, Equatable {
     }
 }
 
+// Not ExpressibleByNilLiteral: `nil` where a `JSONValue?` is expected would quietly be `.null`.
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
+    ExpressibleByBooleanLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
@@ -64,5 +65,4 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByArrayLiteral, Expr
         self = .object(elements.map { (key: $0.0, value: $0.1) })
     }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(nilLiteral: ()) { self = .null }
 }

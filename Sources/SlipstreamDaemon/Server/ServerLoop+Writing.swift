@@ -45,7 +45,8 @@ extension ServerLoop {
                 let added = Array((name.lowercased() + ":").utf8CString).withUnsafeBufferPointer { name in
                     Array(value.utf8).withUnsafeBufferPointer { value in
                         name.withMemoryRebound(to: UInt8.self) { name in
-                            slipstream_lws_add_http_header_by_name(wsi, name.baseAddress, value.baseAddress, Int32(value.count), &position, end)
+                            slipstream_lws_add_http_header_by_name(
+                                wsi, name.baseAddress, value.baseAddress, Int32(value.count), &position, end)
                         }
                     }
                 }

@@ -30,4 +30,11 @@ extension DownloadQueue {
     public func removeOutcomes() -> [Outcome] {
         state.withLock { $0.history.removeOutcomes() }
     }
+
+    /// Forgets the outcome of one ended download (aria2's `removeDownloadResult`); false when
+    /// none is kept for `id`.
+    @discardableResult
+    public func removeOutcome(_ id: ID) -> Bool {
+        state.withLock { $0.history.removeOutcome(of: id) }
+    }
 }

@@ -40,6 +40,13 @@ struct QueueHistory: Sendable {
         }
     }
 
+    /// Forgets the outcome of `id`; whether one was kept.
+    mutating func removeOutcome(of id: DownloadQueue.ID) -> Bool {
+        guard let index = outcomes.firstIndex(where: { $0.id == id }) else { return false }
+        outcomes.remove(at: index)
+        return true
+    }
+
     /// Forgets the outcomes kept so far, and returns them.
     mutating func removeOutcomes() -> [DownloadQueue.Outcome] {
         defer { outcomes = [] }

@@ -42,8 +42,9 @@ enum DaemonCommand {
         }
         if !options.quiet {
             let host = options.configuration.server.listenAll ? "0.0.0.0" : "127.0.0.1"
-            Terminal.write("slipstream daemon: http://\(host):\(daemon.port)/ (JSON-RPC at /jsonrpc), downloads into "
-                + "\(options.configuration.folder)\n")
+            Terminal.write(
+                "slipstream daemon: http://\(host):\(daemon.port)/ (JSON-RPC at /jsonrpc), downloads into "
+                    + "\(options.configuration.folder)\n")
         }
         await daemon.run()
         withExtendedLifetime(trap) {}

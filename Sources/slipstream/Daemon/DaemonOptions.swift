@@ -92,7 +92,9 @@ struct DaemonOptions {
             try CommandLineArguments.integer(value, for: "\(origin)--\(name)", in: range)
         }
         func size() throws(UsageError) -> Int64 {
-            guard let size = DaemonOptions.size(value) else { throw UsageError("\(origin)--\(name): '\(value)' is not a size (e.g. 500K, 10M)") }
+            guard let size = DaemonOptions.size(value) else {
+                throw UsageError("\(origin)--\(name): '\(value)' is not a size (e.g. 500K, 10M)")
+            }
             return size
         }
         switch name {
@@ -114,7 +116,9 @@ struct DaemonOptions {
         case "max-overall-download-limit": configuration.global.maxOverallDownloadLimit = try size()
         case "quiet": quiet = try bool()
         case "daemon":
-            if try bool() { throw UsageError("\(origin)--daemon: slipstream daemon stays in the foreground; run it under systemd (contrib/)") }
+            if try bool() {
+                throw UsageError("\(origin)--daemon: slipstream daemon stays in the foreground; run it under systemd (contrib/)")
+            }
         case "rpc-secure", "rpc-certificate", "rpc-private-key":
             throw UsageError("\(origin)--\(name): TLS on the RPC port is not supported; put a TLS proxy in front, or keep it on loopback")
         case "split", "max-connection-per-server", "min-split-size", "max-download-limit", "user-agent", "all-proxy", "header",

@@ -16,14 +16,14 @@ import Testing
         let service: Aria2Service
 
         init(maxConcurrent: Int = 5, folder: String? = nil) throws {
-            self.folder = try folder ?? TestFiles.makeTemporaryFolder()
+            if let folder { self.folder = folder } else { self.folder = try TestFiles.makeTemporaryFolder() }
             var configuration = DownloadQueue.Configuration()
             configuration.maxConcurrentDownloads = maxConcurrent
             queue = DownloadQueue(configuration: configuration)
             var global = Aria2GlobalOptions()
             global.maxConcurrentDownloads = maxConcurrent
             service = Aria2Service(
-                queue: queue, folder: try DownloadFolder(folder), secret: "s", global: global,
+                queue: queue, folder: try DownloadFolder(self.folder), secret: "s", global: global,
                 actions: .init(saveSession: {}, shutdown: { _ in }))
         }
 
@@ -129,8 +129,8 @@ import Testing
         #expect(harness.call("aria2.unpause", .string(running)).isFailure)
 
         #expect(try harness.value("aria2.forceRemove", .string(running)) == .string(running))
-        #expect(try harness.value("aria2.forceRemove", .string(paused)) == .string(paused))
         try await harness.waitForEnd(running)
+        #expect(try harness.value("aria2.forceRemove", .string(paused)) == .string(paused))
         try await harness.waitForEnd(paused)
         let stopped = try harness.value("aria2.tellStopped", .number(-1), .number(10), ["gid"])
         #expect(stopped == [["gid": .string(paused)], ["gid": .string(running)], ["gid": .string(waiting)]])
@@ -142,7 +142,9 @@ import Testing
 
     @Test func aFailedDownloadIsAnErrorWithAria2sCode() async throws {
         let harness = try Harness()
-        let gid = try #require(try harness.value("aria2.addUri", [.string(try TestNginx.url("daemon-missing.bin"))]).string)
+        let uris: JSONValue = [.string(try TestNginx.url("daemon-missing.bin"))]
+        let added = harness.call("aria2.addUri", uris)
+        let gid = try #require(try added.get().string, "\(added)")
         try await harness.waitForEnd(gid)
         let status = try harness.value("aria2.tellStatus", .string(gid), ["status", "errorCode", "errorMessage"])
         #expect(status["status"] == "error")
@@ -173,20 +175,25 @@ import Testing
         #expect(try harness.value("aria2.changeOption", .string(gid), ["split": "2", "max-download-limit": "50K"]) == "OK")
         #expect(try harness.value("aria2.getOption", .string(gid))["split"] == "2")
         #expect(harness.queue.downloads.first?.request.connections == 2)
-        #expect(try harness.value("aria2.changeGlobalOption", ["max-concurrent-downloads": "2", "max-overall-download-limit": "1M"]) == "OK")
+        #expect(
+            try harness.value("aria2.changeGlobalOption", ["max-concurrent-downloads": "2", "max-overall-download-limit": "1M"]) == "OK")
         #expect(harness.queue.maxConcurrentDownloads == 2)
         #expect(harness.queue.bytesPerSecondLimit == 1 << 20)
         let global = try harness.value("aria2.getGlobalOption")
         #expect(global["max-concurrent-downloads"] == "2")
         #expect(harness.call("aria2.changeGlobalOption", ["dir": "/"]).isFailure)
-        #expect(try harness.value("aria2.changeUri", .string(gid), .number(1), [.string(url)], ["http://127.0.0.1:1/x"]) == [.number(1), .number(1)])
+        #expect(
+            try harness.value("aria2.changeUri", .string(gid), .number(1), [.string(url)], ["http://127.0.0.1:1/x"]) == [
+                .number(1), .number(1),
+            ])
         #expect(try harness.value("aria2.getUris", .string(gid)) == [["uri": "http://127.0.0.1:1/x", "status": "waiting"]])
     }
 
     @Test func theSessionKeepsGIDsOptionsAndPauses() throws {
         let harness = try Harness(maxConcurrent: 1)
         let url = try TestNginx.url("daemon-session.bin")
-        let paused = try #require(try harness.value("aria2.addUri", [.string(url)], ["pause": "true", "out": "p.bin", "split": "2"]).string)
+        let paused = try #require(
+            try harness.value("aria2.addUri", [.string(url)], ["pause": "true", "out": "p.bin", "split": "2"]).string)
         let text = harness.service.session().render()
         let list = try DownloadList.parse(text, keeping: Aria2Options.sessionKeys)
 

@@ -45,13 +45,18 @@ import Testing
         #expect(options.headers.map(\.value) == ["1", "2"])
         #expect(options.pause)
         #expect(options.pairs.first { $0.key == "checksum" }?.value.hasPrefix("sha-256=9f86") == true)
-        #expect(try Aria2Options(pairs: options.pairs) == { var copy = options; copy.pause = false; return copy }())
+        #expect(
+            try Aria2Options(pairs: options.pairs)
+                == {
+                    var copy = options; copy.pause = false; return copy
+                }())
     }
 
-    @Test(arguments: [
-        ["split": "0"], ["split": "x"], ["out": "../x"], ["out": "a/b"], ["min-split-size": "1K"], ["checksum": "crc=1"],
-        ["header": "no colon"], ["user-agent": "a\r\nX: y"], ["pause": "yes"], ["gid": "123"], ["dir": .number(1.5)],
-    ] as [JSONValue])
+    @Test(
+        arguments: [
+            ["split": "0"], ["split": "x"], ["out": "../x"], ["out": "a/b"], ["min-split-size": "1K"], ["checksum": "crc=1"],
+            ["header": "no colon"], ["user-agent": "a\r\nX: y"], ["pause": "yes"], ["gid": "123"], ["dir": .number(1.5)],
+        ] as [JSONValue])
     func badValuesAreRefusedNamingTheOption(_ given: JSONValue) {
         let failure = #expect(throws: RPCFailure.Kind.self) { try Aria2Options(given) }
         #expect(failure?.code == 1)

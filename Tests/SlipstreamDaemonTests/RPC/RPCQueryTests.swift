@@ -9,7 +9,9 @@ import Testing
             ("method", "aria2.tellWaiting"), ("id", "7"), ("params", "WyJ0b2tlbjphK2I/IiwxXQ=="),
         ])
         #expect(query.request == .single(.success(RPCCall(method: "aria2.tellWaiting", params: ["token:a+b?", .number(1)], id: "7"))))
-        let spaced = RPCQuery(arguments: [("method", "m"), ("id", "1"), ("params", "WyJ0b2tlbjphK2I/IiwxXQ==".replacing("+", with: " "))])
+        let spaced = RPCQuery(arguments: [
+            ("method", "aria2.tellWaiting"), ("id", "1"), ("params", "WyJ0b2tlbjphK2I/IiwxXQ==".replacing("+", with: " ")),
+        ])
         #expect(spaced.request == query.request.withID("1"))
     }
 

@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func answersAreWrittenAsJSONRPCSays() {
-        let answers: [RPCAnswer] = [.result("OK", id: 1), .failure(RPCFailure(.unauthorized, id: "x"))]
+        let answers: [RPCAnswer] = [.result("OK", id: .number(1)), .failure(RPCFailure(.unauthorized, id: "x"))]
         #expect(
             String(decoding: RPCAnswer.text(of: answers, batch: true), as: UTF8.self)
                 == #"[{"id":1,"jsonrpc":"2.0","result":"OK"},{"id":"x","jsonrpc":"2.0","error":{"code":1,"message":"Unauthorized"}}]"#)

@@ -112,8 +112,10 @@ final class RawClient {
 
     /// Sends the upgrade to a WebSocket and reads the answer's head.
     func upgrade(port: Int, path: String = "/jsonrpc", headers: [(String, String)] = []) throws -> Response {
-        var all = [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
-            ("Sec-WebSocket-Version", "13")]
+        var all = [
+            ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+            ("Sec-WebSocket-Version", "13"),
+        ]
         all += headers
         try request("GET", path, port: port, headers: all)
         return try response()

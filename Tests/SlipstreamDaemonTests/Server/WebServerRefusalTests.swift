@@ -55,7 +55,11 @@ struct WebServerRefusalTests {
 
     @Test func aForeignOriginIsRefusedBeforeTheHandlerRuns() async throws {
         let calls = Mutex(0)
-        let server = try WebServer(configuration: { var c = WebServer.Configuration(); c.port = 0; return c }()) { _, reply in
+        let server = try WebServer(
+            configuration: {
+                var c = WebServer.Configuration(); c.port = 0; return c
+            }()
+        ) { _, reply in
             calls.withLock { $0 += 1 }
             reply(.init(body: []))
         }

@@ -12,7 +12,8 @@ struct WebServerTests {
         defer { server.close() }
         let response = try await offPool { [port = server.port] in
             let client = try RawClient(port: port)
-            try client.request("POST", "/jsonrpc", port: port, headers: [("Content-Type", "application/json")], body: Array(#"{"a":1}"#.utf8))
+            try client.request(
+                "POST", "/jsonrpc", port: port, headers: [("Content-Type", "application/json")], body: Array(#"{"a":1}"#.utf8))
             return try client.response()
         }
         #expect(response.status == 200)
