@@ -34,15 +34,16 @@ BATCH = 1_000
 # The numbers each case reports, in order, with their units.
 METRICS = {
     "multicall": [("wall s", "wall"), ("server CPU s", "cpu")],
-    "poll": [("CPU s / 60 polls", "cpu"), ("of it idle", "idle"), ("net CPU s", "net")],
+    "poll": [("active", "active"), ("CPU s / 60 polls", "cpu"), ("of it idle", "idle"), ("net CPU s", "net")],
     "idle": [("RSS MiB", "rss"), ("VmHWM MiB", "hwm")],
     "waiting": [("add s", "wall"), ("RSS MiB", "rss"), ("VmHWM MiB", "hwm")],
     "big": [("wall s", "wall"), ("server CPU s", "cpu"), ("VmHWM MiB", "hwm")],
 }
 TITLES = {
     "multicall": f"(1) {BATCH} addUri (paused) in one system.multicall",
-    "poll": f"(2) a UI's polling with {ACTIVE} active downloads: {POLLS} polls of tellActive + "
-            "tellWaiting(0,1000) + tellStopped(-1,1000) + getGlobalStat",
+    "poll": f"(2) a UI's polling with {ACTIVE} downloads added, each at 4 KiB/s (\"active\": how many "
+            f"the server runs at once): {POLLS} polls of tellActive + tellWaiting(0,1000) + "
+            "tellStopped(-1,1000) + getGlobalStat",
     "idle": "(3) idle memory after start",
     "waiting": f"(4) memory with {WAITING} waiting downloads (added paused, {BATCH} per multicall)",
     "big": "(5) a 1 GiB download through RPC (-x8 -s8), added until complete",
@@ -153,9 +154,18 @@ def case_poll(server):
     calls = [("aria2.addUri", [[f"{base}/rate/poll.bin?rate=4k&n={i}"], dict(options, out=f"p{i}.bin")])
              for i in range(ACTIVE)]
     server.multicall(calls)
-    wait(lambda: int(server.call("aria2.getGlobalStat")["numActive"]) == ACTIVE, 60, f"{ACTIVE} active downloads")
+    # All 100 active, or as many as the server runs at once to one host (the "active" column):
+    # the count that holds for two seconds.
+    seen = []
+
+    def settled():
+        seen.append(int(server.call("aria2.getGlobalStat")["numActive"]))
+        return seen[-1] == ACTIVE or (len(seen) > 40 and len(set(seen[-40:])) == 1 and seen[-1] > 0)
+
+    wait(settled, 60, f"{ACTIVE} active downloads, or a steady count")
+    active = seen[-1]
     wait(lambda: all(s["totalLength"] != "0" for s in server.call("aria2.tellActive", ["totalLength"])), 60,
-         "every download's length")
+         "every active download's length")
     # The daemon's CPU while it only downloads, over as long as the polls take (measured first).
     polls = [("aria2.tellActive", []), ("aria2.tellWaiting", [0, 1000]), ("aria2.tellStopped", [-1, 1000]),
              ("aria2.getGlobalStat", [])]
@@ -169,8 +179,8 @@ def case_poll(server):
     cpu = server.cpu()
     time.sleep(max(spent, 1.0))
     idle = (server.cpu() - cpu) * spent / max(spent, 1.0)
-    ok = int(server.call("aria2.getGlobalStat")["numActive"]) == ACTIVE
-    return {"cpu": polled, "idle": idle, "net": polled - idle}, ok
+    ok = int(server.call("aria2.getGlobalStat")["numActive"]) == active
+    return {"active": active, "cpu": polled, "idle": idle, "net": polled - idle}, ok
 
 
 def case_idle(server):
