@@ -26,4 +26,5 @@ if [[ -z "${SLIPSTREAM_TEST_NGINX_PORT:-}" || -z "${SLIPSTREAM_TEST_WWW:-}" ]]; 
 fi
 # The tests start servers and read their files: descriptors as scripts/test.sh allows them.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-python3 -m pytest Tests/Clients -q -p no:cacheprovider "$@"
+# No caches or bytecode left in the tree.
+PYTHONDONTWRITEBYTECODE=1 python3 -m pytest Tests/Clients -q -p no:cacheprovider "$@"
