@@ -142,6 +142,8 @@ if Context.environment["SLIPSTREAM_FUZZ"] == "1" {
             name: "ExternalTextFuzzer", dependencies: ["SlipstreamCore", "FuzzSupport"], path: "Fuzz/ExternalTextFuzzer"),
         .executableTarget(name: "RPCRequestFuzzer", dependencies: ["SlipstreamDaemon", "FuzzSupport"], path: "Fuzz/RPCRequestFuzzer"),
         .executableTarget(
+            name: "WebSocketFramingFuzzer", dependencies: ["SlipstreamDaemon", "FuzzSupport"], path: "Fuzz/WebSocketFramingFuzzer"),
+        .executableTarget(
             name: "ResponseHeadFuzzer",
             dependencies: ["SlipstreamHTTP", "SlipstreamDownload", "FuzzSupport"],
             path: "Fuzz/ResponseHeadFuzzer"

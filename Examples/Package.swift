@@ -32,6 +32,10 @@ let package = Package(
             dependencies: [.product(name: "SlipstreamHTTP", package: "Slipstream")]
         ),
         .executableTarget(
+            name: "RunDaemon",
+            dependencies: [.product(name: "SlipstreamDaemon", package: "Slipstream")]
+        ),
+        .executableTarget(
             name: "PlayStream",
             dependencies: [.product(name: "SlipstreamAudio", package: "Slipstream")]
         ),
@@ -47,6 +51,7 @@ let package = Package(
                 .product(name: "SlipstreamDownload", package: "Slipstream"),
                 .product(name: "SlipstreamAudio", package: "Slipstream"),
                 .product(name: "SlipstreamHTTP", package: "Slipstream"),
+                .product(name: "SlipstreamDaemon", package: "Slipstream"),
             ]
         ),
     ],

@@ -23,6 +23,9 @@
 #                       password out, terminal controls escaped)
 #   ResponseHeadFuzzer  response heads: header lines, Content-Range, Content-Disposition file
 #                       names, Retry-After and HTTP dates
+#   WebSocketFramingFuzzer  what a WebSocket client sends after its handshake, to a real
+#                       WebServer on a loopback port: only well-formed frames come back, the
+#                       connection closes, and the server answers a good POST after each input
 #   OggParserFuzzer     Ogg streams made from a script of pages (good checksums unless asked
 #                       otherwise): pages, lacing, packets across pages, chained links, codec
 #                       headers, and every packet decoded by libvorbis/libopus to its frames;
@@ -53,7 +56,7 @@ seconds="${1:-600}"
 shift || true
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_DIR:-/tmp/slipstream-fuzz}"
-all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer RPCRequestFuzzer MetalinkFuzzer ExternalTextFuzzer ResponseHeadFuzzer PlaylistFuzzer TransportStreamFuzzer)
+all=(AudioParserFuzzer MP4ParserFuzzer FLACParserFuzzer OggParserFuzzer ICYMetadataFuzzer ResumeRecordFuzzer DownloadListFuzzer RPCRequestFuzzer MetalinkFuzzer ExternalTextFuzzer ResponseHeadFuzzer PlaylistFuzzer TransportStreamFuzzer WebSocketFramingFuzzer)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 for target in "${targets[@]}"; do

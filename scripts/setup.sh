@@ -26,11 +26,13 @@ packages=(
     libsoxr-dev            # the resampler for outputs that keep one format when a stream's changes
     libasound2-dev         # ALSA output; its `null` device plays where there is no sound card
     libpulse-dev           # PulseAudio output (the simple API)
+    libwebsockets-dev libwebsockets17 # the daemon's HTTP and WebSocket server (its headers; the 4.1 library it loads)
     pulseaudio             # a headless server with a null sink, for the paced-output tests
     icecast2               # the real radio server the live-stream tests play from (scripts/icecast.sh)
     ezstream               # a source that streams a playlist of files to it as they are
     gdb                    # the stacks scripts/test.sh prints of tests that run past its limit
     aria2                  # aria2c --enable-rpc: the client tests compare the daemon's answers with its
+    chromium               # the browser the daemon's page is tested in (Tests/Clients/test_page.py)
 )
 # Benchmarks only: the download and radio peers.
 if [[ "${1:-}" == "--benchmarks" ]]; then

@@ -44,14 +44,13 @@ SLIPSTREAM_LAZY_FUNCTION(lws, int, lws_write, -1,
 SLIPSTREAM_LAZY_FUNCTION(lws, int, lws_callback_on_writable, -1, (struct lws *wsi), (wsi))
 SLIPSTREAM_LAZY_FUNCTION(lws, int, lws_http_transaction_completed, 1, (struct lws *wsi), (wsi))
 SLIPSTREAM_LAZY_FUNCTION(lws, size_t, lws_remaining_packet_payload, 0, (struct lws *wsi), (wsi))
-SLIPSTREAM_LAZY_FUNCTION(lws, int, lws_is_first_fragment, 1, (struct lws *wsi), (wsi))
 SLIPSTREAM_LAZY_FUNCTION(lws, int, lws_is_final_fragment, 1, (struct lws *wsi), (wsi))
 SLIPSTREAM_LAZY_FUNCTION(lws, int, lws_frame_is_binary, 0, (struct lws *wsi), (wsi))
 SLIPSTREAM_LAZY_VOID_FUNCTION(lws, lws_close_reason,
     (struct lws *wsi, enum lws_close_status status, unsigned char *buf, size_t len), (wsi, status, buf, len))
 SLIPSTREAM_LAZY_VOID_FUNCTION(lws, lws_set_timeout, (struct lws *wsi, enum pending_timeout reason, int secs),
     (wsi, reason, secs))
-SLIPSTREAM_LAZY_FUNCTION(lws, int, lws_partial_buffered, 0, (struct lws *wsi), (wsi))
+SLIPSTREAM_LAZY_FUNCTION(lws, lws_sockfd_type, lws_get_socket_fd, -1, (struct lws *wsi), (wsi))
 
 /// Whether libwebsockets is installed.
 static inline int slipstream_lws_installed(void) { return slipstream_lws_loaded(); }
@@ -70,6 +69,7 @@ static const size_t slipstream_lws_pre = LWS_PRE;
 
 /// `lws_set_timeout`'s seconds that close a connection on the next service turn.
 static const int slipstream_lws_kill_async = LWS_TO_KILL_ASYNC;
+
 
 /// A server made by `slipstream_lws_server_new`: the context and what it points to, which must
 /// outlive it (the protocol table, the idle policy, the interface name).

@@ -15,7 +15,34 @@ extension Aria2Service {
     /// file it lists (its URLs by priority, as mirrors; its size and strongest hash checked);
     /// returns their GIDs.
     func addMetalink(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        throw .failed("addMetalink is not supported yet")
+        guard let bytes = Base64.decode(try params.string(0)) else { throw .failed("the metalink is not base64") }
+        let document: MetalinkDocument
+        do {
+            document = try MetalinkDocument.parse(bytes)
+        } catch {
+            throw .failed("the metalink cannot be read: \(error)")
+        }
+        let given = try Aria2Options(params.optional(1))
+        let position = params.count > 2 ? try params.integer(2) : nil
+        // Every file is checked before any is added: all of them, or none.
+        var downloads: [(uris: [String], options: Aria2Options)] = []
+        for file in document.files {
+            let uris = file.downloadableURLs.map(\.url)
+            guard !uris.isEmpty else { throw .failed("\(file.name) has no HTTP, FTP or SFTP URL") }
+            var options = given
+            try options.set("out", file.fileName)
+            if let folder = file.folder { options.dir = (given.dir.map { $0 + "/" } ?? "") + folder }
+            options.checksum = given.checksum ?? file.checksum
+            if document.files.count > 1 { options.gid = nil }
+            _ = try request(uris: uris, options: options)
+            downloads.append((uris, options))
+        }
+        var gids: [JSONValue] = []
+        for (index, download) in downloads.enumerated() {
+            let gid = try add(uris: download.uris, options: download.options, position: position.map { $0 + index })
+            gids.append(.string(gid.description))
+        }
+        return .array(gids)
     }
 
     /// Adds a download (paused until its GID is known, so that its first notification has it)
@@ -81,12 +108,12 @@ extension Aria2Service {
         min(queue.configuration.download.connections, bound)
     }
 
-    /// Forgets what it kept of downloads the queue no longer has (their outcomes dropped),
-    /// so that a daemon that runs for months stays small.
+    /// Forgets what it kept of downloads the queue no longer has (their outcomes dropped), so
+    /// that a daemon that runs for months stays small. Looks only when the book has doubled
+    /// since it last looked: adding stays O(1) on average, whatever the queue holds.
     func forgetOldEntries() {
-        let known = book.withLock { $0.entries.count }
-        // Cheap check first: the queue keeps at most its downloads and `keptOutcomes` outcomes.
-        guard known > queue.configuration.keptOutcomes + 64 else { return }
+        let due = book.withLock { $0.entries.count > $0.pruneAt }
+        guard due else { return }
         var live = Set(queue.downloads.map(\.id))
         live.formUnion(queue.outcomes.map(\.id))
         book.withLock { book in
@@ -94,6 +121,7 @@ extension Aria2Service {
                 book.entries[id] = nil
                 book.ids[entry.gid] = nil
             }
+            book.pruneAt = max(2 * book.entries.count, 2048)
         }
     }
 }

@@ -139,7 +139,7 @@ extension Aria2Service {
     func removeDownloadResult(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
         let gid = try params.gid(0)
         let id = try id(of: gid)
-        guard queue.removeOutcome(id) else { throw .failed("Could not remove download result of GID#\(gid)") }
+        guard queue.removeOutcome(of: id) != nil else { throw .failed("Could not remove download result of GID#\(gid)") }
         book.withLock { book in
             book.entries[id] = nil
             book.ids[gid] = nil

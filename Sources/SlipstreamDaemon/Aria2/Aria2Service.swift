@@ -22,6 +22,8 @@ public final class Aria2Service: Sendable {
         var ids: [GID: DownloadQueue.ID] = [:]
         var entries: [DownloadQueue.ID: Entry] = [:]
         var global: Aria2GlobalOptions
+        /// The size of `entries` past which `forgetOldEntries` looks again.
+        var pruneAt = 2048
     }
 
     /// What the service asks of the program that runs it.

@@ -30,6 +30,9 @@ final class ServerConnection {
 
     /// A number no other connection of the server has (replies name their connection by it).
     let id: UInt64
+    /// The number of requests handed to the handler so far: a reply names the one it answers,
+    /// so that a late or second reply never answers a later request of the connection.
+    var requests: UInt64 = 0
     var phase = Phase.idle
     var body: [UInt8] = []
     var response: Response?

@@ -4,7 +4,8 @@ import CWebSockets
 /// broadcasts and the request to stop. Whoever adds to it wakes the thread with
 /// `lws_cancel_service`, under the same lock, so the context is never woken once destroyed.
 struct ServerInbox: ~Copyable {
-    var replies: [(connection: UInt64, reply: WebServer.Reply)] = []
+    /// Replies, each to request `request` of connection `connection`.
+    var replies: [(connection: UInt64, request: UInt64, reply: WebServer.Reply)] = []
     var broadcasts: [[UInt8]] = []
     var stopping = false
     /// The context while it runs; nil before and once the thread destroys it.

@@ -98,7 +98,8 @@ extension ServerLoop {
     /// Hands `request` to the handler; its reply comes back through the inbox.
     private func dispatch(_ wsi: OpaquePointer, _ connection: ServerConnection, _ request: WebServer.Request) -> Int32 {
         connection.phase = .awaitingReply
-        handler(request, replier(for: connection.id))
+        connection.requests += 1
+        handler(request, replier(for: connection))
         return 0
     }
 

@@ -1,5 +1,9 @@
 import CWebSockets
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// WebSockets on the RPC path: the upgrade's checks, messages in (bounded), text frames out
 /// (a bounded queue per client).
 extension ServerLoop {
@@ -53,7 +57,8 @@ extension ServerLoop {
         let text = connection.message
         connection.message = []
         connection.receivingMessage = false
-        handler(.message(text: text, client: WebServer.ClientID(value: connection.id)), replier(for: connection.id))
+        connection.requests += 1
+        handler(.message(text: text, client: WebServer.ClientID(value: connection.id)), replier(for: connection))
         return 0
     }
 
@@ -65,7 +70,11 @@ extension ServerLoop {
             connection.outgoingStart = 0
             connection.queuedBytes = 0
             connection.closeStatus = LWS_CLOSE_STATUS_POLICY_VIOLATION.rawValue
-            // A client that does not read may never be writable again: closed on the next turn.
+            // A client that does not read may never be writable again, and libwebsockets would
+            // wait to flush what it holds before closing: the socket is shut first, so that
+            // the flush fails at once and the close follows on the next turn.
+            let socket = slipstream_lws_get_socket_fd(wsi)
+            if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
             slipstream_lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, slipstream_lws_kill_async)
             return
         }

@@ -15,7 +15,6 @@ final class ServerLoop: @unchecked Sendable {
     let handler: WebServer.Handler
     /// Set before the thread starts (it needs the port bound).
     var policy: RequestPolicy
-    let idleSeconds: Int32
 
     // The server thread's alone from here on.
     var connections: [OpaquePointer: ServerConnection] = [:]
@@ -25,10 +24,12 @@ final class ServerLoop: @unchecked Sendable {
     var accepted: Set<OpaquePointer> = []
     private var nextID: UInt64 = 1
 
-    init(configuration: WebServer.Configuration, handler: @escaping WebServer.Handler, idleSeconds: Int32) {
+    /// The thread serving (its `pthread_self`), 0 before it starts.
+    let thread = Atomic<UInt>(0)
+
+    init(configuration: WebServer.Configuration, handler: @escaping WebServer.Handler) {
         self.configuration = configuration
         self.handler = handler
-        self.idleSeconds = idleSeconds
         policy = RequestPolicy(
             port: configuration.port, listenAll: configuration.listenAll, allowedOrigins: configuration.allowedOrigins,
             allowAnyOrigin: configuration.allowAnyOrigin)
@@ -37,6 +38,7 @@ final class ServerLoop: @unchecked Sendable {
     /// Serves until asked to stop, then destroys the context (closing every connection).
     func run(_ server: UnsafeMutablePointer<slipstream_lws_server>) {
         let context = server.pointee.context
+        thread.store(UInt(pthread_self()), ordering: .releasing)
         while !inbox.withLock({ $0.stopping }) {
             if slipstream_lws_service(context, 0) < 0 { break }
         }
@@ -63,12 +65,16 @@ final class ServerLoop: @unchecked Sendable {
         webSockets.remove(wsi)
     }
 
-    /// The function handed to `reply`: queues the reply for connection `id` and wakes the thread.
-    func replier(for id: UInt64) -> @Sendable (WebServer.Reply) -> Void {
-        { [self] reply in
+    /// The function handed to `reply` for the connection's latest request: queues the reply
+    /// (the first one only) and wakes the thread.
+    func replier(for connection: ServerConnection) -> @Sendable (WebServer.Reply) -> Void {
+        let id = connection.id, request = connection.requests
+        let replied = Atomic(false)
+        return { [self] reply in
+            guard !replied.exchange(true, ordering: .relaxed) else { return }
             inbox.withLock {
                 guard !$0.stopping else { return }
-                $0.replies.append((id, reply))
+                $0.replies.append((id, request, reply))
                 $0.wake()
             }
         }
@@ -84,10 +90,10 @@ final class ServerLoop: @unchecked Sendable {
             }
             return (inbox.replies, inbox.broadcasts)
         }
-        for (id, reply) in replies {
+        for (id, request, reply) in replies {
             guard let wsi = wsiByID[id], let connection = connections[wsi] else { continue }
             switch connection.phase {
-            case .awaitingReply:
+            case .awaitingReply where request == connection.requests:
                 respond(wsi, connection, status: reply.status, contentType: reply.contentType, body: reply.body)
             case .webSocket:
                 if !reply.body.isEmpty { send(reply.body, to: wsi, connection) }

@@ -35,8 +35,9 @@ public final class WebServer: Sendable {
             throw WebServerError(.library, "libwebsockets \(version) is installed; the server needs 4.1.x")
         }
         let idle = configuration.idleTimeout.components
-        let idleSeconds = Int32(clamping: max(1, idle.seconds + (idle.attoseconds > 0 ? 1 : 0)))
-        let loop = ServerLoop(configuration: configuration, handler: handler, idleSeconds: idleSeconds)
+        // Whole seconds, at least one; at most what the WebSocket idle policy holds (16 bits).
+        let idleSeconds = Int32(min(65535, max(1, idle.seconds + (idle.attoseconds > 0 ? 1 : 0))))
+        let loop = ServerLoop(configuration: configuration, handler: handler)
         var settings = slipstream_lws_settings(
             port: Int32(configuration.port), listen_all: configuration.listenAll ? 1 : 0, idle_seconds: UInt32(idleSeconds),
             max_header_bytes: 8192, max_header_pool: UInt16(clamping: configuration.maxConnections),
@@ -73,7 +74,8 @@ public final class WebServer: Sendable {
     }
 
     /// Stops serving, closing every connection; returns once the server's thread has ended.
-    /// Later calls return at once.
+    /// Later calls return at once, as does a call from the handler (on the server's thread,
+    /// which ends once the handler returns).
     public func close() {
         let first = loop.inbox.withLock { inbox -> Bool in
             guard !inbox.stopping else { return false }
@@ -81,7 +83,7 @@ public final class WebServer: Sendable {
             inbox.wake()
             return true
         }
-        if first {
+        if first, loop.thread.load(ordering: .acquiring) != UInt(pthread_self()) {
             stopped.wait()
         }
     }

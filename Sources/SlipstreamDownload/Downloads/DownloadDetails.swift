@@ -11,8 +11,11 @@ public struct DownloadDetails: Sendable, Equatable {
     /// One connection of the download.
     public struct Connection: Sendable, Equatable {
         /// The URL it fetches from (the download's URL or a mirror, after redirects), its
-        /// password replaced by `***`.
+        /// password replaced by `***`: aria2's `currentUri`.
         public var url: String
+        /// The URL it was given (the download's URL or a mirror, before redirects), its
+        /// password replaced by `***`: aria2's `uri`.
+        public var givenURL: String
         /// Its speed as last measured (every half second), in bytes per second; 0 before its
         /// first measure.
         public var bytesPerSecond: Double
@@ -22,9 +25,10 @@ public struct DownloadDetails: Sendable, Equatable {
         /// Bytes it received for the file so far.
         public var received: Int64
 
-        /// A connection with these values.
-        public init(url: String, bytesPerSecond: Double, range: Range<Int64>?, received: Int64) {
+        /// A connection with these values (`givenURL`: nil for `url`).
+        public init(url: String, givenURL: String? = nil, bytesPerSecond: Double, range: Range<Int64>?, received: Int64) {
             self.url = url
+            self.givenURL = givenURL ?? url
             self.bytesPerSecond = bytesPerSecond
             self.range = range
             self.received = received

@@ -31,9 +31,10 @@ extension DownloadStateMachine {
             } else if let stream, let size = stream.size, stream.written < size {
                 range = stream.written..<size
             }
+            let given = connection.mirror == 0 ? settings.url : settings.mirrors[connection.mirror - 1]
             return DownloadDetails.Connection(
-                url: mirrors[connection.mirror].url.redactingLogins, bytesPerSecond: connection.speed ?? 0,
-                range: range, received: connection.received)
+                url: mirrors[connection.mirror].url.redactingLogins, givenURL: given.redactingLogins,
+                bytesPerSecond: connection.speed ?? 0, range: range, received: connection.received)
         }
         return DownloadDetails(pieceLength: pieceLength, totalBytes: total, done: done, connections: list)
     }

@@ -31,10 +31,10 @@ extension DownloadQueue {
         state.withLock { $0.history.removeOutcomes() }
     }
 
-    /// Forgets the outcome of one ended download (aria2's `removeDownloadResult`); false when
-    /// none is kept for `id`.
+    /// Forgets the kept outcome of download `id` (aria2's `removeDownloadResult`) and returns
+    /// it; nil when none is kept.
     @discardableResult
-    public func removeOutcome(_ id: ID) -> Bool {
+    public func removeOutcome(of id: ID) -> Outcome? {
         state.withLock { $0.history.removeOutcome(of: id) }
     }
 }

@@ -90,6 +90,15 @@ extension DownloadQueue {
     /// two threads, the second must not wake `waitUntilIdle` before the first's event is out.
     private func ended(_ id: ID, host: String, outcome: Result<DownloadResult, DownloadError>) {
         limiter.release(host)
+        // Where it stopped, for a pause (its transfers have ended: no connections).
+        let (download, intent) = state.withLock { ($0.records[id]?.download, $0.records[id]?.stop) }
+        var stopped: (progress: DownloadProgress, details: DownloadDetails)?
+        if let download, intent == .pause || intent == .requeue {
+            var progress = download.progress
+            progress.bytesPerSecond = 0
+            progress.activeConnections = 0
+            stopped = (progress, download.details)
+        }
         let stop = state.withLock { state in
             state.endingsBeingTold += 1
             let stop = outcome.failureError?.code == .cancelled ? state.records[id]?.stop : nil
@@ -98,6 +107,7 @@ extension DownloadQueue {
                 state.scheduler.set(id, to: stop == .pause ? .paused : .queued)
                 state.records[id]?.download = nil
                 state.records[id]?.stop = nil
+                if let stopped { state.records[id]?.stopped = stopped }
             default:
                 state.scheduler.remove(id)
             }
@@ -111,6 +121,18 @@ extension DownloadQueue {
         }
         state.withLock { $0.endingsBeingTold -= 1 }
         changed()
+    }
+
+    /// The `.part` file a download that is not running left to resume from, if it left one
+    /// with its resume record (a paused one, or one restored from a session), as a cancelled
+    /// running download's error names it.
+    static func resumableFile(of request: Request, path: String?) -> String? {
+        if case .stream = request.destination { return nil }
+        let partPath = (path ?? request.destination.expectedPath(for: request.url)) + ".part"
+        let store = ResumeStore(partPath: partPath)
+        guard access(partPath, F_OK) == 0, access(store.durablePath, F_OK) == 0 || access(store.livePath, F_OK) == 0
+        else { return nil }
+        return partPath
     }
 
     /// Pauses or cancels a download: at once when it is not running, else by stopping its
@@ -148,7 +170,9 @@ extension DownloadQueue {
                 unlink(partPath)
                 ResumeStore(partPath: partPath).remove()
             }
-            emit(.failed(id, DownloadError(.cancelled, "the download of \(request.url) was cancelled", url: request.url)))
+            var error = DownloadError(.cancelled, "the download of \(request.url) was cancelled", url: request.url)
+            if intent == .cancel { error.resumableFile = Self.resumableFile(of: request, path: path) }
+            emit(.failed(id, error))
         case .stopRunning(let download):
             if intent == .cancelAndRemoveFiles { download?.cancelAndRemoveFiles() } else { download?.cancel() }
             return

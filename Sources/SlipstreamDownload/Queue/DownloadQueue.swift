@@ -77,7 +77,9 @@ public final class DownloadQueue: Sendable {
         public var request: Request
         /// Where it is.
         public var phase: Phase
-        /// Its progress, once started.
+        /// Its progress, once started; for one paused (or waiting again) after it ran, where
+        /// it stopped (no speed, no connections); for one waiting that an earlier run left a
+        /// `.part` file and resume record of (say, restored from a session), what they hold.
         public var progress: DownloadProgress?
         /// The file it writes (final name; `.part` is added until the end), once known.
         public var path: String?
@@ -96,6 +98,8 @@ public final class DownloadQueue: Sendable {
         var download: Download?
         var path: String?
         var stop: StopIntent?
+        /// Where it was when it last stopped (paused, or back to waiting), not moving.
+        var stopped: (progress: DownloadProgress, details: DownloadDetails)?
         var subscribers: [EventChannel<DownloadQueueEvent>] = []
     }
 
@@ -138,6 +142,8 @@ public final class DownloadQueue: Sendable {
     let state: Mutex<State>
     /// Writes the session file, one write at a time.
     let sessionQueue = DispatchQueue(label: "slipstream.session")
+    /// Reads the resume records of downloads added (`lookForKeptBytes`), one at a time.
+    let keptBytesQueue = DispatchQueue(label: "slipstream.queue.kept-bytes")
 
     /// A queue on `engine` (default: the shared one).
     public init(engine: HTTPEngine = .shared, configuration: Configuration = Configuration()) {
@@ -184,6 +190,7 @@ public final class DownloadQueue: Sendable {
         }
         let id = try added.get()
         emit(paused ? .paused(id) : .queued(id))
+        lookForKeptBytes(of: id, request: request)
         changed()
         return id
     }
@@ -242,15 +249,18 @@ public final class DownloadQueue: Sendable {
                 }
             return Status(
                 id: item.id, request: record.request, phase: phase,
-                progress: record.download?.progress, path: record.path)
+                progress: record.download?.progress ?? record.stopped?.progress, path: record.path)
         }
     }
 
     /// What a running download is doing now, piece by piece and connection by connection (see
-    /// `DownloadDetails`); nil for one that is not running (queued, paused, ended, unknown, or
-    /// still starting).
+    /// `DownloadDetails`); for one paused (or waiting again) after it ran in this queue, its
+    /// pieces when it stopped, without connections, and for one waiting that an earlier run
+    /// left a `.part` file and resume record of, what they hold; nil for one that has not run
+    /// (or is still starting), has ended, or is unknown.
     public func details(of id: ID) -> DownloadDetails? {
-        state.withLock { $0.records[id]?.download }?.details
+        let (download, stopped) = state.withLock { ($0.records[id]?.download, $0.records[id]?.stopped?.details) }
+        return download?.details ?? stopped
     }
 
     /// Every event of every download, or those `isIncluded` takes (called on the thread that

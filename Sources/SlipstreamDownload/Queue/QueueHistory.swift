@@ -40,17 +40,16 @@ struct QueueHistory: Sendable {
         }
     }
 
-    /// Forgets the outcome of `id`; whether one was kept.
-    mutating func removeOutcome(of id: DownloadQueue.ID) -> Bool {
-        guard let index = outcomes.firstIndex(where: { $0.id == id }) else { return false }
-        outcomes.remove(at: index)
-        return true
-    }
-
     /// Forgets the outcomes kept so far, and returns them.
     mutating func removeOutcomes() -> [DownloadQueue.Outcome] {
         defer { outcomes = [] }
         return outcomes
+    }
+
+    /// Forgets the outcome of download `id`, and returns it (nil when none is kept).
+    mutating func removeOutcome(of id: DownloadQueue.ID) -> DownloadQueue.Outcome? {
+        guard let index = outcomes.firstIndex(where: { $0.id == id }) else { return nil }
+        return outcomes.remove(at: index)
     }
 
     /// The events that bring a reader to where every download is (or only download `id`), in

@@ -152,6 +152,40 @@ import Testing
         #expect(status["errorMessage"]?.string?.contains("404") == true)
     }
 
+    @Test func addMetalinkAddsEachFileWithItsMirrorsAndHash() async throws {
+        let harness = try Harness()
+        let www = try TestNginx.filesFolder()
+        try Array("abc".utf8).write(to: www + "/daemon-meta-a.txt")
+        try Array("abcd".utf8).write(to: www + "/daemon-meta-b.txt")
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        let wrong = String(repeating: "0", count: 64)
+        let document = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <metalink xmlns="urn:ietf:params:xml:ns:metalink">
+              <file name="sub/a.txt"><size>3</size><hash type="sha-256">\(abc)</hash>
+                <url priority="2">http://127.0.0.1:1/daemon-meta-a.txt</url>
+                <url priority="1">\(try TestNginx.url("daemon-meta-a.txt"))</url></file>
+              <file name="b.txt"><hash type="sha-256">\(wrong)</hash>
+                <url>\(try TestNginx.url("daemon-meta-b.txt"))</url></file>
+            </metalink>
+            """
+        let encoded = JSONValue.string(Base64Encoding.encode(Array(document.utf8)))
+        let gids = try #require(try harness.value("aria2.addMetalink", encoded).array?.compactMap(\.string))
+        #expect(gids.count == 2)
+        // Best first: the URL of priority 1, then the other as a mirror.
+        let uris = try harness.value("aria2.getUris", .string(gids[0])).array?.compactMap { $0["uri"]?.string }
+        #expect(uris == [try TestNginx.url("daemon-meta-a.txt"), "http://127.0.0.1:1/daemon-meta-a.txt"])
+        for gid in gids { try await harness.waitForEnd(gid) }
+        let first = try harness.value("aria2.tellStatus", .string(gids[0]), ["status", "files", "errorMessage"])
+        #expect(first["status"] == "complete", "\(first)")
+        #expect(first["files"]?.array?.first?["path"]?.string?.hasSuffix("/sub/a.txt") == true)
+        // The second file's hash is wrong: it fails as aria2's checksum error.
+        let second = try harness.value("aria2.tellStatus", .string(gids[1]), ["status", "errorCode"])
+        #expect(second == ["status": "error", "errorCode": "32"])
+        #expect(harness.call("aria2.addMetalink", "bm90IHhtbA==").isFailure)
+        #expect(harness.call("aria2.addMetalink", "%%%").isFailure)
+    }
+
     @Test func requestsCannotLeaveTheFolder() throws {
         let harness = try Harness()
         let url = try TestNginx.url("daemon-add.bin")
@@ -205,6 +239,32 @@ import Testing
         #expect(try again.value("aria2.getOption", .string(paused))["split"] == "2")
         // Restored twice, a GID is refused the second time.
         #expect(again.service.restore(list).count == 1)
+    }
+}
+
+/// Base64 for the tests' documents (the daemon only decodes).
+enum Base64Encoding {
+    static func encode(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var text = ""
+        var index = 0
+        while index < bytes.count {
+            let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
+            let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+            for position in 0..<4 {
+                text.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : "=")
+            }
+            index += 3
+        }
+        return text
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func write(to path: String) throws {
+        guard let file = fopen(path, "w") else { throw DownloadFolderRefusal("cannot write \(path)") }
+        defer { fclose(file) }
+        _ = withUnsafeBufferPointer { fwrite($0.baseAddress, 1, count, file) }
     }
 }
 

@@ -42,7 +42,7 @@ final class RawClient {
 
     deinit { Glibc.close(socket) }
 
-    /// Sets the receive buffer small (before connecting matters less on loopback: it bounds the window).
+    /// Sets the socket's receive buffer (what the kernel holds for a client that does not read).
     func shrinkReceiveBuffer(to bytes: Int32) {
         var size = bytes
         setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -96,14 +96,14 @@ final class RawClient {
     }
 
     /// Whether the server closed the connection: reads (and drops) until the end of the stream
-    /// or a reset; false when a read times out instead.
+    /// or a reset; false when a read times out first.
     func closedByServer() -> Bool {
         while true {
             do {
                 guard try receive() else { return true }
                 pending.removeAll()
             } catch {
-                return errno == ECONNRESET || errno == EPIPE
+                return !"\(error)".contains("timed out")
             }
         }
     }
@@ -119,6 +119,19 @@ final class RawClient {
         all += headers
         try request("GET", path, port: port, headers: all)
         return try response()
+    }
+
+    /// Whether the server closes the WebSocket: a close frame comes (libwebsockets then waits a
+    /// few seconds for the client's own before it drops the connection), or the stream ends;
+    /// false when a read times out first.
+    func webSocketClosedByServer() -> Bool {
+        while true {
+            do {
+                if try readFrame().opcode == 8 { return true }
+            } catch {
+                return !"\(error)".contains("timed out")
+            }
+        }
     }
 
     /// One masked frame: `opcode` (1 text, 0 continuation, 8 close...) with FIN as `final`.

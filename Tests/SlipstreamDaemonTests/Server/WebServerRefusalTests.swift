@@ -169,4 +169,45 @@ struct WebServerRefusalTests {
         }
         #expect(statuses == [404, 405, 405, 405, 404])
     }
+
+    @Test func headersPastTheBoundCloseTheConnection() async throws {
+        let server = try echoServer()
+        defer { server.close() }
+        let (closed, next) = try await offPool { [port = server.port] in
+            let client = try RawClient(port: port)
+            try client.request("GET", "/", port: port, headers: [("X-Big", String(repeating: "a", count: 9000))])
+            return (client.closedByServer(), try Self.post(port).status)
+        }
+        #expect(closed)
+        #expect(next == 200)
+    }
+
+    @Test func aSecondOrLateReplyIsIgnored() async throws {
+        let replies = Mutex<[@Sendable (WebServer.Reply) -> Void]>([])
+        let server = try WebServer(
+            configuration: {
+                var c = WebServer.Configuration(); c.port = 0; return c
+            }()
+        ) { request, reply in
+            guard case .post(let body) = request else { return }
+            if body == Array("first".utf8) {
+                reply(.init(body: body))
+                reply(.init(body: Array("again".utf8)))
+                replies.withLock { $0.append(reply) }
+            } else {
+                // The first request's reply, called again while this one waits, must not answer it.
+                replies.withLock { $0.first?(.init(body: Array("late".utf8))) }
+                reply(.init(body: body))
+            }
+        }
+        defer { server.close() }
+        let answers = try await offPool { [port = server.port] in
+            let client = try RawClient(port: port)
+            try client.request("POST", "/jsonrpc", port: port, body: Array("first".utf8))
+            let first = try client.response().text
+            try client.request("POST", "/jsonrpc", port: port, body: Array("second".utf8))
+            return [first, try client.response().text]
+        }
+        #expect(answers == ["first", "second"])
+    }
 }

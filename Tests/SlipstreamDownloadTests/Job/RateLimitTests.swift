@@ -71,6 +71,35 @@ import TestSupport
         #expect(TestFiles.equal(result.path, source))
     }
 
+    /// A limit lowered while the download runs holds the rest of it: at most the bucket and one
+    /// slice (libcurl's 128 KiB) pass sooner. Its details meanwhile name the file's pieces and
+    /// its one connection.
+    @Test func aLimitLoweredWhileRunningHoldsTheRest() async throws {
+        let size = 2 << 20
+        let source = try TestNginx.makeFile("limit-change-2m.bin", size: size)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = DownloadConfiguration()
+        configuration.connections = 1
+        configuration.bytesPerSecondLimit = 4 << 20
+        let url = try TestNginx.url("limit-change-2m.bin")
+        let download = try Downloader(configuration: configuration).start(url, to: .file(folder + "/out.bin"))
+        for await event in download.events {
+            if case .progress(let progress) = event, progress.completedBytes >= 256 << 10 { break }
+        }
+        let rate = 512 << 10
+        download.setBytesPerSecondLimit(Int64(rate))
+        let start = ContinuousClock.now
+        let done = Int(download.progress.completedBytes)
+        let details = download.details
+        #expect(details.totalBytes == Int64(size) && details.numPieces == 2 && details.pieceLength == 1 << 20)
+        #expect(details.connections.count <= 1 && details.connections.allSatisfy { $0.url == url })
+        let result = try await download.value
+        #expect(Self.seconds(since: start) >= Self.floor(bytes: size - done - (128 << 10), rate: rate))
+        #expect(TestFiles.equal(result.path, source))
+        #expect(download.details.completedPieces == [0xC0])
+    }
+
     @Test func aStreamWithoutRangesIsHeldToTheLimitToo() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -46,6 +46,10 @@ import Testing
                 .init(url: "http://alice:***@h/f", bytesPerSecond: 50_000, range: 25_000..<50_000, received: 25_000),
                 .init(url: "http://alice:***@h/f", bytesPerSecond: 0, range: 50_000..<100_000, received: 0),
             ])
+        // After a redirect (as the first answer's URL sets it), the URL given stays apart.
+        driver.machine.mirrors[0].url = "http://cdn/f"
+        let redirected = driver.machine.details(pieceLength: 10_000).connections.first
+        #expect(redirected?.url == "http://cdn/f" && redirected?.givenURL == "http://alice:***@h/f")
         driver.runToEnd()
         driver.checkEnd()
         let end = driver.machine.details(pieceLength: 10_000)

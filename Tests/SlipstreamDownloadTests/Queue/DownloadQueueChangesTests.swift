@@ -66,6 +66,69 @@ import TestSupport
         #expect(queue.details(of: a) == nil)
     }
 
+    /// aria2 tells a paused download's completed bytes and pieces, and a cancelled one's file
+    /// to resume from is named, as for a running one.
+    @Test func aPausedDownloadKeepsWhereItStoppedAndItsCancelNamesItsPartFile() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let content = TestFiles.fastRandomBytes(4 << 20, seed: 26)
+        let server = try Base.server(["/p.bin": content, "/q.bin": content], holdAfter: 256 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let queue = Base.queue(jobs: 1, connections: 4)
+        var events = queue.events().makeAsyncIterator()
+        let p = try queue.add(.init(url: server.url("/p.bin"), destination: .file(folder + "/p.bin")))
+        let q = try queue.add(.init(url: server.url("/q.bin"), destination: .file(folder + "/q.bin")), paused: true)
+        await Self.waitForProgress(&events, of: p, atLeast: 1 << 20)
+        queue.pause(p)
+        await Base.wait(for: &events) { if case .paused(p) = $0 { true } else { false } }
+        let status = try #require(queue.downloads.first { $0.id == p })
+        #expect(status.progress == DownloadProgress(completedBytes: 1 << 20, totalBytes: 4 << 20, bytesPerSecond: 0, activeConnections: 0))
+        let details = try #require(queue.details(of: p))
+        #expect(details.completedBytes == 1 << 20 && details.numPieces == 4 && details.connections.isEmpty)
+        #expect(queue.downloads.first { $0.id == q }?.progress == nil && queue.details(of: q) == nil)
+        queue.cancel(p)
+        queue.cancel(q)
+        var errors: [DownloadQueue.ID: DownloadError] = [:]
+        while errors.count < 2, let event = await events.next() {
+            if case .failed(let id, let error) = event { errors[id] = error }
+        }
+        #expect(errors[p]?.code == .cancelled && errors[p]?.resumableFile == folder + "/p.bin.part")
+        #expect(errors[q]?.code == .cancelled && errors[q]?.resumableFile == nil)
+        #expect(queue.removeOutcome(of: p)?.id == p)
+        #expect(queue.removeOutcome(of: p) == nil)
+        #expect(queue.outcomes.map(\.id) == [q])
+    }
+
+    /// A download added again (as from a session) after an earlier run paused it tells what its
+    /// `.part` file holds while it waits.
+    @Test func aDownloadAddedAgainTellsWhatItsPartFileHolds() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let content = TestFiles.fastRandomBytes(4 << 20, seed: 27)
+        let server = try Base.server(["/k.bin": content], holdAfter: 256 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let request = DownloadQueue.Request(url: server.url("/k.bin"), destination: .file(folder + "/k.bin"))
+        let first = Base.queue(jobs: 1, connections: 4)
+        var events = first.events().makeAsyncIterator()
+        let id = try first.add(request)
+        await Self.waitForProgress(&events, of: id, atLeast: 1 << 20)
+        await first.stopAll()
+        let kept = try #require(first.details(of: id))
+        #expect(kept.completedBytes == 1 << 20)
+        let second = Base.queue(jobs: 1, connections: 4)
+        let again = try second.add(request, paused: true)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while second.details(of: again) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        // The record counts whole pieces of its own (64 KiB or more): at most what was written.
+        let read = try #require(second.details(of: again))
+        #expect(read.totalBytes == 4 << 20 && read.numPieces == 4 && read.connections.isEmpty)
+        #expect(read.completedBytes > 0 && read.completedBytes <= kept.completedBytes)
+        #expect(second.downloads.first?.progress?.completedBytes == read.completedBytes)
+        #expect(second.downloads.first?.progress?.totalBytes == 4 << 20)
+    }
+
     @Test func moreConcurrentDownloadsStartWaitingOnesAtOnceAndFewerStartNothingNew() async throws {
         let gate = Gate()
         let content = TestFiles.fastRandomBytes(256 << 10, seed: 22)

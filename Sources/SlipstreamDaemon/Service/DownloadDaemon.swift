@@ -49,6 +49,9 @@ public final class DownloadDaemon: Sendable {
     private let calls = DispatchQueue(label: "slipstream.daemon.rpc")
     /// Writes the session file, one write at a time.
     private let sessionWriter: SessionWriter?
+    /// The queue's events but progress, read from the start (before any call can add a
+    /// download), so that no notification is missed.
+    private let events: DownloadQueueEvents
 
     /// A daemon with `configuration`, listening at once; throws when the folder is missing,
     /// the secret is missing where it must not be, or the port cannot be had.
@@ -72,6 +75,7 @@ public final class DownloadDaemon: Sendable {
             queue.setBytesPerSecondLimit(configuration.global.maxOverallDownloadLimit)
         }
         self.queue = queue
+        events = queue.events(where: { !$0.isProgress })
         let writer = configuration.sessionPath.map { SessionWriter(path: $0) }
         sessionWriter = writer
         let stopping = stopping
@@ -119,14 +123,15 @@ public final class DownloadDaemon: Sendable {
         calls.sync { service.restore(list) }
     }
 
-    /// Serves until `shutdown()` (or aria2's `shutdown` method): tells aria2's notifications,
+    /// Serves until `shutdown()`, aria2's `shutdown` method or the cancellation of the calling
+    /// task: tells aria2's notifications,
     /// keeps the session file, then stops every download (keeping its `.part` file), writes
     /// the session a last time and closes the server.
     public func run() async {
         // Told from the call queue: a download added by a call has its GID before any event
         // of it is looked at.
-        let notifier = Task { [queue, service, server, sessionWriter, calls] in
-            for await event in queue.events(where: { !$0.isProgress }) {
+        let notifier = Task { [events, service, server, sessionWriter, calls] in
+            for await event in events {
                 calls.async {
                     sessionWriter?.changed()
                     guard let notification = service.notification(for: event) else { return }
@@ -142,7 +147,11 @@ public final class DownloadDaemon: Sendable {
             }
         }
         sessionWriter?.changed()
-        await stopping.wait()
+        await withTaskCancellationHandler {
+            await stopping.wait()
+        } onCancel: { [stopping] in
+            stopping.raise()
+        }
         ticker.cancel()
         await queue.stopAll()
         notifier.cancel()
