@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the client tests (Tests/Clients, pytest): aria2's clients (aria2p, a WebSocket client,
-# raw JSON-RPC) against `slipstream daemon`, and the same requests against `aria2c --enable-rpc`
-# with the answers' shapes compared. Builds nothing: the binary is $SLIPSTREAM_BIN (default
-# .build/debug/slipstream). Installs the Python packages it needs and Debian's aria2
-# (scripts/setup.sh).
+# raw JSON-RPC) and the page in chromium against `slipstream daemon`, and the same requests
+# against `aria2c --enable-rpc` with the answers' shapes compared. Builds nothing: the binary is
+# $SLIPSTREAM_BIN (default .build/debug/slipstream). Installs the Python packages it needs, and
+# Debian's aria2 and chromium through scripts/setup.sh.
 #   scripts/clients.sh [pytest arguments, e.g. -k compare or -x]
 # Uses the test nginx that scripts/test.sh starts (SLIPSTREAM_TEST_NGINX_PORT, SLIPSTREAM_TEST_WWW,
 # SLIPSTREAM_TEST_WORK); run alone, it starts one of its own and stops it at the end.
@@ -11,8 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-command -v aria2c >/dev/null || scripts/setup.sh
-python3 -c 'import aria2p, websocket, pytest' 2>/dev/null || pip install -q aria2p websocket-client pytest
+{ command -v aria2c && command -v chromium; } >/dev/null || scripts/setup.sh
+# Playwright drives Debian's chromium in the page's test (test_page.py); no browser of its own.
+python3 -c 'import aria2p, websocket, pytest, playwright' 2>/dev/null || pip install -q aria2p websocket-client pytest playwright
 
 export SLIPSTREAM_BIN="${SLIPSTREAM_BIN:-$PWD/.build/debug/slipstream}"
 if [[ -z "${SLIPSTREAM_TEST_NGINX_PORT:-}" || -z "${SLIPSTREAM_TEST_WWW:-}" ]]; then
