@@ -31,11 +31,12 @@ packages=(
     icecast2               # the real radio server the live-stream tests play from (scripts/icecast.sh)
     ezstream               # a source that streams a playlist of files to it as they are
     gdb                    # the stacks scripts/test.sh prints of tests that run past its limit
+    aria2                  # aria2c --enable-rpc: the client tests compare the daemon's answers with its
     chromium               # the browser the daemon's page is tested in (Tests/Clients/test_page.py)
 )
 # Benchmarks only: the download and radio peers.
 if [[ "${1:-}" == "--benchmarks" ]]; then
-    packages+=(aria2 axel lftp time python3 mpv)
+    packages+=(axel lftp time python3 mpv)
 fi
 
 missing=()
