@@ -44,10 +44,11 @@ struct Aria2Params {
     /// The value at `index`, if given.
     func optional(_ index: Int) -> JSONValue? { index < values.count ? values[index] : nil }
 
-    /// The keys filter at `index` (nil: every key).
+    /// The keys filter at `index` (nil: every key, as for an empty list).
     func keys(_ index: Int) throws(RPCFailure.Kind) -> Set<String>? {
         guard index < values.count else { return nil }
         if case .null = values[index] { return nil }
-        return Set(try strings(index))
+        let keys = Set(try strings(index))
+        return keys.isEmpty ? nil : keys
     }
 }

@@ -8,7 +8,7 @@ extension Aria2Service {
         guard let entry else { throw .failed("GID \(gid) is not found") }
         var options = global.defaults
         options.merge(entry.options, given: entry.options.pairs.map(\.key))
-        var members = Self.defaultPairs(global, folder: folder.path)
+        var members = Self.downloadDefaultPairs(folder: folder.path)
         for (key, value) in options.pairs {
             members.removeAll { $0.key == key }
             members.append((key, .string(value)))
@@ -41,7 +41,11 @@ extension Aria2Service {
     /// `getGlobalOption()`: the daemon's options, by aria2's names, values as strings.
     func getGlobalOption() -> JSONValue {
         let global = book.withLock { $0.global }
-        var members = Self.defaultPairs(global, folder: folder.path)
+        var members = Self.downloadDefaultPairs(folder: folder.path)
+        members += [
+            ("max-concurrent-downloads", .string(String(global.maxConcurrentDownloads))),
+            ("max-overall-download-limit", .string(String(global.maxOverallDownloadLimit))),
+        ]
         for (key, value) in global.defaults.pairs {
             members.removeAll { $0.key == key }
             members.append((key, .string(value)))
@@ -79,11 +83,9 @@ extension Aria2Service {
     }
 
     /// The options every download has unless told otherwise.
-    private static func defaultPairs(_ global: Aria2GlobalOptions, folder: String) -> [(key: String, value: JSONValue)] {
+    private static func downloadDefaultPairs(folder: String) -> [(key: String, value: JSONValue)] {
         [
-            ("dir", .string(folder)), ("max-concurrent-downloads", .string(String(global.maxConcurrentDownloads))),
-            ("max-overall-download-limit", .string(String(global.maxOverallDownloadLimit))),
-            ("max-download-limit", "0"), ("split", "8"), ("max-connection-per-server", "16"),
+            ("dir", .string(folder)), ("max-download-limit", "0"), ("split", "8"), ("max-connection-per-server", "16"),
             ("min-split-size", .string(String(1 << 20))), ("continue", "true"),
             ("user-agent", .string("Slipstream/\(SlipstreamVersion.string)")),
         ]

@@ -66,10 +66,20 @@ extension Aria2Service {
             // The file's own name, not its `.part` (as aria2 tells it), whichever the error names.
             var path = error.resumableFile ?? error.path ?? Self.expectedPath(request)
             if path.hasSuffix(".part") { path.removeLast(".part".count) }
+            // A checksum that failed means no piece is known good (aria2 says the same).
+            let verified = error.code == .checksum ? 0 : outcome.progress?.completedBytes ?? 0
+            let details = outcome.details.map { details in
+                error.code == .checksum
+                    ? DownloadDetails(
+                        pieceLength: details.pieceLength, totalBytes: details.totalBytes, completedBytes: 0,
+                        completedPieces: details.completedPieces.map { _ in 0 }, numPieces: details.numPieces, connections: [])
+                    : details
+            }
             return Aria2Status(
-                gid: entry.gid, word: removed ? .removed : .error, totalLength: 0, completedLength: 0, downloadSpeed: 0,
-                connections: 0, dir: Self.folder(of: request.destination, path: path), path: path, uris: uris,
-                errorCode: removed ? 31 : error.aria2Code, errorMessage: removed ? "Removed" : error.message, details: { nil })
+                gid: entry.gid, word: removed ? .removed : .error, totalLength: outcome.progress?.totalBytes ?? 0,
+                completedLength: verified, downloadSpeed: 0, connections: 0,
+                dir: Self.folder(of: request.destination, path: path), path: path, uris: uris,
+                errorCode: removed ? 31 : error.aria2Code, errorMessage: removed ? "Removed" : error.message, details: { details })
         }
     }
 
@@ -104,9 +114,14 @@ extension Aria2Service {
         try status(of: params.gid(0)).json(keys: params.keys(1))
     }
 
-    /// `getUris(gid)`.
+    /// `getUris(gid)`: of a download that has not ended (aria2 keeps no URIs of the others).
     func getUris(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        try status(of: params.gid(0)).uriList
+        let gid = try params.gid(0)
+        let status = try status(of: gid)
+        guard [.active, .waiting, .paused].contains(status.word) else {
+            throw .failed("No URI data is available for GID#\(gid)")
+        }
+        return status.uriList
     }
 
     /// `getFiles(gid)`.

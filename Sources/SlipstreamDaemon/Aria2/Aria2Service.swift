@@ -32,13 +32,18 @@ public final class Aria2Service: Sendable {
         public var saveSession: @Sendable () throws(RPCFailure.Kind) -> Void
         /// Stops the daemon soon (after the answer is sent); `force`: without waiting.
         public var shutdown: @Sendable (_ force: Bool) -> Void
+        /// A call changed what the session holds (a download added, paused, moved, an option
+        /// changed): the session file is to be written again.
+        public var changed: @Sendable () -> Void
 
         /// Actions that do these.
         public init(
-            saveSession: @escaping @Sendable () throws(RPCFailure.Kind) -> Void, shutdown: @escaping @Sendable (Bool) -> Void
+            saveSession: @escaping @Sendable () throws(RPCFailure.Kind) -> Void, shutdown: @escaping @Sendable (Bool) -> Void,
+            changed: @escaping @Sendable () -> Void = {}
         ) {
             self.saveSession = saveSession
             self.shutdown = shutdown
+            self.changed = changed
         }
     }
 
@@ -92,7 +97,8 @@ public final class Aria2Service: Sendable {
         case "system.multicall": return multicall(params)
         default: break
         }
-        guard Self.methodNames.contains(method) else { return .failure(.methodNotFound) }
+        // As aria2: an unknown method is its failure (code 1), not JSON-RPC's -32601.
+        guard Self.methodNames.contains(method) else { return .failure(.failed("No such method: \(method)")) }
         var params = params
         if let token = params.first?.string, token.hasPrefix("token:") {
             params.removeFirst()
@@ -101,7 +107,9 @@ public final class Aria2Service: Sendable {
             return .failure(.unauthorized)
         }
         do throws(RPCFailure.Kind) {
-            return .success(try run(method, Aria2Params(values: params)))
+            let result = try run(method, Aria2Params(values: params))
+            if Self.changingMethods.contains(method) { actions.changed() }
+            return .success(result)
         } catch {
             return .failure(error)
         }
@@ -148,6 +156,13 @@ public final class Aria2Service: Sendable {
     private static func failureStruct(_ kind: RPCFailure.Kind) -> JSONValue {
         ["code": .number(Double(kind.code)), "message": .string(kind.message)]
     }
+
+    /// The methods after which the session file is written again.
+    static let changingMethods: Set<String> = [
+        "aria2.addUri", "aria2.addMetalink", "aria2.remove", "aria2.forceRemove", "aria2.pause", "aria2.forcePause",
+        "aria2.pauseAll", "aria2.forcePauseAll", "aria2.unpause", "aria2.unpauseAll", "aria2.changePosition",
+        "aria2.changeUri", "aria2.changeOption", "aria2.changeGlobalOption",
+    ]
 
     static let systemMethods = ["system.listMethods", "system.listNotifications", "system.multicall"]
 

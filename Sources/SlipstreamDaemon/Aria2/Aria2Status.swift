@@ -63,9 +63,11 @@ struct Aria2Status {
         ]
     }
 
-    /// Its URIs, as `getUris` gives them: those in use "used", the others "waiting".
+    /// Its URIs, as `getUris` gives them: "waiting" while the download waits, "used" once it
+    /// has run (aria2's words).
     var uriList: JSONValue {
-        .array(uris.map { ["uri": .string($0), "status": word == .active ? "used" : "waiting"] })
+        let status: JSONValue = word == .waiting || word == .paused ? "waiting" : "used"
+        return .array(uris.map { ["uri": .string($0), "status": status] })
     }
 
     private static func pieceCount(_ length: Int64) -> Int {

@@ -18,10 +18,17 @@ public enum RPCAnswer: Sendable, Equatable {
         }
     }
 
-    /// The text of the answers to a request: one object, an array for a batch, or nothing
-    /// (empty) when every call was a notification.
+    /// The text of the answers to a request: one object, or an array for a batch (empty
+    /// for an empty batch); nothing for a lone notification.
     public static func text(of answers: [RPCAnswer], batch: Bool) -> [UInt8] {
-        if batch { return answers.isEmpty ? [] : JSONValue.array(answers.map(\.json)).jsonBytes }
+        if batch { return JSONValue.array(answers.map(\.json)).jsonBytes }
         return answers.first?.json.jsonBytes ?? []
+    }
+
+    /// The HTTP status aria2 answers with: 200, but 400 for one call that failed, 500 when
+    /// the text was not JSON.
+    public static func httpStatus(of answers: [RPCAnswer], batch: Bool) -> Int {
+        guard !batch, case .failure(let failure)? = answers.first else { return 200 }
+        return failure.kind == .parseError ? 500 : 400
     }
 }

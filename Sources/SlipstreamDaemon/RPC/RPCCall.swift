@@ -5,7 +5,8 @@ public struct RPCCall: Sendable, Equatable {
     public var method: String
     /// The parameters, in order (aria2's methods take positional parameters only).
     public var params: [JSONValue]
-    /// The id to answer with; nil for a notification (no `id` member).
+    /// The id to answer with. A call read from JSON always has one (as aria2, which answers a
+    /// call without an id as an invalid request); nil makes a notification, answered by nothing.
     public var id: JSONValue?
 
     /// A call of `method`.
@@ -29,6 +30,8 @@ public struct RPCCall: Sendable, Equatable {
             return .failure(RPCFailure(.invalidRequest, id: id ?? .null))
         }
         guard let method = value["method"]?.string else { return .failure(RPCFailure(.invalidRequest, id: id ?? .null)) }
+        // As aria2: a call needs an id (it answers no notifications).
+        guard id != nil else { return .failure(RPCFailure(.invalidRequest, id: .null)) }
         let params: [JSONValue]
         switch value["params"] {
         case nil: params = []

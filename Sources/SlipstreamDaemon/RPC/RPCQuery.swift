@@ -21,8 +21,9 @@ public struct RPCQuery: Sendable, Equatable {
         if encoded.isEmpty {
             params = .array([])
         } else {
+            // As aria2: params that are not base64 of JSON make an invalid request.
             guard let bytes = Base64.decode(encoded.replacing(" ", with: "+")), let value = try? JSONParser.parse(bytes) else {
-                request = .single(.failure(RPCFailure(.parseError, id: .null)))
+                request = .single(.failure(RPCFailure(.invalidRequest, id: .null)))
                 return
             }
             params = value
@@ -45,8 +46,8 @@ public struct RPCQuery: Sendable, Equatable {
         return Array(callback.utf8) + [UInt8(ascii: "(")] + json + [UInt8(ascii: ")")]
     }
 
-    /// The answer's type.
-    public var contentType: String { callback == nil ? "application/json" : "text/javascript" }
+    /// The answer's type (aria2's for JSON).
+    public var contentType: String { callback == nil ? "application/json-rpc" : "text/javascript" }
 
     /// A JSONP callback is a JavaScript name (letters, digits, `_`, `$`, `.`), at most 128
     /// characters: anything else could inject script into the answer.

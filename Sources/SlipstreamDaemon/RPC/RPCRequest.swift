@@ -25,9 +25,8 @@ public enum RPCRequest: Sendable, Equatable {
     /// Reads a request from a parsed JSON value.
     static func read(_ value: JSONValue) -> RPCRequest {
         guard case .array(let elements) = value else { return .single(RPCCall.read(value)) }
-        guard !elements.isEmpty, elements.count <= maximumBatch else {
-            return .single(.failure(RPCFailure(.invalidRequest, id: .null)))
-        }
+        // An empty batch is answered by an empty one, as aria2 answers it.
+        guard elements.count <= maximumBatch else { return .single(.failure(RPCFailure(.invalidRequest, id: .null))) }
         return .batch(elements.map(RPCCall.read))
     }
 }

@@ -12,13 +12,17 @@ enum DaemonRequests {
             let (answers, batch) = service.answer(query.request)
             var reply = WebServer.Reply(body: query.body(RPCAnswer.text(of: answers, batch: batch)))
             reply.contentType = query.contentType
+            reply.status = RPCAnswer.httpStatus(of: answers, batch: batch)
             return reply
         }
     }
 
     private static func reply(_ request: RPCRequest, service: Aria2Service) -> WebServer.Reply {
         let (answers, batch) = service.answer(request)
-        return WebServer.Reply(body: RPCAnswer.text(of: answers, batch: batch))
+        var reply = WebServer.Reply(body: RPCAnswer.text(of: answers, batch: batch))
+        reply.contentType = "application/json-rpc"
+        reply.status = RPCAnswer.httpStatus(of: answers, batch: batch)
+        return reply
     }
 }
 

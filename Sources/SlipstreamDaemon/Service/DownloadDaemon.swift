@@ -90,7 +90,7 @@ public final class DownloadDaemon: Sendable {
                         throw .failed(error.message)
                     }
                 },
-                shutdown: { _ in stopping.raise() }))
+                shutdown: { _ in stopping.raise() }, changed: { writer?.changed() }))
         writer?.source = { [service] in service.session() }
         var serverConfiguration = configuration.server
         serverConfiguration.files = Self.pageFiles

@@ -8,6 +8,11 @@ extension DownloadQueue {
         /// The finished file, or the error that stopped it (`.cancelled` after `cancel`; its
         /// `resumableFile` names what a resume starts from).
         public var result: Result<DownloadResult, DownloadError>
+        /// For one that failed after it ran: its progress when it stopped (its size, once the
+        /// server told it, and the bytes written), no longer moving.
+        public var progress: DownloadProgress?
+        /// For one that failed after it ran: its pieces when it stopped, without connections.
+        public var details: DownloadDetails?
 
         /// The event that told it: `.finished` or `.failed`.
         var event: DownloadQueueEvent {

@@ -90,10 +90,11 @@ extension DownloadQueue {
     /// two threads, the second must not wake `waitUntilIdle` before the first's event is out.
     private func ended(_ id: ID, host: String, outcome: Result<DownloadResult, DownloadError>) {
         limiter.release(host)
-        // Where it stopped, for a pause (its transfers have ended: no connections).
-        let (download, intent) = state.withLock { ($0.records[id]?.download, $0.records[id]?.stop) }
+        // Where it stopped (its transfers have ended: no connections), for a pause and for an
+        // end (its outcome keeps it).
+        let download = state.withLock { $0.records[id]?.download }
         var stopped: (progress: DownloadProgress, details: DownloadDetails)?
-        if let download, intent?.keepsIt == true {
+        if let download {
             var progress = download.progress
             progress.bytesPerSecond = 0
             progress.activeConnections = 0
@@ -117,6 +118,7 @@ extension DownloadQueue {
                 }
             default:
                 state.scheduler.remove(id)
+                state.records[id]?.stopped = stopped
             }
             return stop
         }

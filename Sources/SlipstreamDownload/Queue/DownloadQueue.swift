@@ -367,7 +367,7 @@ public final class DownloadQueue: Sendable {
                 state.targets.claim(path: info.path, for: id)
             }
             let record = ends ? state.records.removeValue(forKey: event.id) : state.records[event.id]
-            if let record { state.history.tell(event, request: record.request) }
+            if let record { state.history.tell(event, request: record.request, last: record.stopped) }
             if ends { state.targets.release(event.id) }
             return (state.subscribers.filter { $0.takes(event) }.map(\.channel), record?.subscribers ?? [], ends)
         }

@@ -23,8 +23,12 @@ struct QueueHistory: Sendable {
         self.keptOutcomes = max(keptOutcomes, 0)
     }
 
-    /// Takes in `event`, told of a download that makes `request`.
-    mutating func tell(_ event: DownloadQueueEvent, request: DownloadQueue.Request) {
+    /// Takes in `event`, told of a download that makes `request`; `last`, for an end, is where
+    /// the download was when it ended.
+    mutating func tell(
+        _ event: DownloadQueueEvent, request: DownloadQueue.Request,
+        last: (progress: DownloadProgress, details: DownloadDetails)? = nil
+    ) {
         let id = event.id
         switch event {
         case .queued, .paused, .started:
@@ -36,7 +40,9 @@ struct QueueHistory: Sendable {
         case .finished(_, let result):
             end(DownloadQueue.Outcome(id: id, request: request, result: .success(result)))
         case .failed(_, let error):
-            end(DownloadQueue.Outcome(id: id, request: request, result: .failure(error)))
+            end(
+                DownloadQueue.Outcome(
+                    id: id, request: request, result: .failure(error), progress: last?.progress, details: last?.details))
         }
     }
 

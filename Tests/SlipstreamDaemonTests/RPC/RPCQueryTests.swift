@@ -28,7 +28,7 @@ import Testing
         for bad in ["alert(1)//", "1a", "", "a b", "a;b", String(repeating: "a", count: 129)] {
             let refused = RPCQuery(arguments: [("method", "m"), ("jsoncallback", bad)])
             #expect(refused.callback == nil, "\(bad)")
-            #expect(refused.contentType == "application/json")
+            #expect(refused.contentType == "application/json-rpc")
         }
     }
 

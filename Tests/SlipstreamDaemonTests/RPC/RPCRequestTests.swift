@@ -16,13 +16,13 @@ import Testing
         #expect(call.id == "q")
     }
 
-    @Test func aCallWithoutAnIdIsANotification() {
-        guard case .single(.success(let call)) = request(#"{"jsonrpc":"2.0","method":"aria2.getVersion"}"#) else {
-            Issue.record("not a call")
-            return
-        }
-        #expect(call.id == nil)
-        #expect(call.params.isEmpty)
+    @Test func aCallWithoutAnIdIsInvalidAsAria2HasIt() {
+        #expect(request(#"{"jsonrpc":"2.0","method":"aria2.getVersion"}"#) == .single(.failure(RPCFailure(.invalidRequest, id: .null))))
+    }
+
+    @Test func anEmptyBatchIsAnsweredByAnEmptyOne() {
+        #expect(request("[]") == .batch([]))
+        #expect(RPCAnswer.text(of: [], batch: true) == Array("[]".utf8))
     }
 
     @Test func aBatchReadsEachCallOnItsOwn() {
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("{", RPCFailure.Kind.parseError), ("[]", .invalidRequest), ("7", .invalidRequest),
+        ("{", RPCFailure.Kind.parseError), ("7", .invalidRequest),
         (#"{"method":1,"id":1}"#, .invalidRequest), (#"{"method":"a","id":[1]}"#, .invalidRequest),
         (#"{"jsonrpc":"1.0","method":"a","id":1}"#, .invalidRequest),
     ])
@@ -60,7 +60,11 @@ import Testing
         #expect(
             String(decoding: RPCAnswer.text(of: answers, batch: true), as: UTF8.self)
                 == #"[{"id":1,"jsonrpc":"2.0","result":"OK"},{"id":"x","jsonrpc":"2.0","error":{"code":1,"message":"Unauthorized"}}]"#)
-        #expect(RPCAnswer.text(of: [], batch: true).isEmpty)
         #expect(RPCAnswer.text(of: [], batch: false).isEmpty)
+        // aria2's statuses: 400 for one call that failed, 500 for text that is not JSON.
+        #expect(RPCAnswer.httpStatus(of: answers, batch: true) == 200)
+        #expect(RPCAnswer.httpStatus(of: [answers[1]], batch: false) == 400)
+        #expect(RPCAnswer.httpStatus(of: [.failure(RPCFailure(.parseError, id: .null))], batch: false) == 500)
+        #expect(RPCAnswer.httpStatus(of: [answers[0]], batch: false) == 200)
     }
 }

@@ -76,6 +76,15 @@ import Testing
         let url = try TestNginx.url("daemon-session-slow.bin", location: "rate", query: "rate=100k")
         let (daemon, running) = try startDaemon(folder, session: session)
         let port = daemon.port
+        // The first bytes of the running download (before the shutdown below).
+        let firstBytes = Task {
+            for await event in daemon.queue.events(where: {
+                if case .progress(_, let progress) = $0 { progress.completedBytes > 0 } else { false }
+            }) {
+                _ = event
+                return
+            }
+        }
         let answers = try await offPool {
             let client = try RawClient(port: port)
             try client.request(
@@ -94,6 +103,7 @@ import Testing
         #expect(saved.entries.map(\.paused) == [true, false])
         #expect(saved.entries.map(\.out) == ["paused.bin", "running.bin"])
 
+        await firstBytes.value
         // aria2.shutdown: the daemon stops its downloads, keeps their .part files, writes the session.
         let answer = try await offPool {
             let client = try RawClient(port: port)
