@@ -111,13 +111,13 @@ final class RawClient {
     // MARK: WebSocket
 
     /// Sends the upgrade to a WebSocket and reads the answer's head.
-    func upgrade(port: Int, path: String = "/jsonrpc", headers: [(String, String)] = []) throws -> Response {
+    func upgrade(port: Int, path: String = "/jsonrpc", host: String? = "", headers: [(String, String)] = []) throws -> Response {
         var all = [
             ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
             ("Sec-WebSocket-Version", "13"),
         ]
         all += headers
-        try request("GET", path, port: port, headers: all)
+        try request("GET", path, port: port, host: host, headers: all)
         return try response()
     }
 

@@ -173,6 +173,29 @@ struct WebServerLimitTests {
         }
     }
 
+    @Test func closeFromTheHandlerReturns() async throws {
+        let holder = Mutex<WebServer?>(nil)
+        let server = try WebServer(
+            configuration: {
+                var c = WebServer.Configuration(); c.port = 0; return c
+            }()
+        ) { _, reply in
+            reply(.init(body: []))
+            holder.withLock { $0?.close() }
+        }
+        holder.withLock { $0 = server }
+        defer { holder.withLock { $0 = nil } }
+        let port = server.port
+        let closed = try await offPool {
+            let client = try RawClient(port: port)
+            try client.request("POST", "/jsonrpc", port: port, body: [])
+            return client.closedByServer()
+        }
+        server.close()
+        #expect(closed)
+        #expect(throws: (any Error).self) { _ = try RawClient(port: port).response() }
+    }
+
     @Test func closeEndsTheThreadAndRefusesNewConnections() async throws {
         let server = try echoServer()
         let port = server.port
