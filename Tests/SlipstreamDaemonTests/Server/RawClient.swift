@@ -108,6 +108,14 @@ final class RawClient {
         }
     }
 
+    /// Reads what one read returns and drops it: the count (0 at the end of the stream).
+    func readSome() throws -> Int {
+        let before = pending.count
+        guard try receive() else { return 0 }
+        defer { pending.removeAll() }
+        return pending.count - before
+    }
+
     // MARK: WebSocket
 
     /// Sends the upgrade to a WebSocket and reads the answer's head.

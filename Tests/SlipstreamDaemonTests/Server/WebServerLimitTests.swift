@@ -36,7 +36,10 @@ struct WebServerLimitTests {
     }
 
     @Test func idleConnectionsAreClosed() async throws {
-        let server = try echoServer { $0.idleTimeout = .seconds(1) }
+        let server = try echoServer {
+            $0.idleTimeout = .seconds(1)
+            $0.files["/big"] = .init(contentType: "application/octet-stream", bytes: [UInt8](repeating: 7, count: 64 << 20))
+        }
         defer { server.close() }
         let (silent, halfHead, afterRequest, webSocket) = try await offPool { [port = server.port] in
             let silent = try RawClient(port: port)
@@ -50,6 +53,18 @@ struct WebServerLimitTests {
             // Every read waits at most 10 s: each must be closed well before.
             return (silent.closedByServer(), halfHead.closedByServer(), afterRequest.closedByServer(), webSocket.closedByServer())
         }
+        let (halfBody, notReading) = try await offPool { [port = server.port] in
+            let halfBody = try RawClient(port: port)
+            try halfBody.send("POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 10\r\n\r\nhalf")
+            // A client that asks for 64 MiB and reads none of it.
+            let notReading = try RawClient(port: port)
+            try notReading.request("GET", "/big", port: port)
+            let started = Date()
+            while try notReading.readSome() > 0, Date().timeIntervalSince(started) < 1 {}
+            return (halfBody.closedByServer(), notReading.closedByServer())
+        }
+        #expect(halfBody)
+        #expect(notReading)
         #expect(silent)
         #expect(halfHead)
         #expect(afterRequest)
