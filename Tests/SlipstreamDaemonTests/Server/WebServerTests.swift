@@ -95,4 +95,23 @@ struct WebServerTests {
         #expect(posts == "one")
         #expect(next == 200)
     }
+
+    @Test func aPipelinedRequestBehindASlowReplyIsClosedNotHung() async throws {
+        var configuration = WebServer.Configuration()
+        configuration.port = 0
+        let server = try WebServer(configuration: configuration) { request, reply in
+            guard case .post(let body) = request else { return reply(.init(body: [])) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { reply(.init(body: body)) }
+        }
+        defer { server.close() }
+        let (closed, next) = try await offPool { [port = server.port] in
+            let one = "POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 3\r\n\r\none"
+            let client = try RawClient(port: port)
+            try client.send(one + one)
+            let closed = client.closedByServer()
+            return (closed, try WebServerRefusalTests.post(port).status)
+        }
+        #expect(closed)
+        #expect(next == 200)
+    }
 }
