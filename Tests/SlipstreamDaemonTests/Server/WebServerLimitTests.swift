@@ -177,6 +177,19 @@ struct WebServerLimitTests {
         #expect(listening == ["0100007F"])
     }
 
+    @Test func listenAllBindsEveryInterfaceAndTakesOtherAddressesAsHost() async throws {
+        let server = try echoServer { $0.listenAll = true }
+        defer { server.close() }
+        let listening = try listeningAddresses(port: server.port)
+        let status = try await offPool { [port = server.port] in
+            let client = try RawClient(port: port)
+            try client.request("POST", "/jsonrpc", port: port, host: "192.0.2.7:\(port)", body: Array("x".utf8))
+            return try client.response().status
+        }
+        #expect(listening == ["00000000000000000000000000000000"] || listening.contains("00000000"))
+        #expect(status == 200)
+    }
+
     @Test func aPortInUseIsNamed() async throws {
         let server = try echoServer()
         defer { server.close() }
