@@ -35,6 +35,8 @@ final class ServerConnection {
     var requests: UInt64 = 0
     var phase = Phase.idle
     var body: [UInt8] = []
+    /// Body completions told again after the first, for the request being answered.
+    var repeatedCompletions = 0
     var response: Response?
     /// The `Access-Control-Allow-Origin` of the request being answered, if any.
     var allowOrigin: String?

@@ -89,7 +89,15 @@ extension ServerLoop {
 
     /// The POST body is complete: the handler has it.
     func httpBodyComplete(_ wsi: OpaquePointer) -> Int32 {
-        guard let connection = connections[wsi], case .readingBody = connection.phase else { return 0 }
+        guard let connection = connections[wsi] else { return 0 }
+        guard case .readingBody = connection.phase else {
+            // libwebsockets 4.1 calls this again while the reply is awaited, once, or without
+            // end when a pipelined request follows the body (it loops on the bytes left until
+            // the transaction completes, which only the reply can do): such a client is closed.
+            connection.repeatedCompletions += 1
+            return connection.repeatedCompletions > 16 ? -1 : 0
+        }
+        connection.repeatedCompletions = 0
         let body = connection.body
         connection.body = []
         return dispatch(wsi, connection, .post(body: body))

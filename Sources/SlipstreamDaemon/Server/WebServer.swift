@@ -73,18 +73,19 @@ public final class WebServer: Sendable {
         }
     }
 
-    /// Stops serving, closing every connection; returns once the server's thread has ended.
-    /// Later calls return at once, as does a call from the handler (on the server's thread,
-    /// which ends once the handler returns).
+    /// Stops serving, closing every connection; returns once the server's thread has ended
+    /// (later calls too), but for a call from the handler: on the server's thread, it returns at
+    /// once, and the thread ends after the handler returns.
     public func close() {
-        let first = loop.inbox.withLock { inbox -> Bool in
-            guard !inbox.stopping else { return false }
+        loop.inbox.withLock { inbox in
+            guard !inbox.stopping else { return }
             inbox.stopping = true
             inbox.wake()
-            return true
         }
-        if first, loop.thread.load(ordering: .acquiring) != UInt(pthread_self()) {
+        if loop.thread.load(ordering: .acquiring) != UInt(pthread_self()) {
+            // Signalled once when the thread ends; each waiter passes it on to the next.
             stopped.wait()
+            stopped.signal()
         }
     }
 

@@ -108,16 +108,24 @@ final class RawClient {
         }
     }
 
+    /// Reads what one read returns and drops it: the count (0 at the end of the stream).
+    func readSome() throws -> Int {
+        let before = pending.count
+        guard try receive() else { return 0 }
+        defer { pending.removeAll() }
+        return pending.count - before
+    }
+
     // MARK: WebSocket
 
     /// Sends the upgrade to a WebSocket and reads the answer's head.
-    func upgrade(port: Int, path: String = "/jsonrpc", headers: [(String, String)] = []) throws -> Response {
+    func upgrade(port: Int, path: String = "/jsonrpc", host: String? = "", headers: [(String, String)] = []) throws -> Response {
         var all = [
             ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
             ("Sec-WebSocket-Version", "13"),
         ]
         all += headers
-        try request("GET", path, port: port, headers: all)
+        try request("GET", path, port: port, host: host, headers: all)
         return try response()
     }
 

@@ -36,7 +36,10 @@ struct WebServerLimitTests {
     }
 
     @Test func idleConnectionsAreClosed() async throws {
-        let server = try echoServer { $0.idleTimeout = .seconds(1) }
+        let server = try echoServer {
+            $0.idleTimeout = .seconds(1)
+            $0.files["/big"] = .init(contentType: "application/octet-stream", bytes: [UInt8](repeating: 7, count: 64 << 20))
+        }
         defer { server.close() }
         let (silent, halfHead, afterRequest, webSocket) = try await offPool { [port = server.port] in
             let silent = try RawClient(port: port)
@@ -50,6 +53,18 @@ struct WebServerLimitTests {
             // Every read waits at most 10 s: each must be closed well before.
             return (silent.closedByServer(), halfHead.closedByServer(), afterRequest.closedByServer(), webSocket.closedByServer())
         }
+        let (halfBody, notReading) = try await offPool { [port = server.port] in
+            let halfBody = try RawClient(port: port)
+            try halfBody.send("POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 10\r\n\r\nhalf")
+            // A client that asks for 64 MiB and reads none of it.
+            let notReading = try RawClient(port: port)
+            try notReading.request("GET", "/big", port: port)
+            let started = Date()
+            while try notReading.readSome() > 0, Date().timeIntervalSince(started) < 1 {}
+            return (halfBody.closedByServer(), notReading.closedByServer())
+        }
+        #expect(halfBody)
+        #expect(notReading)
         #expect(silent)
         #expect(halfHead)
         #expect(afterRequest)
@@ -162,6 +177,19 @@ struct WebServerLimitTests {
         #expect(listening == ["0100007F"])
     }
 
+    @Test func listenAllBindsEveryInterfaceAndTakesOtherAddressesAsHost() async throws {
+        let server = try echoServer { $0.listenAll = true }
+        defer { server.close() }
+        let listening = try listeningAddresses(port: server.port)
+        let status = try await offPool { [port = server.port] in
+            let client = try RawClient(port: port)
+            try client.request("POST", "/jsonrpc", port: port, host: "192.0.2.7:\(port)", body: Array("x".utf8))
+            return try client.response().status
+        }
+        #expect(listening == ["00000000000000000000000000000000"] || listening.contains("00000000"))
+        #expect(status == 200)
+    }
+
     @Test func aPortInUseIsNamed() async throws {
         let server = try echoServer()
         defer { server.close() }
@@ -171,6 +199,29 @@ struct WebServerLimitTests {
             guard let error = error as? WebServerError else { return false }
             return error.code == .listen && error.message.contains("\(server.port)") && error.message.contains("in use")
         }
+    }
+
+    @Test func closeFromTheHandlerReturns() async throws {
+        let holder = Mutex<WebServer?>(nil)
+        let server = try WebServer(
+            configuration: {
+                var c = WebServer.Configuration(); c.port = 0; return c
+            }()
+        ) { _, reply in
+            reply(.init(body: []))
+            holder.withLock { $0?.close() }
+        }
+        holder.withLock { $0 = server }
+        defer { holder.withLock { $0 = nil } }
+        let port = server.port
+        let closed = try await offPool {
+            let client = try RawClient(port: port)
+            try client.request("POST", "/jsonrpc", port: port, body: [])
+            return client.closedByServer()
+        }
+        server.close()
+        #expect(closed)
+        #expect(throws: (any Error).self) { _ = try RawClient(port: port).response() }
     }
 
     @Test func closeEndsTheThreadAndRefusesNewConnections() async throws {

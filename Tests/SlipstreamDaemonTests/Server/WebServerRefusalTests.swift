@@ -31,7 +31,8 @@ struct WebServerRefusalTests {
             let refusals = try ["evil.example:\(port)", "127.0.0.1:1", "localhost", "10.0.0.1:\(port)", nil].map { host in
                 try Self.refused(port) { try $0.request("POST", "/jsonrpc", port: port, host: host, body: Array("x".utf8)) }
             }
-            return (refusals, try Self.post(port))
+            let upgrade = try RawClient(port: port).upgrade(port: port, host: "rebind.example:\(port)")
+            return (refusals + [(upgrade.status, true)], try Self.post(port))
         }
         for refusal in refusals {
             #expect(refusal.status == 403)
