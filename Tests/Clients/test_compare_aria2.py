@@ -333,3 +333,48 @@ def test_options(both):
     if our_one.get("dir") != str(ours.dir):
         problems.append(f"getOption's dir is {our_one.get('dir')!r}")
     assert not problems, "\n".join(problems)
+
+
+def get_answers(server):
+    """The GET form (method, id, params as base64 of the JSON array) and JSONP: status,
+    Content-Type and the answer (JSONP's callback unwrapped) of each."""
+    import base64
+    import urllib.parse
+
+    out = {}
+
+    def keep(name, status, headers, text):
+        content_type = {k.lower(): v for k, v in headers.items()}.get("content-type", "").split(";")[0]
+        body = text.decode() if isinstance(text, bytes) else text
+        wrapped = re.fullmatch(r"(\w+)\((.*)\)", body, re.S)
+        parsed = json.loads(wrapped.group(2) if wrapped else body)
+        out[name] = {"http": status, "type": content_type, "callback": wrapped.group(1) if wrapped else None,
+                     "answer": parsed}
+
+    keep("get", *server.get_call("aria2.getGlobalStat"))
+    keep("get.jsonp", *server.get_call("aria2.getGlobalStat", jsoncallback="cb"))
+    keep("get.jsonp.error", *server.get_call("aria2.getGlobalStat", token="token:wrong", jsoncallback="cb"))
+    keep("get.unknown", *server.get_call("aria2.noSuchMethod"))
+    keep("get.no-params", *server.get_raw({"method": "aria2.getVersion", "id": "1"}))
+    keep("get.bad-base64", *server.get_raw({"method": "aria2.getVersion", "id": "1", "params": "!!!"}))
+    keep("get.nothing", *server.get_raw(""))
+    batch = [server.request("aria2.getGlobalStat", id=1), server.request("aria2.noSuchMethod", id=2)]
+    params = base64.b64encode(json.dumps(batch).encode()).decode()
+    keep("get.batch", *server.get_raw("params=" + urllib.parse.quote(params)))
+    keep("get.batch.jsonp", *server.get_raw("params=" + urllib.parse.quote(params) + "&jsoncallback=cb"))
+    return out
+
+
+def test_get_and_jsonp_have_aria2s_shapes(both):
+    ours, theirs = both
+    our_answers = get_answers(ours)
+    their_answers = get_answers(theirs)
+    differences = []
+    for name, answer in their_answers.items():
+        differences += [d.replace("$", name, 1) for d in shape_diff(our_answers[name], answer)]
+    # Content types and callbacks to the letter: a browser runs JSONP by them.
+    for name in their_answers:
+        for key in ("type", "callback"):
+            if our_answers[name][key] != their_answers[name][key]:
+                differences.append(f"{name}.{key}: {our_answers[name][key]!r} where aria2 has {their_answers[name][key]!r}")
+    assert not differences, "\n".join(differences) + "\n\naria2c's:\n" + json.dumps(their_answers, indent=1)
