@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out="${1:-.build/docs}"
-modules=(SlipstreamHTTP SlipstreamDownload SlipstreamMedia SlipstreamAudio)
+modules=(SlipstreamHTTP SlipstreamDownload SlipstreamMedia SlipstreamAudio SlipstreamDaemon)
 scratch=.build/docs-build
 graphs="$PWD/$scratch/symbol-graphs"
 

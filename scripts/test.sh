@@ -14,6 +14,9 @@
 #   examples    scripts/examples.sh: the Examples package builds, the README shows its
 #               marked parts to the letter, and its tests (the libraries' public API as a
 #               program meets it) pass against these services
+#   clients     scripts/clients.sh: `slipstream daemon` driven by aria2p, a WebSocket client
+#               and raw JSON-RPC, its page in chromium (Playwright), and the same requests
+#               sent to `aria2c --enable-rpc` with the answers' shapes compared
 set -euo pipefail
 
 # The tree is formatted (scripts/lint.sh --format): any finding fails the run.
@@ -106,6 +109,8 @@ if (($# == 0)); then
         step docs scripts/docs.sh
     fi
     step examples scripts/examples.sh
+    # The daemon driven by aria2's real clients and its page in chromium, beside aria2c itself.
+    step clients env SLIPSTREAM_BIN="$PWD/.build/debug/slipstream" scripts/clients.sh
 fi
 
 echo "==> summary"

@@ -93,34 +93,19 @@ extension Aria2Service {
     }
 
     /// Changes the request of a download that has not ended: at once when it waits; a running
-    /// one is paused, changed once its transfers have stopped, and resumed from its `.part`
-    /// file (as aria2 restarts a download whose options change).
+    /// one stops (keeping its `.part` file), takes the change and starts again in its place
+    /// (as aria2 restarts a download whose URIs or options change).
     func change(
         _ id: DownloadQueue.ID, _ gid: GID, _ body: (inout DownloadQueue.Request) throws(RPCFailure.Kind) -> Void
     ) throws(RPCFailure.Kind) {
-        guard let status = queue.downloads.first(where: { $0.id == id }) else {
+        guard var request = queue.downloads.first(where: { $0.id == id })?.request else {
             throw .failed("GID \(gid) is not found among active or waiting downloads")
         }
-        var request = status.request
         try body(&request)
-        guard status.phase == .running else {
-            do {
-                try queue.update(id) { $0 = request }
-            } catch {
-                throw .failed(error.message)
-            }
-            return
-        }
-        let queue = queue
-        let events = queue.events(for: id)
-        queue.pause(id)
-        Task {
-            for await event in events {
-                guard case .paused = event else { continue }
-                try? queue.update(id) { $0 = request }
-                queue.resume(id)
-                break
-            }
+        do {
+            try queue.update(id, restarting: true) { [request] in $0 = request }
+        } catch {
+            throw .failed(error.message)
         }
     }
 

@@ -63,7 +63,9 @@ extension Aria2Service {
                 errorMessage: "", details: { Self.completeDetails(result.bytes) })
         case .failure(let error):
             let removed = entry.removed && error.code == .cancelled
-            let path = error.resumableFile.map { String($0.dropLast(".part".count)) } ?? error.path ?? Self.expectedPath(request)
+            // The file's own name, not its `.part` (as aria2 tells it), whichever the error names.
+            var path = error.resumableFile ?? error.path ?? Self.expectedPath(request)
+            if path.hasSuffix(".part") { path.removeLast(".part".count) }
             return Aria2Status(
                 gid: entry.gid, word: removed ? .removed : .error, totalLength: 0, completedLength: 0, downloadSpeed: 0,
                 connections: 0, dir: Self.folder(of: request.destination, path: path), path: path, uris: uris,

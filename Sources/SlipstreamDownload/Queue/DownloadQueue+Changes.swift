@@ -31,20 +31,26 @@ extension DownloadQueue {
         let download: Download? = state.withLock { state in
             guard state.records[id] != nil else { return nil }
             state.records[id]?.request.bytesPerSecondLimit = bytesPerSecond
+            state.records[id]?.pendingRequest?.bytesPerSecondLimit = bytesPerSecond
             return state.records[id]?.download
         }
         download?.setBytesPerSecondLimit(bytesPerSecond ?? configuration.download.bytesPerSecondLimit)
     }
 
-    /// Changes what a waiting download (queued or paused) downloads: its URLs, mirrors,
-    /// destination, checksum or settings, as `change` makes its `Request`; it starts with them
-    /// when its turn comes. A new destination leaves the `.part` file of an earlier run where
-    /// it is (the download starts afresh).
+    /// Changes what a download downloads: its URLs, mirrors, destination, checksum or
+    /// settings, as `change` makes its `Request`. A waiting one (queued or paused) starts with
+    /// them when its turn comes. A running one is refused, unless `restarting`: then, as aria2
+    /// does for a changed option of an active download, its transfers stop (its `.part` file
+    /// kept) and it waits again in its place with the new request (a `.queued` event; it
+    /// starts again at once when its slot is free, resuming what it has when its file is the
+    /// same); one being paused takes the new request once paused. A new destination leaves
+    /// the `.part` file of an earlier run where it is (the download starts afresh).
     ///
-    /// Throws `.unknownDownload` for a download the queue does not have; `.running` for one
-    /// that runs (pause it first; its limit has `setBytesPerSecondLimit(_:of:)`); `.invalidURL`
-    /// and `.output` as `add` does. Nothing changes when it throws.
-    public func update(_ id: ID, _ change: (inout Request) -> Void) throws(DownloadError) {
+    /// Throws `.unknownDownload` for a download the queue does not have; `.running` for a
+    /// running one without `restarting` (its limit has `setBytesPerSecondLimit(_:of:)`);
+    /// `.invalidURL` and `.output` as `add` does. Nothing changes when it throws.
+    public func update(_ id: ID, restarting: Bool = false, _ change: (inout Request) -> Void) throws(DownloadError) {
+        var stopping: Download?
         while true {
             // `change` runs without the lock (it may look at the queue): the request is changed
             // only if nothing else changed it meanwhile, else read again.
@@ -52,8 +58,8 @@ extension DownloadQueue {
                 guard let record = state.records[id], let phase = state.scheduler.phase(of: id) else {
                     return .failure(DownloadError(.unknownDownload, "the queue has no download \(id)"))
                 }
-                guard !phase.isActive else { return .failure(Self.runningError(id, record.request)) }
-                return .success(record.request)
+                guard restarting || !phase.isActive else { return .failure(Self.runningError(id, record.request)) }
+                return .success(record.pendingRequest ?? record.request)
             }
             let old = try read.get()
             var new = old
@@ -67,8 +73,8 @@ extension DownloadQueue {
                 guard let record = state.records[id], let phase = state.scheduler.phase(of: id) else {
                     return .failure(DownloadError(.unknownDownload, "the queue has no download \(id)"))
                 }
-                guard !phase.isActive else { return .failure(Self.runningError(id, record.request)) }
-                guard record.request == old else { return .success(false) }
+                guard restarting || !phase.isActive else { return .failure(Self.runningError(id, record.request)) }
+                guard (record.pendingRequest ?? record.request) == old else { return .success(false) }
                 if new.url != old.url || new.destination != old.destination {
                     state.targets.release(id)
                     if let owner = state.targets.owner(of: new) {
@@ -79,6 +85,16 @@ extension DownloadQueue {
                     state.targets.claim(new, for: id)
                     state.records[id]?.path = nil
                 }
+                guard !phase.isActive else {
+                    // Taken once its transfers have stopped (see `ended`).
+                    state.records[id]?.pendingRequest = new
+                    if phase == .running {
+                        state.scheduler.set(id, to: .pausing)
+                        state.records[id]?.stop = .restart
+                        stopping = record.download
+                    }
+                    return .success(true)
+                }
                 let host = HostConnectionLimiter.host(of: new.url)
                 state.records[id]?.host = host
                 state.scheduler.setHost(id, to: host)
@@ -87,13 +103,16 @@ extension DownloadQueue {
             }
             if try outcome.get() { break }
         }
+        // (One still starting is stopped by `start`, which finds its stop intent.)
+        stopping?.cancel()
         changed()
     }
 
     /// The refusal of a change to running download `id`.
     private static func runningError(_ id: ID, _ request: Request) -> DownloadError {
         DownloadError(
-            .running, "download \(id) of \(request.url) is running: it can be changed only while it waits or is paused",
+            .running,
+            "download \(id) of \(request.url) is running: it can be changed only while it waits or is paused, or restarted",
             url: request.url)
     }
 

@@ -93,7 +93,7 @@ extension DownloadQueue {
         // Where it stopped, for a pause (its transfers have ended: no connections).
         let (download, intent) = state.withLock { ($0.records[id]?.download, $0.records[id]?.stop) }
         var stopped: (progress: DownloadProgress, details: DownloadDetails)?
-        if let download, intent == .pause || intent == .requeue {
+        if let download, intent?.keepsIt == true {
             var progress = download.progress
             progress.bytesPerSecond = 0
             progress.activeConnections = 0
@@ -103,11 +103,18 @@ extension DownloadQueue {
             state.endingsBeingTold += 1
             let stop = outcome.failureError?.code == .cancelled ? state.records[id]?.stop : nil
             switch stop {
-            case .pause?, .requeue?:
+            case .pause?, .requeue?, .restart?:
                 state.scheduler.set(id, to: stop == .pause ? .paused : .queued)
                 state.records[id]?.download = nil
                 state.records[id]?.stop = nil
                 if let stopped { state.records[id]?.stopped = stopped }
+                if let request = state.records[id]?.pendingRequest {
+                    let host = HostConnectionLimiter.host(of: request.url)
+                    state.records[id]?.host = host
+                    state.scheduler.setHost(id, to: host)
+                    state.records[id]?.request = request
+                    state.records[id]?.pendingRequest = nil
+                }
             default:
                 state.scheduler.remove(id)
             }
@@ -115,7 +122,7 @@ extension DownloadQueue {
         }
         switch outcome {
         case _ where stop == .pause: emit(.paused(id))
-        case _ where stop == .requeue: emit(.queued(id))
+        case _ where stop == .requeue || stop == .restart: emit(.queued(id))
         case .success(let result): emit(.finished(id, result))
         case .failure(let error): emit(.failed(id, error))
         }
@@ -147,14 +154,19 @@ extension DownloadQueue {
             case (.queued, .pause):
                 state.scheduler.set(id, to: .paused)
                 return .pausedAtOnce
-            case (.paused, .pause), (.pausing, .pause), (.queued, .requeue), (.paused, .requeue):
+            case (.pausing, .pause) where record.stop == .restart:
+                // A pause overrides a restart on its way (its new request is still taken).
+                state.records[id]?.stop = .pause
+                return .none
+            case (.paused, .pause), (.pausing, .pause), (.queued, .requeue), (.paused, .requeue), (_, .restart):
+                // (`update` sets a restart itself, under the lock.)
                 return .none
             case (.queued, _), (.paused, _):
                 state.scheduler.remove(id)
                 return .cancelledAtOnce(record.request, record.path)
             case (.running, _), (.pausing, _):
                 // A cancel overrides a pause on its way.
-                state.scheduler.set(id, to: intent == .pause || intent == .requeue ? .pausing : .running)
+                state.scheduler.set(id, to: intent.keepsIt ? .pausing : .running)
                 state.records[id]?.stop = intent
                 return .stopRunning(record.download)
             }

@@ -90,6 +90,11 @@ public final class DownloadQueue: Sendable {
         case pause, cancel, cancelAndRemoveFiles
         /// Stopped by `stopAll`: back to queued.
         case requeue
+        /// Stopped by `update(_:restarting:_:)`: back to queued, with its new request.
+        case restart
+
+        /// Whether the download waits again once stopped (rather than leaving the queue).
+        var keepsIt: Bool { self == .pause || self == .requeue || self == .restart }
     }
 
     struct Record: Sendable {
@@ -100,6 +105,8 @@ public final class DownloadQueue: Sendable {
         var stop: StopIntent?
         /// Where it was when it last stopped (paused, or back to waiting), not moving.
         var stopped: (progress: DownloadProgress, details: DownloadDetails)?
+        /// A change made while it runs (`update(_:restarting:_:)`): its request once stopped.
+        var pendingRequest: Request?
         var subscribers: [EventChannel<DownloadQueueEvent>] = []
     }
 

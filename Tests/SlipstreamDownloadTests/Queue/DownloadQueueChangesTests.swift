@@ -210,6 +210,46 @@ import TestSupport
         #expect(TestFiles.contents(of: folder + "/b.bin", equal: content))
     }
 
+    /// aria2 restarts an active download to change its options: it stops keeping its file,
+    /// waits again in its place, and resumes with the new request.
+    @Test func aRunningDownloadIsRestartedWithItsNewRequest() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        // 4 MiB: each run the restart misses is longer than a response's bytes before the gate
+        // (with 2 MiB, each is 256 KiB, and the restarted download ends before it is looked at).
+        let content = TestFiles.fastRandomBytes(4 << 20, seed: 28)
+        let server = try Base.server(["/r.bin": content, "/w.bin": content], holdAfter: 256 << 10, gate: gate)
+        defer { server.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        let queue = Base.queue(jobs: 1, connections: 4)
+        var events = queue.events().makeAsyncIterator()
+        let id = try queue.add(.init(url: server.url("/r.bin"), destination: .file(folder + "/r.bin")))
+        let waiting = try queue.add(.init(url: server.url("/w.bin"), destination: .file(folder + "/w.bin")))
+        await Self.waitForProgress(&events, of: id, atLeast: 1 << 20)
+        let before = server.requests.count
+        try queue.update(id, restarting: true) { request in
+            request.connections = 1
+            request.userAgent = "Restarted/1"
+        }
+        await Base.wait(for: &events) { if case .queued(id) = $0 { true } else { false } }
+        var info: DownloadInfo?
+        await Base.wait(for: &events) {
+            if case .started(id, let started) = $0 { info = started }
+            return info != nil
+        }
+        // It went first again (the other one waits), and resumed what it had.
+        #expect(info?.resumedBytes ?? 0 > 0)
+        #expect(queue.downloads.map(\.id) == [id, waiting] && queue.downloads.map(\.phase) == [.running, .queued])
+        #expect(queue.downloads.first?.request.userAgent == "Restarted/1", "\(queue.downloads.map { ($0.id, $0.phase, $0.request) })")
+        gate.open()
+        let outcomes = try await queue.waitUntilIdle()
+        #expect(outcomes.count == 2 && outcomes.allSatisfy { (try? $0.result.get()) != nil })
+        let after = server.requests[before...].filter { $0.path == "/r.bin" }
+        // One connection, a request for each run it misses, every one with the new request's settings.
+        #expect(!after.isEmpty && after.allSatisfy { $0.headers["user-agent"] == "Restarted/1" })
+        #expect(TestFiles.contents(of: folder + "/r.bin", equal: content))
+    }
+
     /// A limit set while the download is held at the gate holds every byte after it: at most
     /// the bucket (50 ms of the rate) and one slice (libcurl's 128 KiB) pass sooner.
     @Test(arguments: [false, true])
