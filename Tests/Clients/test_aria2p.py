@@ -34,7 +34,8 @@ def test_add_with_options_downloads_the_exact_file(server, www):
     download = api.add_uris([url], {
         "dir": str(server.dir / "sub"), "out": "copy.bin", "split": "4", "max-connection-per-server": "4",
         "min-split-size": "1M", "checksum": "sha-256=" + hashlib.sha256(data).hexdigest(),
-        "header": ["X-Slipstream-Token: let-me-in"],
+        # Two headers: every one goes with every request, not only the last.
+        "header": ["X-Slipstream-Token: let-me-in", "X-Slipstream-Other: 1"],
     })
     assert len(download.gid) == 16
     done = wait_download(api, download.gid, ("complete", "error"))
