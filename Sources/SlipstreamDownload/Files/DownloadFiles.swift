@@ -162,14 +162,17 @@ struct DownloadFiles: Sendable {
             ordered = OrderedWriter(descriptor: descriptor, capacity: configuration.streamRingSize, hooks: hooks)
             return DownloadDestination.streamPath(descriptor)
         }
+        // A mirror asked after the download's URL failed names the file as that URL would have,
+        // unless it redirected.
+        let namingURL = head.effectiveURL == opening.askedURL ? url : head.effectiveURL
         let path =
-            if opening.resuming || precreated != nil && head.contentDispositionFileName == nil && head.effectiveURL == url {
+            if opening.resuming || precreated != nil && head.contentDispositionFileName == nil && namingURL == url {
                 // The expected name (found free when the `.part` was made, if it was).
                 expectedPath
             } else {
                 try destination.finalPath(
                     contentDisposition: head.contentDispositionFileName,
-                    effectiveURL: head.effectiveURL, overwrite: configuration.replacesExisting)
+                    effectiveURL: namingURL, overwrite: configuration.replacesExisting)
             }
         if configuration.remoteTime || configuration.timestamping {
             remoteStamp = (head.lastModified.flatMap(HTTPDate.secondsSince1970), head.etag)

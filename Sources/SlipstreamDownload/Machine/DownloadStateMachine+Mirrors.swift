@@ -20,13 +20,13 @@ extension DownloadStateMachine {
     /// The source for a new connection.
     func chooseMirror() -> Int {
         guard mirrors.count > 1 else { return 0 }
-        return MirrorChoice.next(mirrorSources) ?? 0
+        return MirrorChoice.next(mirrorSources) ?? reference
     }
 
-    /// Drops mirror `index` (never the first source, which defines the file) and closes its
-    /// connections, whose ranges go back to the pool for the other sources.
+    /// Drops mirror `index` (never the `reference` source, which defines the file) and closes
+    /// its connections, whose ranges go back to the pool for the other sources.
     mutating func dropMirror(_ index: Int, because reason: String) -> [Action] {
-        guard index != 0, !mirrors[index].dropped else { return [] }
+        guard index != reference, !mirrors[index].dropped else { return [] }
         mirrors[index].dropped = true
         var actions: [Action] = [.emit(.notice("mirror \(mirrors[index].url) \(reason); dropped, its ranges go to the other sources"))]
         for number in connections.keys.sorted() where connections[number]?.mirror == index && connections[number]?.dropped == nil {
