@@ -18,7 +18,10 @@ public struct DownloadConfiguration: Sendable {
     /// Each other mirror's answers must match that answer's size (and ETag, where both give
     /// one); a mirror that serves another file, answers a range wrongly, gives an error status
     /// such as 404 or fails three times in a row is dropped (with a `.notice` event) and its
-    /// ranges go to the other sources. Connections are shared out in proportion to each
+    /// ranges go to the other sources; after a failure it gets no connection for the retry
+    /// delay. A mirror's connection that has sent nothing 2 s after its request, while the
+    /// other sources deliver and have nothing else left to fetch, gives its range to them
+    /// (counted as a failure). Connections are shared out in proportion to each
     /// source's speed per connection. Used only when the server supports ranges (apart from
     /// the first request). A resume asks the URL first too, and a mirror's answer resumes it
     /// only where the record's ETag or Last-Modified proves the file the same. Default none.

@@ -56,7 +56,7 @@ extension DownloadStateMachine {
         let failure = failure(of: connection, error: error, probing: probing)
         if let failure, connection.mirror != reference {
             let cause = connection.dropped == nil ? error : nil
-            return mirrorFailed(connection.mirror, failure, cause: cause) + planConnections(at: now)
+            return mirrorFailed(connection.mirror, failure, cause: cause, at: now) + planConnections(at: now)
         }
         if restartFresh, probing {
             restartFresh = false
@@ -123,6 +123,11 @@ extension DownloadStateMachine {
         switch (connection.dropped, error) {
         case (.slow?, _), (.mirror?, _):
             return nil  // not a failure: its range simply goes to a faster connection or source
+        case (.silent?, _):
+            let source = sourceURL(connection.mirror)
+            return DownloadError(
+                .network, "\(source): nothing came \(Int(Self.silentMirrorWait)) s after the request, while the other sources delivered",
+                url: source)
         case (.stalled?, _):
             let source = mirrors[connection.mirror].url
             return DownloadError(

@@ -77,6 +77,9 @@ struct DownloadStateMachine: Sendable {
         case slow
         /// Its mirror was dropped.
         case mirror
+        /// A mirror's connection sent nothing `silentMirrorWait` seconds after its request while
+        /// other connections delivered and one could take its range (`isSilentMirror`).
+        case silent
     }
 
     /// Why a connection's transfer is paused (not a stall).
@@ -225,6 +228,9 @@ struct DownloadStateMachine: Sendable {
         var dropped = false
         /// What its last failed first request said (for the error once every source failed).
         var probeFailure: String?
+        /// After a failure that did not drop it, it gets no new connection before this time
+        /// (the retry policy's delay for its failures in a row, without jitter).
+        var restingUntil = 0.0
     }
 
     /// One connection written in order: bytes written, and the size when the server gave one.
@@ -282,6 +288,8 @@ struct DownloadStateMachine: Sendable {
     var meter = SpeedMeter(start: 0)
     var lastProgressEvent = -1.0
     var bytesReceived: Int64 = 0
+    /// When the last byte of any connection came.
+    var lastByte = -Double.infinity
     var resumedBytes: Int64 = 0
     /// Speeds of connections that ended lately, so the last straggler has company to be compared with.
     var recentSpeeds: [(time: Double, speed: Double, mirror: Int)] = []

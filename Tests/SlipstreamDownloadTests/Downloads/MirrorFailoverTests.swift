@@ -89,4 +89,30 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: folder + "/out.bin"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/out.bin.part"))
     }
+
+    /// A mirror that answers its head and then sends nothing (an in-test server) among a live
+    /// URL on nginx: the end does not wait for the stall timeout (set far beyond the suite's time
+    /// limit here): once nothing else is left, its range goes to the live source.
+    @Test func aSilentMirrorDoesNotHoldUpTheEnd() async throws {
+        let size = 4 << 20
+        let source = try TestNginx.makeFile("failover-silent-4m.bin", size: size)
+        let content = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+        let silent = try TestHTTPServer { request in
+            var response = TestHTTPServer.Response.file(content, for: request, etag: nil)
+            response.stallAfter = 0
+            return response
+        }
+        defer { silent.stop() }
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = DownloadConfiguration()
+        configuration.mirrors = [silent.url("/silent.bin")]
+        configuration.minimumSplitSize = 256 << 10
+        configuration.stallTimeout = .seconds(600)
+        let (outcome, events) = try await Self.run(try TestNginx.url("failover-silent-4m.bin"), configuration, to: folder + "/out.bin")
+        let result = try outcome.get()
+        #expect(TestFiles.equal(result.path, source))
+        #expect(result.bytesReceived == Int64(size))
+        #expect(!events.contains { if case .retrying = $0 { true } else { false } }, "\(events)")
+    }
 }
