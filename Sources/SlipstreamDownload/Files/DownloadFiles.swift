@@ -257,9 +257,12 @@ struct DownloadFiles: Sendable {
         head: HTTPResponseHead
     ) -> DiskWriter.Checkpoint? {
         guard opening.keepsRecords, let size = opening.size else { return nil }
+        // A new record names the URL whose answer made the file (a mirror, where the download's
+        // URL failed): its size alone is trusted (`trustSize`) only for that URL.
         var record =
             (opening.resuming ? resumeRecord : nil)
-            ?? ControlFile(url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
+            ?? ControlFile(
+                url: opening.askedURL, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
         record.record(opening.written)
         // A new download's records are written at once (by the writer thread), so that they
         // exist, and their space is taken, from the start; except for a small file, which

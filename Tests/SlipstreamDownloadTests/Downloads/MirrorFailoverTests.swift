@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import SlipstreamDownload
@@ -114,5 +115,41 @@ import TestSupport
         #expect(TestFiles.equal(result.path, source))
         #expect(result.bytesReceived == Int64(size))
         #expect(!events.contains { if case .retrying = $0 { true } else { false } }, "\(events)")
+    }
+
+    /// Interrupted while its mirror serves it (the URL dead), the download's record names the
+    /// mirror, whose ETag it keeps; the next run falls over again and resumes from the mirror
+    /// with that validator.
+    @Test func anInterruptedDownloadFromTheMirrorResumesThere() async throws {
+        let name = "failover-resume-6m.bin"
+        let size = 6 << 20
+        let source = try TestNginx.makeFile(name, size: size)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let mirror = try TestNginx.url(name, location: "rate", query: "rate=1m")
+        var configuration = DownloadConfiguration()
+        configuration.connections = 4
+        configuration.mirrors = [mirror]
+        let downloader = Downloader(configuration: configuration)
+        // Cancelled from the thread that tells the progress (see MirrorTests).
+        let started = Mutex<Download?>(nil)
+        let first = try downloader.start(Self.dead, to: .file(folder + "/out.bin"), permits: nil) { event in
+            if case .progress(let progress) = event, progress.completedBytes >= 1 << 20 {
+                started.withLock { $0 }?.cancel()
+            }
+        }
+        started.withLock { $0 = first }
+        await #expect(throws: DownloadError.self) { try await first.value }
+        guard case .record(let record) = ResumeStore(partPath: folder + "/out.bin.part").load() else {
+            Issue.record("no resume record")
+            return
+        }
+        #expect(record.url == mirror)
+        #expect(record.etag != nil)
+        let second = try downloader.start(Self.dead, to: .file(folder + "/out.bin"))
+        let result = try await second.value
+        #expect(result.resumedBytes == record.writtenRanges.byteCount)
+        #expect(result.resumedBytes > 0)
+        #expect(TestFiles.equal(result.path, source))
     }
 }

@@ -73,6 +73,27 @@ import Testing
         #expect(driver.transfers.isEmpty)
     }
 
+    /// A first answer that breaks the range rules (a 206 from another byte than the one asked)
+    /// falls over too, and that source is not asked again.
+    @Test func aBrokenRangeAnswerFallsOver() {
+        var driver = Self.driver()
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Range", value: "bytes 5-99999/100000")
+        headers.add(name: "Content-Length", value: "99995")
+        let head = HTTPResponseHead(status: 206, headers: headers, effectiveURL: Self.first)
+        guard case .verdict(.abort(let error), _) = driver.machine.head(head, on: 1, wallClock: 0) else {
+            Issue.record("the answer was taken")
+            return
+        }
+        #expect(error.code == .rangeNotHonoured)
+        driver.end(1, error: error)
+        #expect(driver.transfers[2]?.request.url == Self.mirror)
+        #expect(driver.machine.mirrors[0].dropped)
+        driver.runToEnd()
+        driver.checkEnd()
+        #expect(Self.retrying(driver).isEmpty)
+    }
+
     /// With ranges, the mirror whose answer was taken serves the file with the other live
     /// mirror, never the dead URL.
     @Test func theSegmentsGoToTheLiveSourcesOnly() {
