@@ -313,11 +313,15 @@ struct DownloadStateMachine: Sendable {
     // MARK: Starting, cancelling, looking
 
     /// The first request: `Range: bytes=0-`, or from the first missing byte of `resume` (what
-    /// an earlier run left on disk) with `If-Range`; when there is nothing to resume and a file
-    /// is `existing`, only if the server says it changed since.
+    /// an earlier run left on disk) with `If-Range`, to the source its record names (a mirror,
+    /// where the URL had failed: the one most likely to prove the file the same); when there is
+    /// nothing to resume and a file is `existing`, only if the server says it changed since.
     mutating func start(resume: ResumePoint?, existing: FileStamp? = nil, at now: Double) -> [Action] {
         self.resume = resume
         self.existing = resume == nil ? existing : nil
+        if let made = resume?.record.url {
+            reference = mirrors.indices.first { sourceURL($0).redactingLogins == made } ?? 0
+        }
         return [launchProbe(at: now)]
     }
 

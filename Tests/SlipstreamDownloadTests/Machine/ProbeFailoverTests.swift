@@ -225,6 +225,25 @@ import Testing
         #expect((try? driver.outcomes.first?.get())?.resumedBytes == 50_000)
     }
 
+    /// A record made with the mirror's answer (the URL had failed) is resumed from the mirror
+    /// first, the source its validator comes from; the URL is asked only if the mirror fails.
+    @Test func aResumeAsksTheSourceItsRecordNamesFirst() {
+        var record = ControlFile(url: Self.mirror, size: MachineDriver.size, etag: "\"v1\"", lastModified: nil)
+        record.record(ByteRanges([0..<50_000]))
+        let point = Machine.ResumePoint(record: record, written: ByteRanges([0..<50_000]), firstMissing: 50_000)
+        var driver = Self.driver(resume: point)
+        driver.placed.insert(0..<50_000)
+        #expect(driver.transfers[1]?.request == .init(connection: 1, url: Self.mirror, start: 50_000, end: nil, ifRange: "\"v1\""))
+        driver.statuses[Self.mirror] = 503
+        driver.answer(1)
+        driver.statuses[Self.mirror] = nil
+        #expect(driver.transfers[2]?.request == .init(connection: 2, url: Self.first, start: 50_000, end: nil, ifRange: "\"v1\""))
+        driver.runToEnd()
+        driver.checkEnd()
+        #expect((try? driver.outcomes.first?.get())?.resumedBytes == 50_000)
+        #expect(driver.machine.reference == 0)
+    }
+
     /// A record without ETag or Last-Modified (trusted by size for its own URL only) cannot be
     /// resumed from a mirror: the download starts over from it.
     @Test func aResumeWithoutAValidatorStartsOverOnTheMirror() {
