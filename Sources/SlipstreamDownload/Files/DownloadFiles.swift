@@ -118,7 +118,8 @@ struct DownloadFiles: Sendable {
             guard FileSystem.size(of: store.partPath) == record.size else {
                 return (nil, ["\(store.partPath) is missing or not \(record.size) bytes long; starting over"])
             }
-            guard record.etag != nil || record.lastModified != nil || configuration.trustSize && record.url == url.redactingLogins else {
+            let urls = ([url] + configuration.mirrors).map(\.redactingLogins)
+            guard record.etag != nil || record.lastModified != nil || configuration.trustSize && urls.contains(record.url) else {
                 return (
                     nil,
                     [

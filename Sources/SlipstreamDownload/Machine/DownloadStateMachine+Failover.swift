@@ -73,10 +73,13 @@ extension DownloadStateMachine {
         probeRound = ProbeRound()
     }
 
-    /// Why a mirror's answer cannot resume a download whose record has neither ETag nor
-    /// Last-Modified (its size is trusted only from the URL it was made with); nil if it can.
+    /// Why the answer of another source than the one the record names cannot resume a download
+    /// whose record has neither ETag nor Last-Modified (its size is trusted only from the URL
+    /// it was made with); nil if it can.
     var unprovableResume: String? {
-        guard reference != 0, let record = resume?.record, record.etag == nil, record.lastModified == nil else { return nil }
-        return "the resume record has no ETag or Last-Modified to prove that this mirror serves the same file"
+        guard let record = resume?.record, record.etag == nil, record.lastModified == nil,
+            sourceURL(reference).redactingLogins != record.url
+        else { return nil }
+        return "the resume record has no ETag or Last-Modified to prove that this source serves the same file"
     }
 }

@@ -260,6 +260,27 @@ import Testing
         #expect(driver.machine.opening?.resuming == false)
     }
 
+    /// A record without a validator made with a mirror's answer is resumed from that mirror
+    /// on its size alone (as `trustSize` trusts a URL's own record), and from no other source.
+    @Test func aResumeWithoutAValidatorIsTrustedFromTheSourceItNames() {
+        var record = ControlFile(url: Self.mirror, size: MachineDriver.size, etag: nil, lastModified: nil)
+        record.record(ByteRanges([0..<50_000]))
+        let point = Machine.ResumePoint(record: record, written: ByteRanges([0..<50_000]), firstMissing: 50_000)
+        var alive = Self.driver(mirrors: [Self.mirror], resume: point)
+        alive.placed.insert(0..<50_000)
+        alive.runToEnd()
+        alive.checkEnd()
+        #expect((try? alive.outcomes.first?.get())?.resumedBytes == 50_000)
+        var dead = Self.driver(mirrors: [Self.mirror], resume: point)
+        dead.unreachable[Self.mirror] = Self.failure(Self.mirror, .connect)
+        dead.answer(1)
+        dead.answer(2)
+        #expect(dead.transfers[3]?.request == .init(connection: 3, url: Self.first, start: 0, end: nil))
+        dead.runToEnd()
+        dead.checkEnd()
+        #expect((try? dead.outcomes.first?.get())?.resumedBytes == 0)
+    }
+
     /// The mirror that answered defines the file: another mirror with another ETag is dropped,
     /// and the file comes whole from the one that answered.
     @Test func theMirrorThatAnsweredIsTheReference() {
