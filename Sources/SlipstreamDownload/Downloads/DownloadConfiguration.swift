@@ -7,13 +7,26 @@ public struct DownloadConfiguration: Sendable {
     /// The smallest part split off a running connection's range for an idle one, in bytes.
     /// Default 1 MiB.
     public var minimumSplitSize: Int64 = 1 << 20
-    /// Other URLs of the same file (mirrors), fetched from at the same time as the URL the
-    /// download starts with, which defines the file and is the one its resume record names.
-    /// Each mirror's answers must match the first answer's size (and ETag, where both give
+    /// Other URLs of the same file (mirrors), in order of preference, fetched from at the same
+    /// time as the URL the download starts with. The first request goes to that URL; when it fails (whatever the reason: a refused
+    /// connection, a name that does not resolve, TLS, a timeout, an error status such as 404 or
+    /// 503, a broken range answer) the next mirror is asked at once, with a `.notice` event,
+    /// and retries wait only once every source has failed (the download fails when they have
+    /// all failed their retries, naming the URL's failure and the mirrors'). The source whose
+    /// answer is taken defines the file, and the resume record names it; a source that failed
+    /// first gets no connections.
+    /// Each other mirror's answers must match that answer's size (and ETag, where both give
     /// one); a mirror that serves another file, answers a range wrongly, gives an error status
     /// such as 404 or fails three times in a row is dropped (with a `.notice` event) and its
-    /// ranges go to the other sources. Connections are shared out in proportion to each
-    /// source's speed per connection. Used only when the server supports ranges. Default none.
+    /// ranges go to the other sources; after a failure it gets no connection for the retry
+    /// delay. A mirror's connection that has sent nothing 2 s after its request, while the
+    /// other sources deliver and have nothing else left to fetch, gives its range to them
+    /// (counted as a failure). Connections are shared out in proportion to each
+    /// source's speed per connection. Used only when the server supports ranges (apart from
+    /// the first request). A resume asks the source its record names first, then the others
+    /// in order, and resumes only where the record's ETag or Last-Modified proves the file the
+    /// same (its size alone, with `trustSize`, only from the URL the record names). Default
+    /// none.
     public var mirrors: [String] = []
     /// The largest file to download, in bytes: a larger one fails with `.tooLarge`, before its
     /// body when the server gives its size, else as soon as it passes the limit (and what was

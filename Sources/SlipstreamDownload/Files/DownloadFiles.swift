@@ -118,7 +118,8 @@ struct DownloadFiles: Sendable {
             guard FileSystem.size(of: store.partPath) == record.size else {
                 return (nil, ["\(store.partPath) is missing or not \(record.size) bytes long; starting over"])
             }
-            guard record.etag != nil || record.lastModified != nil || configuration.trustSize && record.url == url.redactingLogins else {
+            let urls = ([url] + configuration.mirrors).map(\.redactingLogins)
+            guard record.etag != nil || record.lastModified != nil || configuration.trustSize && urls.contains(record.url) else {
                 return (
                     nil,
                     [
@@ -162,14 +163,17 @@ struct DownloadFiles: Sendable {
             ordered = OrderedWriter(descriptor: descriptor, capacity: configuration.streamRingSize, hooks: hooks)
             return DownloadDestination.streamPath(descriptor)
         }
+        // A mirror asked after the download's URL failed names the file as that URL would have,
+        // unless it redirected.
+        let namingURL = head.effectiveURL == opening.askedURL ? url : head.effectiveURL
         let path =
-            if opening.resuming || precreated != nil && head.contentDispositionFileName == nil && head.effectiveURL == url {
+            if opening.resuming || precreated != nil && head.contentDispositionFileName == nil && namingURL == url {
                 // The expected name (found free when the `.part` was made, if it was).
                 expectedPath
             } else {
                 try destination.finalPath(
                     contentDisposition: head.contentDispositionFileName,
-                    effectiveURL: head.effectiveURL, overwrite: configuration.replacesExisting)
+                    effectiveURL: namingURL, overwrite: configuration.replacesExisting)
             }
         if configuration.remoteTime || configuration.timestamping {
             remoteStamp = (head.lastModified.flatMap(HTTPDate.secondsSince1970), head.etag)
@@ -254,9 +258,12 @@ struct DownloadFiles: Sendable {
         head: HTTPResponseHead
     ) -> DiskWriter.Checkpoint? {
         guard opening.keepsRecords, let size = opening.size else { return nil }
+        // A new record names the URL whose answer made the file (a mirror, where the download's
+        // URL failed): its size alone is trusted (`trustSize`) only for that URL.
         var record =
             (opening.resuming ? resumeRecord : nil)
-            ?? ControlFile(url: url, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
+            ?? ControlFile(
+                url: opening.askedURL, size: size, etag: head.hasStrongETag ? head.etag : nil, lastModified: head.lastModified)
         record.record(opening.written)
         // A new download's records are written at once (by the writer thread), so that they
         // exist, and their space is taken, from the start; except for a small file, which

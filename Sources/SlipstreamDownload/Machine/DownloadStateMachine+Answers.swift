@@ -25,31 +25,32 @@ extension DownloadStateMachine {
             return .verdict(.abort(HTTPError(.cancelled, url: settings.url, message: "stopped")), [])
         }
         guard phase.stage == .probing else { return validateSegment(head, on: number, wallClock: wallClock) }
+        let source = sourceURL(reference)
         if let resume {
-            switch ResumeAnswer.from(
-                head: head, record: resume.record, firstMissing: resume.firstMissing,
-                url: settings.url, now: wallClock)
-            {
+            var answer = ResumeAnswer.from(
+                head: head, record: resume.record, firstMissing: resume.firstMissing, url: source, now: wallClock)
+            if answer == .resume, let reason = unprovableResume { answer = .changed(reason) }
+            switch answer {
             case .failure(let error):
                 return .verdict(.abort(error), [])
             case .changed(let reason):
                 self.resume = nil
                 restartFresh = true
                 return .verdict(
-                    .abort(HTTPError(.cancelled, url: settings.url, message: reason)),
-                    [.emit(.notice("\(settings.url): \(reason); starting over"))])
+                    .abort(HTTPError(.cancelled, url: source, message: reason)),
+                    [.emit(.notice("\(source): \(reason); starting over"))])
             case .resume:
                 return open(
                     FileOpening(
                         size: resume.record.size, segmented: true, resuming: true, held: false,
-                        written: resume.written))
+                        written: resume.written, askedURL: source))
             }
         }
         if head.status == 304, existing != nil {
             notModified = true
             return .verdict(.finish, [])
         }
-        switch ProbeAnswer.from(head: head, url: settings.url, now: wallClock) {
+        switch ProbeAnswer.from(head: head, url: source, now: wallClock) {
         case .failure(let error):
             return .verdict(.abort(error), [])
         case .success(let answer):
@@ -57,7 +58,7 @@ extension DownloadStateMachine {
             return open(
                 FileOpening(
                     size: answer.size, segmented: answer.segmentedSize != nil, resuming: false,
-                    held: held, written: ByteRanges(), empty: answer.isEmptyFile))
+                    held: held, written: ByteRanges(), empty: answer.isEmptyFile, askedURL: source))
         }
     }
 
@@ -99,7 +100,7 @@ extension DownloadStateMachine {
     }
 
     /// Checks a range answer before any of its bytes is written. A mirror that answers wrongly,
-    /// or with another file than the first answer's, is dropped at once.
+    /// or with another file than the first answer's (the `reference` source's), is dropped at once.
     private mutating func validateSegment(_ head: HTTPResponseHead, on number: Int, wallClock: Double) -> Answer {
         guard let map, let connection = connections[number] else { return .verdict(.proceed, []) }
         let source = mirrors[connection.mirror].url
@@ -107,7 +108,7 @@ extension DownloadStateMachine {
         let problem: String
         switch RangeAnswer(head, start: connection.requestStart, expectedTotal: map.size) {
         case .partial:
-            guard connection.mirror != 0, let expected = etag, let theirs = head.etag, theirs != expected else {
+            guard connection.mirror != reference, let expected = etag, let theirs = head.etag, theirs != expected else {
                 return .verdict(.proceed, [])
             }
             problem = "serves a different file (ETag \(theirs), not \(expected))"
@@ -115,7 +116,7 @@ extension DownloadStateMachine {
             problem = "answered \(asked) with Content-Range \(contentRange ?? "(none)")"
         case .wrongTotal(let total):
             problem =
-                connection.mirror == 0
+                connection.mirror == reference
                 ? "changed size: Content-Range \(head.headers["Content-Range"] ?? "") for a file of \(map.size) bytes"
                 : "serves a file of \(total.map { "\($0) bytes" } ?? "unknown size"), not \(map.size) bytes"
         case .whole:
@@ -125,7 +126,7 @@ extension DownloadStateMachine {
         case .otherStatus:
             return .verdict(.abort(ProbeAnswer.statusError(head, url: source, now: wallClock)), [])
         }
-        if connection.mirror != 0 {
+        if connection.mirror != reference {
             connections[number]?.dropped = .mirror
             let actions = dropMirror(connection.mirror, because: problem)
             return .verdict(.abort(HTTPError(.cancelled, url: source, message: problem)), actions)

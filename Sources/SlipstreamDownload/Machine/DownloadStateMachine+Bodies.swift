@@ -41,6 +41,7 @@ extension DownloadStateMachine {
         connection.received += Int64(count)
         if connection.firstData == nil { connection.firstData = now } else { connection.bytesAfterFirst += Int64(count) }
         connection.lastData = now
+        lastByte = now
         if mirrors[connection.mirror].failures > 0 { mirrors[connection.mirror].failures = 0 }
         var verdict = Verdict.proceed
         if let written = changeStream({ stream in

@@ -30,8 +30,8 @@ extension DownloadStateMachine {
             if let size = stream.size, stream.written != size {
                 if fatal == nil {
                     fatal = DownloadError(
-                        .network, "\(settings.url): the body ended after \(stream.written) of \(size) bytes",
-                        url: settings.url)
+                        .network, "\(sourceURL(reference)): the body ended after \(stream.written) of \(size) bytes",
+                        url: sourceURL(reference))
                 }
             } else {
                 changeStream { $0.completed = true }
@@ -54,15 +54,15 @@ extension DownloadStateMachine {
         at now: Double
     ) -> [Action] {
         let failure = failure(of: connection, error: error, probing: probing)
-        if let failure, connection.mirror != 0 {
+        if let failure, connection.mirror != reference {
             let cause = connection.dropped == nil ? error : nil
-            return mirrorFailed(connection.mirror, failure, cause: cause) + planConnections(at: now)
+            return mirrorFailed(connection.mirror, failure, cause: cause, at: now) + planConnections(at: now)
         }
         if restartFresh, probing {
             restartFresh = false
             return [launchProbe(at: now)]
         }
-        guard let failure else { return planConnections(at: now) }
+        guard var failure else { return planConnections(at: now) }
         if error?.code == .rangeNotHonoured, map != nil {
             rangeLies += 1
             guard rangeLies < Self.maxRangeLies else {
@@ -73,7 +73,22 @@ extension DownloadStateMachine {
             }
             return planConnections(at: now)
         }
-        if let error, connection.dropped == nil, !error.isRetryable {
+        let cause = connection.dropped == nil ? error : nil
+        var retryAfter = error?.retryAfter
+        var hopeless = cause.map { !$0.isRetryable } ?? false
+        // A first request that failed goes to the next source at once; once every source
+        // failed, the error names the download's URL's failure and the mirrors'.
+        if probing, mirrors.count > 1, cause?.code != .cancelled {
+            switch probeFailed(connection.mirror, failure, cause: cause, at: now) {
+            case .next(let actions):
+                return actions
+            case .roundOver(let wait, let noneLeft):
+                (retryAfter, hopeless) = (wait, noneLeft)
+                failure = firstProbeFailure ?? failure
+                failure.message += mirrorsFailedToo
+            }
+        }
+        if hopeless {
             fatal = failure
             return []
         }
@@ -97,7 +112,7 @@ extension DownloadStateMachine {
         // No ranges (or no answer yet): the first request again, from the start.
         let restart = map == nil ? resetToProbing() : []
         let delay = settings.retryPolicy.delay(
-            attempt: failureStreak, retryAfter: error?.retryAfter,
+            attempt: failureStreak, retryAfter: retryAfter,
             jitter: Double.random(in: 0...1, using: &random))
         scheduledRetries += 1
         return restart + [.scheduleRetry(after: delay), .emit(.retrying(error: failure, attempt: failureStreak, delay: .seconds(delay)))]
@@ -108,13 +123,19 @@ extension DownloadStateMachine {
         switch (connection.dropped, error) {
         case (.slow?, _), (.mirror?, _):
             return nil  // not a failure: its range simply goes to a faster connection or source
+        case (.silent?, _):
+            let source = sourceURL(connection.mirror)
+            return DownloadError(
+                .network, "\(source): nothing came \(Int(Self.silentMirrorWait)) s after the request, while the other sources delivered",
+                url: source)
         case (.stalled?, _):
             let source = mirrors[connection.mirror].url
             return DownloadError(
                 .network, "\(source): a connection delivered nothing for \(Int64(clamping: settings.stallTimeout)) s",
                 url: source)
         case (nil, nil) where connection.assignment != nil || probing:
-            return DownloadError(.network, "\(settings.url): a connection ended before its range did", url: settings.url)
+            let source = sourceURL(connection.mirror)
+            return DownloadError(.network, "\(source): a connection ended before its range did", url: source)
         case (nil, let error?) where !(restartFresh && probing):
             return DownloadError(error)
         default:
@@ -131,7 +152,7 @@ extension DownloadStateMachine {
     }
 
     /// Back to the state before the first answer: a stream that failed restarts from zero.
-    private mutating func resetToProbing() -> [Action] {
+    mutating func resetToProbing() -> [Action] {
         let hadFile = opening != nil
         phase = .probing
         opening = nil

@@ -8,25 +8,30 @@ extension DownloadStateMachine {
     /// Seconds a mirror without connections keeps its measure before it is tried again.
     static let mirrorMemory = 10.0
 
-    /// The sources as `MirrorChoice` sees them.
-    var mirrorSources: [MirrorChoice.Source] {
-        var sources = mirrors.map { MirrorChoice.Source(speed: $0.speed, connections: 0, usable: !$0.dropped) }
+    /// Seconds a mirror's connection may go without its first byte while the other sources
+    /// deliver and a connection is free to take its range (`isSilentMirror`).
+    static let silentMirrorWait = 2.0
+
+    /// The sources as `MirrorChoice` sees them at `time` (one resting after a failure is not
+    /// usable).
+    func mirrorSources(at time: Double) -> [MirrorChoice.Source] {
+        var sources = mirrors.map { MirrorChoice.Source(speed: $0.speed, connections: 0, usable: !$0.dropped && time >= $0.restingUntil) }
         for connection in connections.values where connection.dropped == nil {
             sources[connection.mirror].connections += 1
         }
         return sources
     }
 
-    /// The source for a new connection.
-    func chooseMirror() -> Int {
+    /// The source for a new connection at `time`.
+    func chooseMirror(at time: Double) -> Int {
         guard mirrors.count > 1 else { return 0 }
-        return MirrorChoice.next(mirrorSources) ?? 0
+        return MirrorChoice.next(mirrorSources(at: time)) ?? reference
     }
 
-    /// Drops mirror `index` (never the first source, which defines the file) and closes its
-    /// connections, whose ranges go back to the pool for the other sources.
+    /// Drops mirror `index` (never the `reference` source, which defines the file) and closes
+    /// its connections, whose ranges go back to the pool for the other sources.
     mutating func dropMirror(_ index: Int, because reason: String) -> [Action] {
-        guard index != 0, !mirrors[index].dropped else { return [] }
+        guard index != reference, !mirrors[index].dropped else { return [] }
         mirrors[index].dropped = true
         var actions: [Action] = [.emit(.notice("mirror \(mirrors[index].url) \(reason); dropped, its ranges go to the other sources"))]
         for number in connections.keys.sorted() where connections[number]?.mirror == index && connections[number]?.dropped == nil {
@@ -36,14 +41,18 @@ extension DownloadStateMachine {
         return actions
     }
 
-    /// A mirror's connection failed. The failure is the mirror's, not the download's: the
-    /// mirror is dropped after an answer that retrying cannot change (such as a 404) or after
-    /// `maxMirrorFailures` failures in a row.
-    mutating func mirrorFailed(_ index: Int, _ failure: DownloadError, cause: HTTPError?) -> [Action] {
+    /// A mirror's connection failed at `now`. The failure is the mirror's, not the download's:
+    /// the mirror is dropped after an answer that retrying cannot change (such as a 404) or
+    /// after `maxMirrorFailures` failures in a row; until then it rests for the retry policy's
+    /// delay (or its `Retry-After`) before it gets another connection, while the other
+    /// sources take its ranges.
+    mutating func mirrorFailed(_ index: Int, _ failure: DownloadError, cause: HTTPError?, at now: Double) -> [Action] {
         guard !mirrors[index].dropped else { return [] }
         mirrors[index].failures += 1
         let failures = mirrors[index].failures
         let hopeless = cause.map { !$0.isRetryable } ?? false
+        let rest = settings.retryPolicy.delay(attempt: failures, retryAfter: cause?.retryAfter, jitter: 1)
+        mirrors[index].restingUntil = max(mirrors[index].restingUntil, now + rest)
         guard hopeless || failures >= Self.maxMirrorFailures else { return [] }
         return dropMirror(index, because: "failed: \(failure.message)" + (hopeless ? "" : " (\(failures) times in a row)"))
     }
@@ -54,7 +63,7 @@ extension DownloadStateMachine {
     /// the other mirrors may have slowed down since.
     mutating func rebalanceMirrors(at time: Double) -> [Action] {
         guard mirrors.count > 1 else { return [] }
-        let sources = mirrorSources
+        let sources = mirrorSources(at: time)
         for index in mirrors.indices {
             var speeds = connections.values.filter { connection in
                 connection.mirror == index && connection.dropped == nil && time - connection.started >= Self.tickInterval / 2
@@ -73,7 +82,7 @@ extension DownloadStateMachine {
                 nextMirrorLook = 0
             }
         }
-        return moveOffSlowMirrors()
+        return moveOffSlowMirrors(at: time)
     }
 
     /// A mirror's first measure, before the watchdog's (`mirrorLookInterval` apart, as bytes
@@ -119,7 +128,18 @@ extension DownloadStateMachine {
             measured = true
         }
         if !mirrors.contains(where: { $0.speed == nil && !$0.dropped }) { nextMirrorLook = .infinity }
-        return measured ? moveOffSlowMirrors() : []
+        return measured ? moveOffSlowMirrors(at: time) : []
+    }
+
+    /// Whether `connection` is a mirror's (not the reference's) that has sent nothing
+    /// `silentMirrorWait` seconds after its request, while bytes came from other connections
+    /// since it was made and a connection is free to take its range (there is no other work
+    /// left for one). A mirror that drops what is sent to it would otherwise hold that range
+    /// until the stall timeout, and the end of the download would wait for it.
+    func isSilentMirror(_ connection: Connection, at time: Double) -> Bool {
+        map != nil && connection.mirror != reference && connection.firstData == nil && connection.pausedFor == nil
+            && time - connection.started >= Self.silentMirrorWait && lastByte >= connection.started
+            && connections.count < settings.connections
     }
 
     /// A connection ended with no work left for it while others run: their mirrors are looked
@@ -133,9 +153,9 @@ extension DownloadStateMachine {
 
     /// Closes connections (as slow, not failed) on mirrors their speed does not earn
     /// (`MirrorChoice.surplus`), so that they reopen on faster ones.
-    private mutating func moveOffSlowMirrors() -> [Action] {
+    private mutating func moveOffSlowMirrors(at time: Double) -> [Action] {
         guard map != nil, fatal == nil else { return [] }
-        var sources = mirrorSources
+        var sources = mirrorSources(at: time)
         var actions: [Action] = []
         while let index = MirrorChoice.surplus(sources) {
             let candidates = connections.filter { $0.value.mirror == index && $0.value.dropped == nil }

@@ -20,7 +20,7 @@ extension DownloadStateMachine {
             let inOrderPieceSize = settings.inOrderPieceSize
             guard let assignment = headRace() ?? changeMap({ $0.assign(inOrderUpTo: inOrderPieceSize) }) ?? endGameSplit()
             else { break }
-            let mirror = chooseMirror()
+            let mirror = chooseMirror(at: now)
             let number = addConnection(
                 Connection(
                     mirror: mirror, assignment: assignment.id, requestStart: assignment.start,
@@ -62,7 +62,7 @@ extension DownloadStateMachine {
     }
 
     /// Whether `assign()` would find work: a free run, or a remainder worth splitting.
-    private var hasWorkForAnotherConnection: Bool {
+    var hasWorkForAnotherConnection: Bool {
         guard let map else { return false }
         return !map.free.isEmpty || map.assignments.values.contains { $0.remaining / 2 >= map.minimumSplitSize }
     }

@@ -1,9 +1,10 @@
 extension DownloadStateMachine {
     /// One look of the watchdog, every `tickInterval` seconds: tells the progress; measures each
     /// connection's speed; closes one that delivered nothing for the stall timeout (unless a
-    /// rate limit or the disk holds it back), and one that runs below a third of the median
-    /// speed of the others (including those that ended in the last few seconds) for two looks
-    /// in a row, so that its range goes to faster connections.
+    /// rate limit or the disk holds it back), a silent mirror's (`isSilentMirror`), and one
+    /// that runs below a third of the median speed of the others (including those that ended in
+    /// the last few seconds) for two looks in a row, so that its range goes to faster
+    /// connections.
     mutating func tick(at now: Double) -> [Action] {
         guard isRunning else { return [] }
         var actions: [Action] = []
@@ -27,6 +28,9 @@ extension DownloadStateMachine {
             connections[number]?.recentBytes = 0
             if connection.pausedFor == nil, now - connection.lastData > settings.stallTimeout {
                 connections[number]?.dropped = .stalled
+                actions.append(.cancel(connection: number))
+            } else if isSilentMirror(connection, at: now) {
+                connections[number]?.dropped = .silent
                 actions.append(.cancel(connection: number))
             }
         }

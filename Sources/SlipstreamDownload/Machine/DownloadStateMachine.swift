@@ -77,6 +77,9 @@ struct DownloadStateMachine: Sendable {
         case slow
         /// Its mirror was dropped.
         case mirror
+        /// A mirror's connection sent nothing `silentMirrorWait` seconds after its request while
+        /// other connections delivered and one could take its range (`isSilentMirror`).
+        case silent
     }
 
     /// Why a connection's transfer is paused (not a stall).
@@ -126,6 +129,9 @@ struct DownloadStateMachine: Sendable {
         var written: ByteRanges
         /// The file is empty (a 416 for `bytes=0-`): nothing to read.
         var empty = false
+        /// The URL the first request asked: the download's, or the mirror it fell over to. An
+        /// answer from there (not redirected) names the file as the download's URL does.
+        var askedURL: String
 
         /// Whether resume records are kept: ranges work, the file is not held in memory, and a
         /// record can describe its size.
@@ -220,6 +226,11 @@ struct DownloadStateMachine: Sendable {
         /// Failures without a byte received in between.
         var failures = 0
         var dropped = false
+        /// What its last failed first request said (for the error once every source failed).
+        var probeFailure: String?
+        /// After a failure that did not drop it, it gets no new connection before this time
+        /// (the retry policy's delay for its failures in a row, without jitter).
+        var restingUntil = 0.0
     }
 
     /// One connection written in order: bytes written, and the size when the server gave one.
@@ -249,6 +260,15 @@ struct DownloadStateMachine: Sendable {
     var path: String?
     var opening: FileOpening?
     var mirrors: [Mirror]
+    /// The source the first request goes to: the download's URL, then, when that fails, the
+    /// next mirror (`probeFailed`). Once an answer is taken, the source that defined the file
+    /// (its size and ETag, the resume record's validators), which every other source must match.
+    var reference = 0
+    /// Sources whose first request failed since the last wait for a retry (each is asked once
+    /// before a retry waits), and the shortest `Retry-After` among them (0 where one gave none).
+    var probeRound = ProbeRound()
+    /// The first failure of the download's URL, which the error names once every source failed.
+    var firstProbeFailure: DownloadError?
     /// The ETag of the first answer, which every mirror's answers must match where they give one.
     var etag: String?
     var connections: [Int: Connection] = [:]
@@ -268,6 +288,8 @@ struct DownloadStateMachine: Sendable {
     var meter = SpeedMeter(start: 0)
     var lastProgressEvent = -1.0
     var bytesReceived: Int64 = 0
+    /// When the last byte of any connection came.
+    var lastByte = -Double.infinity
     var resumedBytes: Int64 = 0
     /// Speeds of connections that ended lately, so the last straggler has company to be compared with.
     var recentSpeeds: [(time: Double, speed: Double, mirror: Int)] = []
@@ -291,11 +313,15 @@ struct DownloadStateMachine: Sendable {
     // MARK: Starting, cancelling, looking
 
     /// The first request: `Range: bytes=0-`, or from the first missing byte of `resume` (what
-    /// an earlier run left on disk) with `If-Range`; when there is nothing to resume and a file
-    /// is `existing`, only if the server says it changed since.
+    /// an earlier run left on disk) with `If-Range`, to the source its record names (a mirror,
+    /// where the URL had failed: the one most likely to prove the file the same); when there is
+    /// nothing to resume and a file is `existing`, only if the server says it changed since.
     mutating func start(resume: ResumePoint?, existing: FileStamp? = nil, at now: Double) -> [Action] {
         self.resume = resume
         self.existing = resume == nil ? existing : nil
+        if let made = resume?.record.url {
+            reference = mirrors.indices.first { sourceURL($0).redactingLogins == made } ?? 0
+        }
         return [launchProbe(at: now)]
     }
 
@@ -351,12 +377,15 @@ struct DownloadStateMachine: Sendable {
         return number
     }
 
+    /// The first request (again), to the source the probe is at (`reference`).
     mutating func launchProbe(at now: Double) -> Action {
         let start = resume?.firstMissing ?? 0
-        let number = addConnection(Connection(requestStart: start, started: now, lastData: now))
+        let number = addConnection(Connection(mirror: reference, requestStart: start, started: now, lastData: now))
         let validator = resume.flatMap { $0.record.etag ?? $0.record.lastModified }
         return .request(
-            Request(connection: number, url: settings.url, start: start, end: nil, ifRange: validator, unlessUnchanged: existing))
+            Request(
+                connection: number, url: sourceURL(reference), start: start, end: nil, ifRange: validator,
+                unlessUnchanged: existing))
     }
 
     /// Takes the file opened for the first answer: the phase it starts, and the connections
@@ -367,8 +396,9 @@ struct DownloadStateMachine: Sendable {
     ) -> [Action] {
         self.opening = opening
         self.path = path
-        mirrors[0].url = effectiveURL
+        mirrors[reference].url = effectiveURL
         self.etag = etag
+        dropSourcesThatFailedTheProbe()
         var actions: [Action] = []
         if opening.segmented, let size = opening.size {
             var map = PieceMap(size: size, minimumSplitSize: settings.minimumSplitSize, done: opening.written)

@@ -64,6 +64,12 @@ struct MachineDriver {
     var discarded: Bool?
     var permitRequests: [Int] = []
     var permitsReleased = 0
+    /// URLs whose requests fail without an answer, with this error (a refused connection).
+    var unreachable: [String: HTTPError] = [:]
+    /// URLs that answer every request with this status.
+    var statuses: [String: Int] = [:]
+    /// URLs that never answer (a firewall drops what is sent to them): their requests wait.
+    var silent: Set<String> = []
     /// What went against the rules, for `#expect(driver.violations.isEmpty)`.
     var violations: [String] = []
 
@@ -131,7 +137,7 @@ struct MachineDriver {
         var headers = HTTPHeaders()
         if let etag = server.etag { headers.add(name: "ETag", value: etag) }
         let start = transfer.request.start + (server.shiftsRanges && transfer.request.start > 0 ? 1 : 0)
-        if let status = server.status {
+        if let status = server.status ?? statuses[transfer.request.url] {
             return HTTPResponseHead(status: status, headers: headers, effectiveURL: transfer.request.url)
         }
         guard server.ranges, start < server.size else {
@@ -146,7 +152,8 @@ struct MachineDriver {
 
     /// Answers connection `number`'s request.
     mutating func answer(_ number: Int) {
-        guard var transfer = transfers[number], !transfer.answered else { return }
+        guard var transfer = transfers[number], !transfer.answered, !silent.contains(transfer.request.url) else { return }
+        if let error = unreachable[transfer.request.url] { return end(number, error: error) }
         let head = head(for: transfer)
         transfer.answered = true
         let from = head.status == 206 ? (head.contentRange?.range?.lowerBound ?? 0) : 0
@@ -247,14 +254,16 @@ struct MachineDriver {
         for _ in 0..<limit where !isDone {
             if let number = transfers.keys.sorted().first(where: { transfers[$0]!.cancelled }) {
                 end(number)
-            } else if let number = transfers.keys.sorted().first(where: { !transfers[$0]!.answered }) {
+            } else if let number = transfers.keys.sorted().first(where: {
+                !transfers[$0]!.answered && !silent.contains(transfers[$0]!.request.url)
+            }) {
                 answer(number)
-            } else if let number = transfers.keys.sorted().first(where: { transfers[$0]!.paused == nil }) {
+            } else if let number = transfers.keys.sorted().first(where: { transfers[$0]!.answered && transfers[$0]!.paused == nil }) {
                 deliver(number, count: chunk)
             } else if let number = transfers.keys.sorted().first(where: { [.disk, .order].contains(transfers[$0]!.paused) }) {
                 apply(machine.diskHasRoom(at: now))
                 _ = number
-            } else if let number = transfers.keys.sorted().first {
+            } else if let number = transfers.keys.sorted().first(where: { transfers[$0]!.paused == .rateLimit }) {
                 apply(machine.rateGranted(number, at: now))
             } else if writerFinishing {
                 finishWriter()

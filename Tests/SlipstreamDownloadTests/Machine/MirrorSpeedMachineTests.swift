@@ -103,7 +103,7 @@ import Testing
         Self.run(&driver, for: 0.11, fast: 20e6, slow: 2e6)
         Self.run(&driver, for: 0.05, fast: 20e6, slow: 2e6)
         for number in driver.transfers.keys.sorted() where driver.transfers[number]!.cancelled { driver.end(number) }
-        #expect(MirrorChoice.next(driver.machine.mirrorSources) == 0)
+        #expect(MirrorChoice.next(driver.machine.mirrorSources(at: driver.now)) == 0)
         // The fast mirror keeps delivering; ten seconds on, the slow one is forgotten, and
         // the next connection to open tries it again.
         while driver.now < DownloadStateMachine.mirrorMemory + 0.2 {
@@ -111,6 +111,6 @@ import Testing
             for number in driver.transfers.keys.sorted() { driver.deliver(number, count: 100) }
         }
         #expect(driver.machine.mirrors[1].speed == nil)
-        #expect(MirrorChoice.next(driver.machine.mirrorSources) == 1)
+        #expect(MirrorChoice.next(driver.machine.mirrorSources(at: driver.now)) == 1)
     }
 }
