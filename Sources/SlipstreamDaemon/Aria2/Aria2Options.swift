@@ -85,7 +85,11 @@ struct Aria2Options: Sendable, Equatable {
         case "max-download-limit": maxDownloadLimit = try Aria2Value.size(text).orThrow(bad())
         case "referer": referer = try Self.checkedText(text, name)
         case "user-agent": userAgent = try Self.checkedText(text, name)
-        case "all-proxy": allProxy = text.isEmpty ? nil : try Self.checkedText(text, name)
+        case "all-proxy":
+            // As aria2 writes it back: a proxy without a path gets "/".
+            let proxy = try Self.checkedText(text, name)
+            let afterScheme = proxy.split(separator: "://", maxSplits: 1).last ?? ""
+            allProxy = proxy.isEmpty ? nil : afterScheme.contains("/") ? proxy : proxy + "/"
         case "pause": pause = try Aria2Value.bool(text).orThrow(bad())
         case "gid": gid = try GID(text).orThrow(bad())
         default: break

@@ -5,11 +5,14 @@ struct Aria2Params {
 
     var count: Int { values.count }
 
-    /// The GID at `index`.
-    func gid(_ index: Int) throws(RPCFailure.Kind) -> GID {
-        guard index < values.count, let text = values[index].string else { throw .failed("a GID is expected") }
-        guard let gid = GID(text) else { throw .failed("GID \(text) is not valid") }
-        return gid
+    /// The GID text at `index`: 16 hex digits, or a prefix of them (as aria2 takes).
+    func gidText(_ index: Int) throws(RPCFailure.Kind) -> String {
+        guard index < values.count, let text = values[index].string else {
+            throw .failed("The parameter at \(index) has wrong type.")
+        }
+        guard !text.isEmpty, text.utf8.count <= 16, UInt64(text, radix: 16) != nil, !text.hasPrefix("+"), !text.hasPrefix("-")
+        else { throw .failed("Invalid GID \(text)") }
+        return text.lowercased()
     }
 
     /// The whole number at `index`: a JSON number (or, as some clients send, its text).

@@ -2,16 +2,20 @@ extension Aria2Service {
     /// `remove(gid)` / `forceRemove(gid)`: stops a download and takes it out of the queue,
     /// keeping its `.part` file (as aria2 keeps its files); its status becomes "removed".
     func remove(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let gid = try params.gid(0)
+        let gid = try gid(params, 0)
         let id = try waiting(gid)
-        book.withLock { $0.entries[id]?.removed = true }
+        let active = queue.downloads.first { $0.id == id }?.phase == .running
+        book.withLock { book in
+            book.entries[id]?.removed = true
+            book.entries[id]?.removedWhileActive = active
+        }
         queue.cancel(id)
         return .string(gid.description)
     }
 
     /// `pause(gid)` / `forcePause(gid)`.
     func pause(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let gid = try params.gid(0)
+        let gid = try gid(params, 0)
         let id = try waiting(gid)
         guard let phase = queue.downloads.first(where: { $0.id == id })?.phase, phase != .paused else {
             throw .failed("GID \(gid) cannot be paused now")
@@ -22,7 +26,7 @@ extension Aria2Service {
 
     /// `unpause(gid)`.
     func unpause(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let gid = try params.gid(0)
+        let gid = try gid(params, 0)
         let id = try waiting(gid)
         guard queue.downloads.first(where: { $0.id == id })?.phase == .paused else {
             throw .failed("GID \(gid) cannot be unpaused now")
@@ -47,7 +51,7 @@ extension Aria2Service {
     /// (`POS_SET`), from where it is (`POS_CUR`) or from the end (`POS_END`); returns where it
     /// went.
     func changePosition(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let gid = try params.gid(0)
+        let gid = try gid(params, 0)
         let id = try waiting(gid)
         let offset = try params.integer(1)
         let target: Int
@@ -67,7 +71,7 @@ extension Aria2Service {
     /// download (a running one is paused for the change and goes on from its `.part` file);
     /// returns `[deleted, added]`.
     func changeUri(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let gid = try params.gid(0)
+        let gid = try gid(params, 0)
         let id = try waiting(gid)
         guard try params.integer(1) == 1 else { throw .failed("the file index must be 1: a download here has one file") }
         let deleting = try params.strings(2)
@@ -122,7 +126,7 @@ extension Aria2Service {
 
     /// `removeDownloadResult(gid)`: forgets one ended download.
     func removeDownloadResult(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let gid = try params.gid(0)
+        let gid = try gid(params, 0)
         let id = try id(of: gid)
         guard queue.removeOutcome(of: id) != nil else { throw .failed("Could not remove download result of GID#\(gid)") }
         book.withLock { book in

@@ -2,24 +2,19 @@ extension Aria2Service {
     /// `getOption(gid)`: the options of a download, by aria2's names (the daemon's defaults,
     /// then those it was given), values as strings.
     func getOption(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let gid = try params.gid(0)
+        let gid = try gid(params, 0)
         let id = try id(of: gid)
         let (entry, global) = book.withLock { ($0.entries[id], $0.global) }
         guard let entry else { throw .failed("GID \(gid) is not found") }
         var options = global.defaults
         options.merge(entry.options, given: entry.options.pairs.map(\.key))
-        var members = Self.downloadDefaultPairs(folder: folder.path)
-        for (key, value) in options.pairs {
-            members.removeAll { $0.key == key }
-            members.append((key, .string(value)))
-        }
-        return .object(members.sorted { $0.key < $1.key })
+        return .object(Self.merged(Self.downloadDefaultPairs(folder: folder.path), options.pairs))
     }
 
     /// `changeOption(gid, options)`: a running download's `max-download-limit` changes at
     /// once; other options restart it from its `.part` file with them.
     func changeOption(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let gid = try params.gid(0)
+        let gid = try gid(params, 0)
         let id = try id(of: gid)
         let given = try Aria2Options(params.optional(1))
         let names = (params.optional(1)?.members ?? []).map(\.key).filter { Aria2Options.names.contains($0) }
@@ -43,14 +38,12 @@ extension Aria2Service {
         let global = book.withLock { $0.global }
         var members = Self.downloadDefaultPairs(folder: folder.path)
         members += [
+            // Always: a download resumes from its .part whenever it can prove the file the same.
+            ("continue", "true"),
             ("max-concurrent-downloads", .string(String(global.maxConcurrentDownloads))),
             ("max-overall-download-limit", .string(String(global.maxOverallDownloadLimit))),
         ]
-        for (key, value) in global.defaults.pairs {
-            members.removeAll { $0.key == key }
-            members.append((key, .string(value)))
-        }
-        return .object(members.sorted { $0.key < $1.key })
+        return .object(Self.merged(members, global.defaults.pairs))
     }
 
     /// `changeGlobalOption(options)`: `max-concurrent-downloads` and
@@ -82,11 +75,23 @@ extension Aria2Service {
         return "OK"
     }
 
+    /// `defaults` with `given` over them, sorted by name; the headers as aria2 tells them, each
+    /// line ended by a newline.
+    private static func merged(
+        _ defaults: [(key: String, value: JSONValue)], _ given: [(key: String, value: String)]
+    ) -> [(key: String, value: JSONValue)] {
+        var members = defaults.filter { member in !given.contains { $0.key == member.key } }
+        let headers = given.filter { $0.key == "header" }.map { $0.value + "\n" }.joined()
+        if !headers.isEmpty { members.append(("header", .string(headers))) }
+        members += given.filter { $0.key != "header" }.map { ($0.key, .string($0.value)) }
+        return members.sorted { $0.key < $1.key }
+    }
+
     /// The options every download has unless told otherwise.
     private static func downloadDefaultPairs(folder: String) -> [(key: String, value: JSONValue)] {
         [
             ("dir", .string(folder)), ("max-download-limit", "0"), ("split", "8"), ("max-connection-per-server", "16"),
-            ("min-split-size", .string(String(1 << 20))), ("continue", "true"),
+            ("min-split-size", .string(String(1 << 20))),
             ("user-agent", .string("Slipstream/\(SlipstreamVersion.string)")),
         ]
     }

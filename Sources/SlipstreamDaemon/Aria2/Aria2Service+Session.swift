@@ -6,9 +6,8 @@ extension Aria2Service {
         let entries = book.withLock { $0.entries }
         let list: [DownloadList.Entry] = queue.downloads.compactMap { status in
             guard let entry = entries[status.id] else { return nil }
-            var item = DownloadList.Entry(
-                urls: [status.request.url] + status.request.mirrors, checksum: status.request.checksum,
-                paused: status.phase == .paused)
+            // In aria2's spelling (pause=true, checksum=sha-256=...), so that aria2 reads it too.
+            var item = DownloadList.Entry(urls: [status.request.url] + status.request.mirrors)
             switch (status.path, status.request.destination) {
             case (let path?, _), (nil, .file(let path)):
                 item.out = FileSystem.name(of: path)
@@ -19,6 +18,8 @@ extension Aria2Service {
                 break
             }
             item.options = [("gid", entry.gid.description)]
+            if status.phase == .paused { item.options.append(("pause", "true")) }
+            if let checksum = status.request.checksum { item.options.append(("checksum", Aria2Options.aria2Checksum(checksum))) }
             item.options += entry.options.pairs.filter { !["dir", "out", "checksum"].contains($0.key) }
             return item
         }

@@ -5,6 +5,16 @@ extension Aria2Service {
         return id
     }
 
+    /// The GID named by the parameter at `index`: whole, or a prefix that one GID alone has
+    /// (as aria2 finds `tellStatus("2089b0")`).
+    func gid(_ params: Aria2Params, _ index: Int) throws(RPCFailure.Kind) -> GID {
+        let text = try params.gidText(index)
+        if let gid = GID(text), book.withLock({ $0.ids[gid] != nil }) { return gid }
+        let matches = book.withLock { book in book.ids.keys.filter { $0.description.hasPrefix(text) }.prefix(2) }
+        guard matches.count == 1, let gid = matches.first else { throw .failed("GID \(text) is not found") }
+        return gid
+    }
+
     /// The status of every download the queue has (running, waiting, paused: in priority
     /// order), then those that ended (oldest first), built with `entries` in one pass.
     func statuses(includingStopped: Bool = true, includingQueued: Bool = true) -> [Aria2Status] {
@@ -111,12 +121,12 @@ extension Aria2Service {
 
     /// `tellStatus(gid[, keys])`.
     func tellStatus(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        try status(of: params.gid(0)).json(keys: params.keys(1))
+        try status(of: gid(params, 0)).json(keys: params.keys(1))
     }
 
     /// `getUris(gid)`: of a download that has not ended (aria2 keeps no URIs of the others).
     func getUris(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let gid = try params.gid(0)
+        let gid = try gid(params, 0)
         let status = try status(of: gid)
         guard [.active, .waiting, .paused].contains(status.word) else {
             throw .failed("No URI data is available for GID#\(gid)")
@@ -126,14 +136,16 @@ extension Aria2Service {
 
     /// `getFiles(gid)`.
     func getFiles(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        .array([try status(of: params.gid(0)).file])
+        .array([try status(of: gid(params, 0)).file])
     }
 
     /// `getServers(gid)`: for an active download, its connections: each URI and its speed.
     func getServers(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let gid = try params.gid(0)
+        let gid = try gid(params, 0)
         let id = try id(of: gid)
-        guard let details = queue.details(of: id) else { throw .failed("GID \(gid) is not active") }
+        guard queue.downloads.first(where: { $0.id == id })?.phase == .running, let details = queue.details(of: id) else {
+            throw .failed("No active download for GID#\(gid)")
+        }
         let servers: [JSONValue] = details.connections.map { connection in
             [
                 "uri": .string(connection.url), "currentUri": .string(connection.url),
@@ -146,7 +158,7 @@ extension Aria2Service {
     /// `slipstream.getPieces(gid)`: the page's picture of a download: its bitfield and what
     /// each connection has in flight.
     func getPieces(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let status = try status(of: params.gid(0))
+        let status = try status(of: gid(params, 0))
         let details = status.details()
         let connections: [JSONValue] = (details?.connections ?? []).map { connection in
             [

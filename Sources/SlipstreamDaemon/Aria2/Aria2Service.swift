@@ -14,6 +14,8 @@ public final class Aria2Service: Sendable {
         var options: Aria2Options
         /// Removed by `remove`/`forceRemove` (its outcome is "removed", not "error").
         var removed = false
+        /// Removed while it ran: its end is told (aria2's onDownloadStop), a waiting one's not.
+        var removedWhileActive = false
         /// Its first pause is the one `add` makes while it gives the GID: not told.
         var addingPause = true
     }

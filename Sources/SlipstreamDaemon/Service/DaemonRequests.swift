@@ -42,8 +42,14 @@ extension Aria2Service {
             kind = .pause
         case .finished: kind = .complete
         case .failed(let id, let error):
-            let removed = error.code == .cancelled && book.withLock { $0.entries[id]?.removed ?? false }
-            kind = removed ? .stop : .error
+            let entry = book.withLock { $0.entries[id] }
+            guard error.code == .cancelled, entry?.removed == true else {
+                kind = .error
+                break
+            }
+            // As aria2: only the removal of a running download is told.
+            guard entry?.removedWhileActive == true else { return nil }
+            kind = .stop
         default: return nil
         }
         guard let gid = book.withLock({ $0.entries[event.id]?.gid }) else { return nil }

@@ -32,9 +32,12 @@ public final class DownloadDaemon: Sendable {
         /// `--save-session-interval`); nil: only on changes. Default 60 s.
         public var sessionInterval: Duration? = .seconds(60)
 
-        /// A daemon whose downloads go into `folder`.
+        /// A daemon whose downloads go into `folder`. Its queue limits connections to one
+        /// host over all downloads to 1,024 (aria2 limits only each download's, with
+        /// `max-connection-per-server`), so that `-j 100` runs 100 downloads from one server.
         public init(folder: String) {
             self.folder = folder
+            queue.connectionsPerHost = 1024
         }
     }
 

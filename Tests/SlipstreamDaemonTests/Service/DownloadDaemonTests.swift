@@ -100,7 +100,8 @@ import Testing
         #expect(answers.array?.last?["result"] == "OK")
         let saved = try DownloadDaemon.readList(session)
         #expect(saved.entries.map { $0.options.first { $0.key == "gid" }?.value } == gids.map { Optional($0) })
-        #expect(saved.entries.map(\.paused) == [true, false])
+        // In aria2's spelling: pause=true.
+        #expect(saved.entries.map { $0.options.contains { $0 == ("pause", "true") } } == [true, false])
         #expect(saved.entries.map(\.out) == ["paused.bin", "running.bin"])
 
         await firstBytes.value
@@ -115,7 +116,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder + "/running.bin.part"))
         let last = try DownloadDaemon.readList(session)
         #expect(last.entries.count == 2)
-        #expect(last.entries.map(\.paused) == [true, false])
+        #expect(last.entries.map { $0.options.contains { $0 == ("pause", "true") } } == [true, false])
 
         // A new daemon with the session brings both back, with their GIDs.
         let (again, againRunning) = try startDaemon(folder, session: session)
