@@ -46,7 +46,7 @@ enum SlipstreamMain {
             status = await InfoCommand.run(arguments)
         case "daemon":
             arguments.removeFirst()
-            HTTPEngine.prepare()
+            // libcurl loads with the first download: an idle daemon does without it.
             status = await DaemonCommand.run(arguments)
         case "-h", "--help", "help":
             print(usage)

@@ -4,7 +4,7 @@ extension Aria2Service {
     func remove(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
         let gid = try gid(params, 0)
         let id = try waiting(gid)
-        let active = queue.downloads.first { $0.id == id }?.phase == .running
+        let active = queue.status(of: id)?.phase == .running
         book.withLock { book in
             book.entries[id]?.removed = true
             book.entries[id]?.removedWhileActive = active
@@ -17,7 +17,7 @@ extension Aria2Service {
     func pause(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
         let gid = try gid(params, 0)
         let id = try waiting(gid)
-        guard let phase = queue.downloads.first(where: { $0.id == id })?.phase, phase != .paused else {
+        guard let phase = queue.status(of: id)?.phase, phase != .paused else {
             throw .failed("GID \(gid) cannot be paused now")
         }
         queue.pause(id)
@@ -28,7 +28,7 @@ extension Aria2Service {
     func unpause(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
         let gid = try gid(params, 0)
         let id = try waiting(gid)
-        guard queue.downloads.first(where: { $0.id == id })?.phase == .paused else {
+        guard queue.status(of: id)?.phase == .paused else {
             throw .failed("GID \(gid) cannot be unpaused now")
         }
         queue.resume(id)
@@ -37,13 +37,13 @@ extension Aria2Service {
 
     /// `pauseAll()` / `forcePauseAll()`.
     func pauseAll() -> JSONValue {
-        for status in queue.downloads where status.phase != .paused { queue.pause(status.id) }
+        for status in queue.downloads(in: [.queued, .running]) { queue.pause(status.id) }
         return "OK"
     }
 
     /// `unpauseAll()`.
     func unpauseAll() -> JSONValue {
-        for status in queue.downloads where status.phase == .paused { queue.resume(status.id) }
+        for status in queue.downloads(in: [.paused]) { queue.resume(status.id) }
         return "OK"
     }
 
@@ -102,7 +102,7 @@ extension Aria2Service {
     func change(
         _ id: DownloadQueue.ID, _ gid: GID, _ body: (inout DownloadQueue.Request) throws(RPCFailure.Kind) -> Void
     ) throws(RPCFailure.Kind) {
-        guard var request = queue.downloads.first(where: { $0.id == id })?.request else {
+        guard var request = queue.status(of: id)?.request else {
             throw .failed("GID \(gid) is not found among active or waiting downloads")
         }
         try body(&request)
@@ -139,7 +139,7 @@ extension Aria2Service {
     /// The ID of a download that has not ended, or aria2's failure.
     private func waiting(_ gid: GID) throws(RPCFailure.Kind) -> DownloadQueue.ID {
         let id = try id(of: gid)
-        guard queue.downloads.contains(where: { $0.id == id }) else {
+        guard queue.status(of: id) != nil else {
             throw .failed("Active Download not found for GID#\(gid)")
         }
         return id

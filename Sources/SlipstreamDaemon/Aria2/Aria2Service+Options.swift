@@ -22,7 +22,7 @@ extension Aria2Service {
         var options = entry.options
         options.merge(given, given: names)
         if names == ["max-download-limit"] {
-            guard queue.downloads.contains(where: { $0.id == id }) else { throw .failed("GID \(gid) has ended") }
+            guard queue.status(of: id) != nil else { throw .failed("GID \(gid) has ended") }
             queue.setBytesPerSecondLimit(options.maxDownloadLimit.flatMap { $0 > 0 ? $0 : nil }, of: id)
         } else if !names.isEmpty {
             let uris = try status(of: gid).uris

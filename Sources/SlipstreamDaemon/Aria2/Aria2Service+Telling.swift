@@ -15,31 +15,24 @@ extension Aria2Service {
         return gid
     }
 
-    /// The status of every download the queue has (running, waiting, paused: in priority
-    /// order), then those that ended (oldest first), built with `entries` in one pass.
-    func statuses(includingStopped: Bool = true, includingQueued: Bool = true) -> [Aria2Status] {
-        let entries = book.withLock { $0.entries }
-        var statuses: [Aria2Status] = []
-        if includingQueued {
-            for status in queue.downloads {
-                guard let entry = entries[status.id] else { continue }
-                statuses.append(self.status(status, entry))
-            }
-        }
-        if includingStopped {
-            for outcome in queue.outcomes {
-                guard let entry = entries[outcome.id] else { continue }
-                statuses.append(self.status(outcome, entry))
-            }
-        }
-        return statuses
+    /// The statuses of the queue's downloads in `phases`, in priority order.
+    func statuses(in phases: Set<DownloadQueue.Phase>) -> [Aria2Status] {
+        let downloads = queue.downloads(in: phases)
+        let entries = book.withLock { book in downloads.map { book.entries[$0.id] } }
+        return zip(downloads, entries).compactMap { download, entry in entry.map { status(download, $0) } }
+    }
+
+    /// The statuses of `outcomes` (ended downloads).
+    func statuses(of outcomes: some Collection<DownloadQueue.Outcome>) -> [Aria2Status] {
+        let entries = book.withLock { book in outcomes.map { book.entries[$0.id] } }
+        return zip(outcomes, entries).compactMap { outcome, entry in entry.map { status(outcome, $0) } }
     }
 
     /// The status of one download, or aria2's failure when the GID is unknown.
     func status(of gid: GID) throws(RPCFailure.Kind) -> Aria2Status {
         let id = try id(of: gid)
         guard let entry = book.withLock({ $0.entries[id] }) else { throw .failed("GID \(gid) is not found") }
-        if let status = queue.downloads.first(where: { $0.id == id }) { return self.status(status, entry) }
+        if let status = queue.status(of: id) { return self.status(status, entry) }
         if let outcome = queue.outcomes.last(where: { $0.id == id }) { return self.status(outcome, entry) }
         throw .failed("GID \(gid) is not found")
     }
@@ -52,14 +45,13 @@ extension Aria2Service {
             case .paused: .paused
             }
         let progress = status.progress
-        let queue = queue
         return Aria2Status(
             gid: entry.gid, word: word, totalLength: progress?.totalBytes ?? 0, completedLength: progress?.completedBytes ?? 0,
             downloadSpeed: word == .active ? progress?.bytesPerSecond ?? 0 : 0,
             connections: word == .active ? progress?.activeConnections ?? 0 : 0,
             dir: Self.folder(of: status.request.destination, path: status.path),
             path: status.path ?? Self.expectedPath(status.request), uris: [status.request.url] + status.request.mirrors,
-            details: { queue.details(of: status.id) })
+            details: .live(queue, status.id))
     }
 
     private func status(_ outcome: DownloadQueue.Outcome, _ entry: Entry) -> Aria2Status {
@@ -70,7 +62,7 @@ extension Aria2Service {
             return Aria2Status(
                 gid: entry.gid, word: .complete, totalLength: result.bytes, completedLength: result.bytes, downloadSpeed: 0,
                 connections: 0, dir: FileSystem.folder(of: result.path), path: result.path, uris: uris, errorCode: 0,
-                errorMessage: "", details: { Self.completeDetails(result.bytes) })
+                errorMessage: "", details: .fixed(Self.completeDetails(result.bytes)))
         case .failure(let error):
             let removed = entry.removed && error.code == .cancelled
             // The file's own name, not its `.part` (as aria2 tells it), whichever the error names.
@@ -89,7 +81,7 @@ extension Aria2Service {
                 gid: entry.gid, word: removed ? .removed : .error, totalLength: outcome.progress?.totalBytes ?? 0,
                 completedLength: verified, downloadSpeed: 0, connections: 0,
                 dir: Self.folder(of: request.destination, path: path), path: path, uris: uris,
-                errorCode: removed ? 31 : error.aria2Code, errorMessage: removed ? "Removed" : error.message, details: { details })
+                errorCode: removed ? 31 : error.aria2Code, errorMessage: removed ? "Removed" : error.message, details: .fixed(details))
         }
     }
 
@@ -143,7 +135,7 @@ extension Aria2Service {
     func getServers(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
         let gid = try gid(params, 0)
         let id = try id(of: gid)
-        guard queue.downloads.first(where: { $0.id == id })?.phase == .running, let details = queue.details(of: id) else {
+        guard queue.status(of: id)?.phase == .running, let details = queue.details(of: id) else {
             throw .failed("No active download for GID#\(gid)")
         }
         let servers: [JSONValue] = details.connections.map { connection in
@@ -159,7 +151,7 @@ extension Aria2Service {
     /// each connection has in flight.
     func getPieces(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
         let status = try status(of: gid(params, 0))
-        let details = status.details()
+        let details = status.details.read()
         let connections: [JSONValue] = (details?.connections ?? []).map { connection in
             [
                 "uri": .string(connection.url),
@@ -180,21 +172,22 @@ extension Aria2Service {
     /// `tellActive([keys])`.
     func tellActive(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
         let keys = try params.keys(0)
-        return .array(statuses(includingStopped: false).filter { $0.word == .active }.map { $0.json(keys: keys) })
+        return .array(statuses(in: [.running]).map { $0.json(keys: keys) })
     }
 
     /// `tellWaiting(offset, num[, keys])`: waiting and paused downloads in queue order.
     func tellWaiting(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let waiting = statuses(includingStopped: false).filter { $0.word == .waiting || $0.word == .paused }
         let keys = try params.keys(2)
-        return .array(try Self.page(waiting, params).map { $0.json(keys: keys) })
+        // The page first: the statuses of the others are never made.
+        let page = try Self.page(queue.downloads(in: [.queued, .paused]), params)
+        let entries = book.withLock { book in page.map { book.entries[$0.id] } }
+        return .array(zip(page, entries).compactMap { download, entry in entry.map { status(download, $0).json(keys: keys) } })
     }
 
     /// `tellStopped(offset, num[, keys])`: ended downloads, oldest first.
     func tellStopped(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
-        let stopped = statuses(includingQueued: false)
         let keys = try params.keys(2)
-        return .array(try Self.page(stopped, params).map { $0.json(keys: keys) })
+        return .array(statuses(of: try Self.page(queue.outcomes, params)).map { $0.json(keys: keys) })
     }
 
     /// aria2's paging: `num` items from `offset`; a negative offset counts from the end
@@ -215,13 +208,12 @@ extension Aria2Service {
 
     /// `getGlobalStat()`.
     func getGlobalStat() -> JSONValue {
-        let downloads = queue.downloads
-        let speed = downloads.reduce(0.0) { $0 + ($1.phase == .running ? $1.progress?.bytesPerSecond ?? 0 : 0) }
+        let running = queue.downloads(in: [.running])
+        let speed = running.reduce(0.0) { $0 + ($1.progress?.bytesPerSecond ?? 0) }
         let stopped = queue.outcomes.count
         return [
             "downloadSpeed": Aria2Status.text(Int64(speed.rounded())), "uploadSpeed": "0",
-            "numActive": Aria2Status.text(Int64(downloads.filter { $0.phase == .running }.count)),
-            "numWaiting": Aria2Status.text(Int64(downloads.filter { $0.phase != .running }.count)),
+            "numActive": Aria2Status.text(Int64(running.count)), "numWaiting": Aria2Status.text(Int64(queue.waitingCount)),
             "numStopped": Aria2Status.text(Int64(stopped)), "numStoppedTotal": Aria2Status.text(Int64(stopped)),
         ]
     }

@@ -21,8 +21,24 @@ struct Aria2Status {
     var uris: [String]
     var errorCode: Int?
     var errorMessage: String?
-    /// Its pieces and connections, read only when a key asks for them.
-    var details: () -> DownloadDetails?
+    /// Where its pieces and connections come from, read only when a key asks for them.
+    var details: Details
+
+    /// Where a status's pieces come from.
+    enum Details {
+        /// The queue's download: asked when needed.
+        case live(DownloadQueue, DownloadQueue.ID)
+        /// Known already (an ended download's), or none.
+        case fixed(DownloadDetails?)
+
+        /// The details.
+        func read() -> DownloadDetails? {
+            switch self {
+            case .live(let queue, let id): queue.details(of: id)
+            case .fixed(let details): details
+            }
+        }
+    }
 
     /// The keys whose values need `details`.
     private static let detailKeys: Set<String> = ["bitfield", "pieceLength", "numPieces"]
@@ -30,7 +46,7 @@ struct Aria2Status {
     /// The struct, with only `keys` when given (aria2's key filter; unknown keys are left out).
     func json(keys: Set<String>?) -> JSONValue {
         func wanted(_ key: String) -> Bool { keys?.contains(key) ?? true }
-        let details = keys.map { !$0.isDisjoint(with: Self.detailKeys) } ?? true ? self.details() : nil
+        let details = keys.map { !$0.isDisjoint(with: Self.detailKeys) } ?? true ? self.details.read() : nil
         var members: [(key: String, value: JSONValue)] = []
         func add(_ key: String, _ value: @autoclosure () -> JSONValue) {
             if wanted(key) { members.append((key, value())) }

@@ -156,6 +156,9 @@ public final class DownloadDaemon: Sendable {
             stopping.raise()
         }
         ticker.cancel()
+        // The answer to aria2.shutdown (a few hundred bytes on its way to the server's thread)
+        // is given a moment to leave before the server closes.
+        try? await Task.sleep(for: .milliseconds(200))
         await queue.stopAll()
         notifier.cancel()
         try? sessionWriter?.writeNow()

@@ -8,6 +8,7 @@ extension HLSDownloadRun {
     /// naming its resource; cancelling the task stops them all and throws `.cancelled`.
     /// Returns the number of resources fetched.
     func fetch(_ missing: [Int], of plan: HLSDownloadPlan, info: HLSDownloadInfo) async throws(DownloadError) -> Int {
+        let engine = engine
         let queue = DownloadQueue(engine: engine, configuration: queueConfiguration)
         let queueEvents = queue.events { event in
             switch event {

@@ -145,16 +145,19 @@ public final class DownloadQueue: Sendable {
     /// The rate limit of all the downloads of this queue together (see
     /// `Configuration.bytesPerSecondLimit`).
     public let rateLimiter: RateLimiter
-    let engine: HTTPEngine
+    /// The engine, made (and libcurl loaded) when the first download starts: a queue that
+    /// waits, as an idle daemon's, holds neither.
+    var engine: HTTPEngine { makeEngine() }
+    private let makeEngine: @Sendable () -> HTTPEngine
     let state: Mutex<State>
     /// Writes the session file, one write at a time.
     let sessionQueue = DispatchQueue(label: "slipstream.session")
     /// Reads the resume records of downloads added (`lookForKeptBytes`), one at a time.
     let keptBytesQueue = DispatchQueue(label: "slipstream.queue.kept-bytes")
 
-    /// A queue on `engine` (default: the shared one).
-    public init(engine: HTTPEngine = .shared, configuration: Configuration = Configuration()) {
-        self.engine = engine
+    /// A queue on `engine` (default: the shared one, first touched when a download starts).
+    public init(engine: @autoclosure @escaping @Sendable () -> HTTPEngine = .shared, configuration: Configuration = Configuration()) {
+        makeEngine = engine
         self.configuration = configuration
         limiter = HostConnectionLimiter(connectionsPerHost: configuration.connectionsPerHost)
         if let given = configuration.download.sharedRateLimiter {
@@ -243,20 +246,41 @@ public final class DownloadQueue: Sendable {
 
     /// The downloads still in the queue (not finished, failed or cancelled), in priority order;
     /// those that ended are in `outcomes`.
-    public var downloads: [Status] {
+    public var downloads: [Status] { downloads(in: [.queued, .running, .paused]) }
+
+    /// The downloads still in the queue that are in one of `phases`, in priority order: as
+    /// `downloads` filtered, without making the statuses of the others (a daemon's UI asks for
+    /// the few running ones among thousands waiting, once a second).
+    public func downloads(in phases: Set<Phase>) -> [Status] {
         let items = state.withLock { state in
-            state.scheduler.items.compactMap { item in state.records[item.id].map { (item, $0) } }
+            state.scheduler.items.compactMap { item -> (ID, Phase, Request, DownloadProgress?, Download?, String?)? in
+                let phase = Self.phase(of: item.phase)
+                guard phases.contains(phase), let record = state.records[item.id] else { return nil }
+                return (item.id, phase, record.request, record.stopped?.progress, record.download, record.path)
+            }
         }
-        return items.map { item, record in
-            let phase: Phase =
-                switch item.phase {
-                case .queued: .queued
-                case .running, .pausing: .running
-                case .paused: .paused
-                }
-            return Status(
-                id: item.id, request: record.request, phase: phase,
-                progress: record.download?.progress ?? record.stopped?.progress, path: record.path)
+        // A running download's progress takes its own lock: read outside the queue's.
+        return items.map { id, phase, request, stopped, download, path in
+            Status(id: id, request: request, phase: phase, progress: download?.progress ?? stopped, path: path)
+        }
+    }
+
+    /// The status of one download still in the queue; nil for one that ended or is unknown.
+    public func status(of id: ID) -> Status? {
+        let found = state.withLock { state -> (Phase, Request, DownloadProgress?, Download?, String?)? in
+            guard let phase = state.scheduler.phase(of: id), let record = state.records[id] else { return nil }
+            return (Self.phase(of: phase), record.request, record.stopped?.progress, record.download, record.path)
+        }
+        guard let (phase, request, stopped, download, path) = found else { return nil }
+        return Status(id: id, request: request, phase: phase, progress: download?.progress ?? stopped, path: path)
+    }
+
+    /// The public phase of a scheduler's phase.
+    private static func phase(of phase: QueueScheduler.Phase) -> Phase {
+        switch phase {
+        case .queued: .queued
+        case .running, .pausing: .running
+        case .paused: .paused
         }
     }
 
