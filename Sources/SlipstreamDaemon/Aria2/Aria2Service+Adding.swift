@@ -45,14 +45,17 @@ extension Aria2Service {
         return .array(gids)
     }
 
-    /// Adds a download (paused until its GID is known, so that its first notification has it)
-    /// and returns its GID.
+    /// Adds a download and returns its GID. Its events are looked at on the daemon's call
+    /// queue, after this call: the GID is known by then.
     @discardableResult
     func add(uris: [String], options: Aria2Options, position: Int?) throws(RPCFailure.Kind) -> GID {
         let request = try request(uris: uris, options: options)
+        if let wanted = options.gid, book.withLock({ $0.ids[wanted] != nil }) {
+            throw .failed("GID \(wanted) is already in use")
+        }
         let id: DownloadQueue.ID
         do {
-            id = try queue.add(request, paused: true)
+            id = try queue.add(request, paused: options.pause)
         } catch {
             throw .failed(error.message)
         }
@@ -60,7 +63,7 @@ extension Aria2Service {
             let gid = options.gid ?? GID.random { book.ids[$0] != nil }
             guard book.ids[gid] == nil else { return nil }
             book.ids[gid] = id
-            book.entries[id] = Entry(gid: gid, options: options)
+            book.entries[id] = Entry(gid: gid, options: options, addingPause: options.pause)
             return gid
         }
         guard let gid else {
@@ -68,7 +71,6 @@ extension Aria2Service {
             throw .failed("GID \(options.gid?.description ?? "") is already in use")
         }
         if let position { queue.move(id, toWaitingPosition: position) }
-        if !options.pause { queue.resume(id) }
         forgetOldEntries()
         return gid
     }

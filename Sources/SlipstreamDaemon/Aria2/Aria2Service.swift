@@ -16,8 +16,8 @@ public final class Aria2Service: Sendable {
         var removed = false
         /// Removed while it ran: its end is told (aria2's onDownloadStop), a waiting one's not.
         var removedWhileActive = false
-        /// Its first pause is the one `add` makes while it gives the GID: not told.
-        var addingPause = true
+        /// Added paused: its first pause, the adding's, is not told (as aria2 tells none).
+        var addingPause = false
     }
 
     struct Book: Sendable {

@@ -47,9 +47,12 @@ struct QueueScheduler: Sendable, Equatable {
 
     /// Running or pausing: holding a slot (kept as the phases change).
     private(set) var activeCount = 0
+    /// Queued: waiting for a slot (kept as the phases change), so that a queue of thousands of
+    /// paused downloads decides in no time.
+    private(set) var queuedCount = 0
 
     /// Whether nothing runs or waits to run (paused downloads may remain).
-    var isIdle: Bool { !items.contains { $0.phase != .paused } }
+    var isIdle: Bool { activeCount == 0 && queuedCount == 0 }
 
     func phase(of id: DownloadQueue.ID) -> Phase? {
         items.first { $0.id == id }?.phase
@@ -58,6 +61,7 @@ struct QueueScheduler: Sendable, Equatable {
     /// Adds a download at the end (lowest priority).
     mutating func add(_ id: DownloadQueue.ID, host: String, paused: Bool = false) {
         items.append(Item(id: id, host: number(of: host), phase: paused ? .paused : .queued))
+        if !paused { queuedCount += 1 }
     }
 
     /// A download's URL changed: it now needs a permit of `host`.
@@ -77,6 +81,7 @@ struct QueueScheduler: Sendable, Equatable {
     mutating func set(_ id: DownloadQueue.ID, to phase: Phase) {
         guard let index = items.firstIndex(where: { $0.id == id }) else { return }
         activeCount += (phase.isActive ? 1 : 0) - (items[index].phase.isActive ? 1 : 0)
+        queuedCount += (phase == .queued ? 1 : 0) - (items[index].phase == .queued ? 1 : 0)
         items[index].phase = phase
     }
 
@@ -84,6 +89,7 @@ struct QueueScheduler: Sendable, Equatable {
     mutating func remove(_ id: DownloadQueue.ID) {
         guard let index = items.firstIndex(where: { $0.id == id }) else { return }
         if items[index].phase.isActive { activeCount -= 1 }
+        if items[index].phase == .queued { queuedCount -= 1 }
         items.remove(at: index)
     }
 
@@ -126,6 +132,7 @@ struct QueueScheduler: Sendable, Equatable {
     mutating func decide(freePermits: (String) -> Int) -> Decision {
         var decision = Decision()
         var slots = maxConcurrentDownloads - activeCount
+        guard slots > 0, queuedCount > 0 else { return decision }
         var free = [Int?](repeating: nil, count: hosts.count)
         var waiting = [Int](repeating: 0, count: hosts.count)
         for index in items.indices where items[index].phase == .queued {
@@ -136,6 +143,7 @@ struct QueueScheduler: Sendable, Equatable {
                 free[host] = available - 1
                 items[index].phase = .running
                 activeCount += 1
+                queuedCount -= 1
                 decision.start.append(items[index].id)
                 slots -= 1
             } else {
