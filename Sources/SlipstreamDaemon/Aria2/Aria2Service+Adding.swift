@@ -63,7 +63,7 @@ extension Aria2Service {
             let gid = options.gid ?? GID.random { book.ids[$0] != nil }
             guard book.ids[gid] == nil else { return nil }
             book.ids[gid] = id
-            book.entries[id] = Entry(gid: gid, options: options, addingPause: options.pause)
+            book.entries[id] = Entry(gid: gid, options: options)
             return gid
         }
         guard let gid else {

@@ -21,6 +21,8 @@ extension Aria2Service {
             throw .failed("GID \(gid) cannot be paused now")
         }
         queue.pause(id)
+        book.withLock { $0.entries[id]?.pauseAsked = true }
+        actions.notify(Aria2Notification.pause.text(gid))
         return .string(gid.description)
     }
 
@@ -28,7 +30,11 @@ extension Aria2Service {
     func unpause(_ params: Aria2Params) throws(RPCFailure.Kind) -> JSONValue {
         let gid = try gid(params, 0)
         let id = try waiting(gid)
-        guard queue.status(of: id)?.phase == .paused else {
+        let asked = book.withLock { book in
+            defer { book.entries[id]?.pauseAsked = false }
+            return book.entries[id]?.pauseAsked ?? false
+        }
+        guard queue.status(of: id)?.phase == .paused || asked else {
             throw .failed("GID \(gid) cannot be unpaused now")
         }
         queue.resume(id)
@@ -37,7 +43,12 @@ extension Aria2Service {
 
     /// `pauseAll()` / `forcePauseAll()`.
     func pauseAll() -> JSONValue {
-        for status in queue.downloads(in: [.queued, .running]) { queue.pause(status.id) }
+        let entries = book.withLock { $0.entries }
+        for status in queue.downloads(in: [.queued, .running]) {
+            queue.pause(status.id)
+            book.withLock { $0.entries[status.id]?.pauseAsked = true }
+            if let gid = entries[status.id]?.gid { actions.notify(Aria2Notification.pause.text(gid)) }
+        }
         return "OK"
     }
 

@@ -16,8 +16,8 @@ public final class Aria2Service: Sendable {
         var removed = false
         /// Removed while it ran: its end is told (aria2's onDownloadStop), a waiting one's not.
         var removedWhileActive = false
-        /// Added paused: its first pause, the adding's, is not told (as aria2 tells none).
-        var addingPause = false
+        /// Paused by a call: it may be unpaused even while its transfers are still stopping.
+        var pauseAsked = false
     }
 
     struct Book: Sendable {
@@ -37,15 +37,19 @@ public final class Aria2Service: Sendable {
         /// A call changed what the session holds (a download added, paused, moved, an option
         /// changed): the session file is to be written again.
         public var changed: @Sendable () -> Void
+        /// Sends a notification (its JSON-RPC text) to every listening client: the service
+        /// tells the pauses it makes; the daemon tells the starts and ends it sees.
+        public var notify: @Sendable ([UInt8]) -> Void
 
         /// Actions that do these.
         public init(
             saveSession: @escaping @Sendable () throws(RPCFailure.Kind) -> Void, shutdown: @escaping @Sendable (Bool) -> Void,
-            changed: @escaping @Sendable () -> Void = {}
+            changed: @escaping @Sendable () -> Void = {}, notify: @escaping @Sendable ([UInt8]) -> Void = { _ in }
         ) {
             self.saveSession = saveSession
             self.shutdown = shutdown
             self.changed = changed
+            self.notify = notify
         }
     }
 

@@ -27,19 +27,13 @@ enum DaemonRequests {
 }
 
 extension Aria2Service {
-    /// aria2's notification for a queue event, if it has one: a start, a pause, a completion,
-    /// an error, or a removal ("stop").
+    /// aria2's notification for a queue event, if it has one: a start, a completion, an
+    /// error, or the removal of a running download ("stop"). Pauses are told by the calls that
+    /// make them.
     func notification(for event: DownloadQueueEvent) -> [UInt8]? {
         let kind: Aria2Notification
         switch event {
         case .started: kind = .start
-        case .paused(let id):
-            let adding = book.withLock { book in
-                defer { book.entries[id]?.addingPause = false }
-                return book.entries[id]?.addingPause ?? false
-            }
-            guard !adding else { return nil }
-            kind = .pause
         case .finished: kind = .complete
         case .failed(let id, let error):
             let entry = book.withLock { $0.entries[id] }
@@ -58,8 +52,12 @@ extension Aria2Service {
 }
 
 extension DownloadQueueEvent {
-    /// Whether it is a progress snapshot (of which there are many: the notifier skips them).
-    var isProgress: Bool {
-        if case .progress = self { true } else { false }
+    /// Whether the daemon tells it or writes its session after it: a start or an end (the
+    /// queue's other events, thousands at a time when a list is added, wake nobody).
+    var concernsTheDaemon: Bool {
+        switch self {
+        case .started, .finished, .failed: true
+        default: false
+        }
     }
 }

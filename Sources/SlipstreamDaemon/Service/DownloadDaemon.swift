@@ -47,12 +47,21 @@ public final class DownloadDaemon: Sendable {
     public let queue: DownloadQueue
     let service: Aria2Service
     private let server: WebServer
+    /// The server, for the service's notifications (set once the server is made).
+    private let listeners = Listeners()
+
+    /// Where the service's notifications go: the server, once it is made.
+    private final class Listeners: Sendable {
+        let server = Mutex<WebServer?>(nil)
+
+        func broadcast(_ text: [UInt8]) { server.withLock { $0 }?.broadcast(text) }
+    }
     private let stopping = StopSignal()
     /// Answers calls one at a time, off the server's thread and the Swift concurrency pool.
     private let calls = DispatchQueue(label: "slipstream.daemon.rpc")
     /// Writes the session file, one write at a time.
     private let sessionWriter: SessionWriter?
-    /// The queue's events but progress, read from the start (before any call can add a
+    /// The queue's starts and ends, read from the start (before any call can add a
     /// download), so that no notification is missed.
     private let events: DownloadQueueEvents
 
@@ -78,7 +87,7 @@ public final class DownloadDaemon: Sendable {
             queue.setBytesPerSecondLimit(configuration.global.maxOverallDownloadLimit)
         }
         self.queue = queue
-        events = queue.events(where: { !$0.isProgress })
+        events = queue.events(where: { $0.concernsTheDaemon })
         let writer = configuration.sessionPath.map { SessionWriter(path: $0) }
         sessionWriter = writer
         let stopping = stopping
@@ -93,7 +102,8 @@ public final class DownloadDaemon: Sendable {
                         throw .failed(error.message)
                     }
                 },
-                shutdown: { _ in stopping.raise() }, changed: { writer?.changed() }))
+                shutdown: { _ in stopping.raise() }, changed: { writer?.changed() },
+                notify: { [listeners] in listeners.broadcast($0) }))
         writer?.source = { [service] in service.session() }
         var serverConfiguration = configuration.server
         serverConfiguration.files = Self.pageFiles
@@ -103,6 +113,7 @@ public final class DownloadDaemon: Sendable {
             server = try WebServer(configuration: serverConfiguration) { request, reply in
                 calls.async { reply(DaemonRequests.answer(request, service: service)) }
             }
+            listeners.server.withLock { [server] in $0 = server }
         } catch {
             throw DaemonError(.listen, error.message, underlying: error)
         }

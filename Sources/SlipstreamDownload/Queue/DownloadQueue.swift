@@ -213,9 +213,15 @@ public final class DownloadQueue: Sendable {
     }
 
     /// Puts a paused download back in the queue, in its place; it resumes from its `.part`
-    /// file when its turn comes.
+    /// file when its turn comes. One still stopping after `pause` goes back to waiting (not to
+    /// paused) once its transfers have stopped.
     public func resume(_ id: ID) {
         let resumed = state.withLock { state in
+            // One still stopping after `pause` goes back to waiting once stopped, not to paused.
+            if state.scheduler.phase(of: id) == .pausing, state.records[id]?.stop == .pause {
+                state.records[id]?.stop = .requeue
+                return false
+            }
             guard state.scheduler.phase(of: id) == .paused else { return false }
             state.scheduler.set(id, to: .queued)
             return true

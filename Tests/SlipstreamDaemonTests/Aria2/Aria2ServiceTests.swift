@@ -140,6 +140,29 @@ import Testing
         #expect(try harness.value("aria2.tellStopped", .number(0), .number(10)) == [])
     }
 
+    @Test func aDownloadUnpausedWhileItStopsGoesOnInsteadOfStayingPaused() async throws {
+        let harness = try Harness()
+        _ = try TestNginx.makeFile("daemon-unpause.bin", size: 1 << 20)
+        let url = try TestNginx.url("daemon-unpause.bin", location: "rate", query: "rate=64k")
+        let gid = try #require(try harness.value("aria2.addUri", [.string(url)]).string)
+        let id = try #require(harness.service.book.withLock { $0.ids[GID(gid)!] })
+        for await event in harness.queue.events(for: id) {
+            if case .started = event { break }
+        }
+        // Unpaused at once, before its transfers have stopped: it waits again, not paused.
+        #expect(try harness.value("aria2.pause", .string(gid)) == .string(gid))
+        #expect(try harness.value("aria2.unpause", .string(gid)) == .string(gid))
+        var phases: [String] = []
+        for await event in harness.queue.events(for: id) {
+            if case .paused = event { phases.append("paused") }
+            if case .queued = event { phases.append("queued") }
+            if case .started = event, phases.contains("queued") { break }
+        }
+        #expect(!phases.contains("paused"))
+        #expect(harness.call("aria2.remove", .string(gid)).isFailure == false)
+        try await harness.waitForEnd(gid)
+    }
+
     @Test func aFailedDownloadIsAnErrorWithAria2sCode() async throws {
         let harness = try Harness()
         let uris: JSONValue = [.string(try TestNginx.url("daemon-missing.bin"))]
