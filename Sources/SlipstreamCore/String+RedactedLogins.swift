@@ -8,7 +8,8 @@ extension String {
     /// stays, to tell logins apart. A URL is any `scheme://` in the text; its login is what its
     /// authority holds before the last `@`. Pure; the text itself when it holds no password.
     package var redactingLogins: String {
-        guard contains("@") else { return self }
+        // Bytes, not Characters: the common case, no login, is one quick scan.
+        guard utf8.contains(UInt8(ascii: "@")) else { return self }
         var out = Substring.UnicodeScalarView()
         var rest = self[...]
         while let separator = rest.firstRange(of: "://") {

@@ -50,22 +50,43 @@ extension JSONValue {
 
     private static func write(string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for scalar in string.unicodeScalars {
-            switch scalar.value {
+        // Byte by byte: UTF-8 stays as it is, but for the characters escaped (U+2028 and
+        // U+2029 are E2 80 A8 and E2 80 A9).
+        var utf8 = string.utf8.makeIterator()
+        var pending: [UInt8] = []
+        while let byte = pending.isEmpty ? utf8.next() : pending.removeFirst() {
+            switch byte {
             case 0x22: output += #"\""#.utf8
             case 0x5C: output += #"\\"#.utf8
             case 0x0A: output += #"\n"#.utf8
             case 0x0D: output += #"\r"#.utf8
             case 0x09: output += #"\t"#.utf8
-            case 0..<0x20, 0x7F, 0x2028, 0x2029:
-                output += #"\u"#.utf8
-                for shift in stride(from: 12, through: 0, by: -4) {
-                    output.append(hexDigits[Int(scalar.value >> UInt32(shift)) & 0xF])
+            case 0..<0x20, 0x7F: escape(UInt32(byte), to: &output)
+            case 0xE2:
+                guard let second = utf8.next() else {
+                    output.append(byte)
+                    continue
                 }
-            default:
-                UTF8.encode(scalar) { output.append($0) }
+                guard second == 0x80, let third = utf8.next() else {
+                    output.append(byte)
+                    pending.append(second)
+                    continue
+                }
+                if third == 0xA8 || third == 0xA9 {
+                    escape(0x2000 | UInt32(third - 0xA8 + 0x28), to: &output)
+                } else {
+                    output += [byte, second]
+                    pending.append(third)
+                }
+            default: output.append(byte)
             }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// `\uXXXX` for `value`.
+    private static func escape(_ value: UInt32, to output: inout [UInt8]) {
+        output += #"\u"#.utf8
+        for shift in stride(from: 12, through: 0, by: -4) { output.append(hexDigits[Int(value >> UInt32(shift)) & 0xF]) }
     }
 }
