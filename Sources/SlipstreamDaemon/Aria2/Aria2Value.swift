@@ -1,9 +1,9 @@
 /// Reads aria2's option values: sizes (`1M`, `500K`, `1048576`: K = 1024, M = 1024 K, as
 /// aria2's manual says), whole numbers in a range, and `true`/`false`. Pure.
-enum Aria2Value {
+package enum Aria2Value {
     /// A size in bytes: decimal digits with an optional `K` or `M` (either case); nil for
     /// anything else or past 2^50.
-    static func size(_ text: String) -> Int64? {
+    package static func size(_ text: String) -> Int64? {
         var digits = Substring(text)
         var unit: Int64 = 1
         switch digits.last {

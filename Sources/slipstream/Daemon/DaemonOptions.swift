@@ -92,7 +92,7 @@ struct DaemonOptions {
             try CommandLineArguments.integer(value, for: "\(origin)--\(name)", in: range)
         }
         func size() throws(UsageError) -> Int64 {
-            guard let size = DaemonOptions.size(value) else {
+            guard let size = Aria2Value.size(value) else {
                 throw UsageError("\(origin)--\(name): '\(value)' is not a size (e.g. 500K, 10M)")
             }
             return size
@@ -150,15 +150,4 @@ struct DaemonOptions {
         "no-netrc", "optimize-concurrent-downloads", "save-not-found", "reuse-uri", "deferred-input",
     ]
 
-    /// aria2's sizes: digits with an optional K or M (1024 and 1024 K).
-    static func size(_ text: String) -> Int64? {
-        var digits = Substring(text)
-        var unit: Int64 = 1
-        if let last = digits.last, "KkMm".contains(last) {
-            unit = last == "K" || last == "k" ? 1 << 10 : 1 << 20
-            digits = digits.dropLast()
-        }
-        guard let number = Int64(decimalDigits: digits), number <= (1 << 50) / unit else { return nil }
-        return number * unit
-    }
 }
