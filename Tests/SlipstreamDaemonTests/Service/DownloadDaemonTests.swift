@@ -31,13 +31,15 @@ import Testing
         #expect(port > 0)
 
         let (gid, told) = try await offPool {
-            let client = try RawClient(port: port)
+            // A whole parallel run can hold the Swift concurrency pool, where the daemon's
+            // notifier task waits, for tens of seconds: a bound, not a time.
+            let client = try RawClient(port: port, timeoutSeconds: 180)
             #expect(try client.upgrade(port: port).status == 101)
             try client.send(RawClient.frame(Self.call("aria2.addUri", #"["\#(url)"]"#, id: 7)))
             var gid: String?
             var told: [String] = []
             // The answer and the notifications, in whatever order they come, until the end.
-            while !told.contains("aria2.onDownloadComplete") {
+            while !told.contains("aria2.onDownloadComplete"), !told.contains("aria2.onDownloadError") {
                 let frame = try client.readFrame()
                 let message = try JSONParser.parse(frame.payload)
                 if message["id"] == .number(7) { gid = message["result"]?.string }
