@@ -61,9 +61,6 @@ public final class DownloadDaemon: Sendable {
     private let calls = DispatchQueue(label: "slipstream.daemon.rpc")
     /// Writes the session file, one write at a time.
     private let sessionWriter: SessionWriter?
-    /// The queue's starts and ends, read from the start (before any call can add a
-    /// download), so that no notification is missed.
-    private let events: DownloadQueueEvents
 
     /// A daemon with `configuration`, listening at once; throws when the folder is missing,
     /// the secret is missing where it must not be, or the port cannot be had.
@@ -87,7 +84,6 @@ public final class DownloadDaemon: Sendable {
             queue.setBytesPerSecondLimit(configuration.global.maxOverallDownloadLimit)
         }
         self.queue = queue
-        events = queue.events(where: { $0.concernsTheDaemon })
         let writer = configuration.sessionPath.map { SessionWriter(path: $0) }
         sessionWriter = writer
         let stopping = stopping
@@ -114,6 +110,18 @@ public final class DownloadDaemon: Sendable {
                 calls.async { reply(DaemonRequests.answer(request, service: service)) }
             }
             listeners.server.withLock { [server] in $0 = server }
+            // The queue's starts and ends, from before any call can add a download, handed to
+            // the call queue (never a task: a busy pool would hold them back), where a download
+            // added by a call has its GID before any event of it is looked at.
+            let writer = sessionWriter
+            queue.observe { [server] event in
+                guard event.concernsTheDaemon else { return }
+                calls.async {
+                    writer?.changed()
+                    guard let notification = service.notification(for: event) else { return }
+                    server.broadcast(notification)
+                }
+            }
         } catch {
             throw DaemonError(.listen, error.message, underlying: error)
         }
@@ -142,17 +150,6 @@ public final class DownloadDaemon: Sendable {
     /// keeps the session file, then stops every download (keeping its `.part` file), writes
     /// the session a last time and closes the server.
     public func run() async {
-        // Told from the call queue: a download added by a call has its GID before any event
-        // of it is looked at.
-        let notifier = Task { [events, service, server, sessionWriter, calls] in
-            for await event in events {
-                calls.async {
-                    sessionWriter?.changed()
-                    guard let notification = service.notification(for: event) else { return }
-                    server.broadcast(notification)
-                }
-            }
-        }
         let ticker = Task { [sessionWriter, configuration] in
             guard let sessionWriter, let interval = configuration.sessionInterval else { return }
             while !Task.isCancelled {
@@ -171,7 +168,6 @@ public final class DownloadDaemon: Sendable {
         // is given a moment to leave before the server closes.
         try? await Task.sleep(for: .milliseconds(200))
         await queue.stopAll()
-        notifier.cancel()
         try? sessionWriter?.writeNow()
         server.close()
     }

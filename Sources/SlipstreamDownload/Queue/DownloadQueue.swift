@@ -116,6 +116,8 @@ public final class DownloadQueue: Sendable {
         var nextID = 1
         /// Readers of every download's events, each with the events it takes.
         var subscribers: [(channel: EventChannel<DownloadQueueEvent>, takes: @Sendable (DownloadQueueEvent) -> Bool)] = []
+        /// Handlers of every event, called on the thread that tells it (`observe`).
+        var observers: [@Sendable (DownloadQueueEvent) -> Void] = []
         /// What was told of each download, for readers that start late; the outcomes.
         var history: QueueHistory
         /// The files the downloads write: a second download to one is refused.
@@ -322,6 +324,14 @@ public final class DownloadQueue: Sendable {
         return DownloadQueueEvents(channel)
     }
 
+    /// Calls `handler` with every event from now on (no replay), on the thread that tells it,
+    /// outside the queue's lock, in each download's order: for a program that must see every
+    /// start and end at once without a task of its own (a daemon's notifications, which a busy
+    /// Swift concurrency pool must not hold back). Keep it quick: hand the event on.
+    public func observe(_ handler: @escaping @Sendable (DownloadQueueEvent) -> Void) {
+        state.withLock { $0.observers.append(handler) }
+    }
+
     /// The events of one download, starting from where it is (as `events(where:)` does) and
     /// ending after it finishes or fails: at once, after its end, when it has ended (and its
     /// outcome is kept), or with nothing when the queue does not know it.
@@ -390,7 +400,7 @@ public final class DownloadQueue: Sendable {
     /// history; after `.finished` or `.failed` the download is out of the queue, its outcome
     /// kept, its file free for another, and its own readers' events end.
     func emit(_ event: DownloadQueueEvent) {
-        let (channels, own, ends) = state.withLock { state in
+        let (channels, own, ends, observers) = state.withLock { state in
             let ends = event.isEnd
             if case .started(let id, let info) = event {
                 state.records[id]?.path = info.path
@@ -399,8 +409,11 @@ public final class DownloadQueue: Sendable {
             let record = ends ? state.records.removeValue(forKey: event.id) : state.records[event.id]
             if let record { state.history.tell(event, request: record.request, last: record.stopped) }
             if ends { state.targets.release(event.id) }
-            return (state.subscribers.filter { $0.takes(event) }.map(\.channel), record?.subscribers ?? [], ends)
+            return (
+                state.subscribers.filter { $0.takes(event) }.map(\.channel), record?.subscribers ?? [], ends, state.observers
+            )
         }
+        observers.forEach { $0(event) }
         channels.forEach { $0.yield(event) }
         own.forEach { ends ? $0.finish(after: event) : $0.yield(event) }
     }

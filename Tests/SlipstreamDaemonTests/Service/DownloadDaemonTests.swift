@@ -41,6 +41,13 @@ import Testing
             // The answer and the notifications, in whatever order they come, until the end.
             while !told.contains("aria2.onDownloadComplete"), !told.contains("aria2.onDownloadError") {
                 let frame = try client.readFrame()
+                // The server pings a quiet WebSocket (after half its idle time): answered, as a
+                // browser answers.
+                if frame.opcode == 9 {
+                    try client.send(RawClient.frame(frame.payload, opcode: 10))
+                    continue
+                }
+                guard frame.opcode == 1 else { continue }
                 let message = try JSONParser.parse(frame.payload)
                 if message["id"] == .number(7) { gid = message["result"]?.string }
                 if let method = message["method"]?.string {
