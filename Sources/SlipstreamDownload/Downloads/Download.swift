@@ -30,6 +30,14 @@ public final class Download: Sendable {
     /// bytes. After the end, what it had at the end, without connections.
     public var details: DownloadDetails { job.details() }
 
+    /// A reader of the download while it runs, at `offset`, reading `bytesPerSecond` when
+    /// known (a player's bit rate): its reads return bytes as soon as they are written, and the
+    /// download fetches the bytes ahead of it first (see `DownloadReader`). Any number of
+    /// readers may read one download at once; after the end they read the finished file.
+    public func reader(at offset: Int64 = 0, bytesPerSecond: Double? = nil) -> DownloadReader {
+        DownloadReader(reading: job.reading, at: offset, bytesPerSecond: bytesPerSecond)
+    }
+
     /// Changes the download's own limit (`DownloadConfiguration.bytesPerSecondLimit`) at once:
     /// its running transfers follow within a fraction of a second. Nil lifts it; a shared
     /// limiter, if any, still holds.

@@ -39,6 +39,11 @@ final class DiskWriter: Sendable {
         var onRoom: @Sendable () -> Void = {}
         /// Called before each write with its offset and size (tests make the disk slow with it).
         var beforeWrite: (@Sendable (Int64, Int) -> Void)?
+        /// The file is open (on the writer's thread; at once for a holding writer).
+        var onOpened: @Sendable (PartFile) -> Void = { _ in }
+        /// These bytes are in the file: each write once done, and first what was written
+        /// before (a resume), once the file is open (on the writer's thread).
+        var onWritten: @Sendable (Range<Int64>) -> Void = { _ in }
     }
 
     /// A slot's memory. Only one thread touches it at a time: the staging thread until it is
@@ -120,6 +125,7 @@ final class DiskWriter: Sendable {
         checkpoint = nil
         held = Held(memory: HeldMemoryPool.shared.take(size), size: size)
         state.withLock { $0.file = file }
+        hooks.onOpened(file)
     }
 
     /// Bytes written to the file so far.
@@ -241,7 +247,12 @@ final class DiskWriter: Sendable {
         var recorder: Recorder?
         do throws(DownloadError) {
             let file = try open()
-            state.withLock { $0.file = file }
+            let written = state.withLock { state in
+                state.file = file
+                return state.written
+            }
+            hooks.onOpened(file)
+            for range in written { hooks.onWritten(range) }
             recorder = checkpoint.map { Recorder(checkpoint: $0, file: file) }
             if checkpoint?.writeAtStart == true { record(&recorder, durable: true) }
         } catch {
@@ -312,6 +323,7 @@ final class DiskWriter: Sendable {
                 try file.write(
                     UnsafeRawBufferPointer(start: held.memory + Int(range.lowerBound), count: Int(range.count)),
                     at: range.lowerBound)
+                hooks.onWritten(range)
             }
         } catch {
             fail(error)
@@ -342,7 +354,7 @@ final class DiskWriter: Sendable {
             state.refused = false
             return true
         }
-        if let error { fail(error) }
+        if let error { fail(error) } else { hooks.onWritten(offset..<(offset + Int64(count))) }
         if room { hooks.onRoom() }
     }
 }

@@ -151,7 +151,9 @@ extension DownloadJob {
         DiskWriter.Hooks(
             onError: { [weak self] error in self?.stop(with: error) },
             onRoom: { [weak self] in self?.feed { $0.diskHasRoom(at: $1) } },
-            beforeWrite: configuration.beforeWrite)
+            beforeWrite: configuration.beforeWrite,
+            onOpened: { [reading] file in reading.fileOpened(file) },
+            onWritten: { [reading] range in reading.written(range) })
     }
 
     /// Lets the writer finish (on its thread), or, where no answer was taken (a 404, a refused
@@ -197,6 +199,9 @@ extension DownloadJob {
     /// Tells an event; the last one ends the stream at once (nothing told later comes after it).
     func emit(_ event: DownloadEvent) {
         switch event {
+        case .started(let info):
+            reading.sized(info.totalBytes)
+            events.yield(event)
         case .finished, .failed: events.finish(after: event)
         case .notice(let text): events.yield(.notice(text.redactingLogins))
         default: events.yield(event)
@@ -210,6 +215,7 @@ extension DownloadJob {
             defer { state.waiters = [] }
             return state.waiters
         }
+        reading.ended(outcome.map { _ in () })
         waiters.forEach { $0.resume(returning: outcome) }
     }
 }

@@ -50,6 +50,8 @@ final class DownloadJob: Sendable {
     let loginOrigins: [URLOrigin]
     private let startTime = MonotonicTime.now()
     let state: MachineShell<State>
+    /// What the download's readers share (`Download.reader(at:bytesPerSecond:)`).
+    let reading = DownloadReading()
 
     init(
         engine: HTTPEngine, configuration: DownloadConfiguration, url: String,
@@ -76,6 +78,7 @@ final class DownloadJob: Sendable {
         if case .stream = destination { settings.inOrderPieceSize = configuration.streamPieceSize }
         let machine = DownloadStateMachine(settings: settings, seed: UInt64.random(in: 0...UInt64.max))
         state = MachineShell(State(machine: machine, files: files))
+        reading.onMove { [weak self] reader, window in self?.feed { $0.readerMoved(reader, to: window, at: $1) } }
     }
 
     /// Seconds since the job started.

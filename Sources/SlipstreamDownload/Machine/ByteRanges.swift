@@ -65,6 +65,12 @@ package struct ByteRanges: Sendable, Equatable, Sequence {
         return index < ranges.count && ranges[index].lowerBound < range.upperBound
     }
 
+    /// The range of the set that holds `offset`, if any.
+    package func range(containing offset: Int64) -> Range<Int64>? {
+        let index = ranges.partitioningIndex { $0.upperBound > offset }
+        return index < ranges.count && ranges[index].lowerBound <= offset ? ranges[index] : nil
+    }
+
     /// Iterates the ranges in order.
     package func makeIterator() -> IndexingIterator<[Range<Int64>]> { ranges.makeIterator() }
 }

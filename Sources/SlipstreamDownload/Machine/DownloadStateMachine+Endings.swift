@@ -121,7 +121,7 @@ extension DownloadStateMachine {
     /// Why a connection ended early, if it did and that counts as a failure.
     private func failure(of connection: Connection, error: HTTPError?, probing: Bool) -> DownloadError? {
         switch (connection.dropped, error) {
-        case (.slow?, _), (.mirror?, _):
+        case (.slow?, _), (.mirror?, _), (.yielded?, _):
             return nil  // not a failure: its range simply goes to a faster connection or source
         case (.silent?, _):
             let source = sourceURL(connection.mirror)

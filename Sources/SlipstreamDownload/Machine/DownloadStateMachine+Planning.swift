@@ -18,7 +18,9 @@ extension DownloadStateMachine {
                 break
             }
             let inOrderPieceSize = settings.inOrderPieceSize
-            guard let assignment = headRace() ?? changeMap({ $0.assign(inOrderUpTo: inOrderPieceSize) }) ?? endGameSplit()
+            guard
+                let assignment = readerAssignment() ?? headRace()
+                    ?? changeMap({ $0.assign(inOrderUpTo: inOrderPieceSize) }) ?? endGameSplit()
             else { break }
             let mirror = chooseMirror(at: now)
             let number = addConnection(

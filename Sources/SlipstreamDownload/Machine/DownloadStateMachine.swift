@@ -80,6 +80,8 @@ struct DownloadStateMachine: Sendable {
         /// A mirror's connection sent nothing `silentMirrorWait` seconds after its request while
         /// other connections delivered and one could take its range (`isSilentMirror`).
         case silent
+        /// It made room for a connection where a reader waits (`yieldForReaders`).
+        case yielded
     }
 
     /// Why a connection's transfer is paused (not a stall).
@@ -302,6 +304,8 @@ struct DownloadStateMachine: Sendable {
     /// When bytes that arrive next look for mirrors to measure (`lookAtNewMirrors`); infinity
     /// while every mirror is measured.
     var nextMirrorLook = 0.0
+    /// Where the readers of the running download read, by reader (`readerMoved`).
+    var readers: [Int: ReaderWindow] = [:]
 
     /// A download of `settings.url` (and its mirrors); `seed` drives the retry delays' jitter.
     init(settings: Settings, seed: UInt64) {

@@ -111,6 +111,29 @@ package struct PieceMap: Sendable, Equatable {
         return add(run)
     }
 
+    /// At most `limit` bytes of free bytes from `offset`, which must be free, as an assignment
+    /// (a reader of the running download waits there); nil when `offset` is not free.
+    package mutating func assign(freeAt offset: Int64, upTo limit: Int64) -> Assignment? {
+        guard let run = free.range(containing: offset) else { return nil }
+        let piece = offset..<min(run.upperBound, offset + max(limit, 1))
+        free.remove(piece)
+        return add(piece)
+    }
+
+    /// Splits assignment `id` at `offset`, strictly between its next byte and its end: it keeps
+    /// `next..<offset`, and `offset..<end` is handed out (a reader needs those bytes sooner than
+    /// the assignment's connection would bring them). Nil when `offset` is not inside.
+    package mutating func split(_ id: Int, at offset: Int64) -> Assignment? {
+        guard let victim = assignments[id], victim.next < offset, offset < victim.end else { return nil }
+        assignments[id]?.end = offset
+        return add(offset..<victim.end)
+    }
+
+    /// The running assignment whose unwritten bytes hold `offset`, if any.
+    package func assignment(holding offset: Int64) -> Assignment? {
+        assignments.values.first { $0.next <= offset && offset < $0.end }
+    }
+
     private mutating func add(_ range: Range<Int64>) -> Assignment {
         let assignment = Assignment(id: nextID, start: range.lowerBound, next: range.lowerBound, end: range.upperBound)
         nextID += 1
