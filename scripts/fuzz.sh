@@ -70,6 +70,10 @@ for target in "${targets[@]}"; do
 done
 
 failed=()
+# What failed, for scripts/test.sh to print again after its summary (a CI log is read from its end).
+failures="$dir/failures.txt"
+mkdir -p "$dir"
+rm -f "$failures"
 for target in "${targets[@]}"; do
     work="$dir/$target"
     mkdir -p "$work/corpus" "$work/crashes" "$work/seeds"
@@ -128,6 +132,7 @@ for target in "${targets[@]}"; do
     if ((status != 0)); then
         failed+=("$target")
         tail -n 40 "$work/log" >&2
+        { echo "== $target (status $status)"; tail -n 40 "$work/log"; } >> "$failures"
         echo "fuzz: $target failed (status $status); the input is in $work/crashes/;" \
             "replay it with $build/release/$target FILE" >&2
     fi

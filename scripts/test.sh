@@ -115,4 +115,8 @@ fi
 
 echo "==> summary"
 printf '%s\n' "${summary[@]}"
+if (($# == 0)) && [[ "${SLIPSTREAM_FUZZ_SMOKE:-7}" != 0 && -s .build/fuzz-smoke/failures.txt ]]; then
+    echo "==> fuzz smoke failures (inputs in .build/fuzz-smoke/TARGET/crashes)"
+    cat .build/fuzz-smoke/failures.txt
+fi
 exit "$failed"
