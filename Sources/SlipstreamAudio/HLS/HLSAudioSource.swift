@@ -1,3 +1,4 @@
+import SlipstreamDownload
 import SlipstreamHTTP
 import Synchronization
 
@@ -48,6 +49,8 @@ package final class HLSAudioSource: AudioSource {
         let selection: HLSVariantSelection
         /// The most seconds of segments fetched ahead (nil: as many as `HLSFetchMachine.segmentsAhead`).
         let lookahead: Double?
+        /// The download that keeps the stream, whose segments are played (nil: fetched here).
+        let kept: HLSKeptResources?
         /// What the first segment read holds, once known.
         let segmentKind = Mutex<HLSSegmentReader.Kind?>(nil)
         /// Requests made and bytes received by every connection (playlists, keys, segments).
@@ -61,9 +64,10 @@ package final class HLSAudioSource: AudioSource {
 
         init(
             url: String, template: HTTPRequest, engine: HTTPEngine, loginOrigins: [URLOrigin]?, selection: HLSVariantSelection,
-            lookahead: Double?
+            lookahead: Double?, kept: HLSKeptResources?
         ) {
             self.url = url
+            self.kept = kept
             self.lookahead = lookahead
             self.template = template
             self.engine = engine
@@ -90,13 +94,15 @@ package final class HLSAudioSource: AudioSource {
     /// template's login goes only to `loginOrigins` (playlists, keys and segments elsewhere are
     /// fetched without it); nil: with every fetch, as the template says. A master playlist's
     /// variant is chosen as `selection` says; segments are fetched ahead up to `lookahead`
-    /// seconds of them (nil: up to `HLSFetchMachine.segmentsAhead` segments).
+    /// seconds of them (nil: up to `HLSFetchMachine.segmentsAhead` segments), taken from `kept`
+    /// when an `HLSDownload` keeps the stream.
     package init(
         template: HTTPRequest, engine: HTTPEngine, document: Document? = nil, loginOrigins: [URLOrigin]? = nil,
-        selection: HLSVariantSelection = HLSVariantSelection(), lookahead: Double? = nil
+        selection: HLSVariantSelection = HLSVariantSelection(), lookahead: Double? = nil, kept: HLSKeptResources? = nil
     ) {
         setup = Setup(
-            url: template.url, template: template, engine: engine, loginOrigins: loginOrigins, selection: selection, lookahead: lookahead)
+            url: template.url, template: template, engine: engine, loginOrigins: loginOrigins, selection: selection, lookahead: lookahead,
+            kept: kept)
         first = Mutex(document)
     }
 

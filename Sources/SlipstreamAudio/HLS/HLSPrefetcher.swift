@@ -1,10 +1,15 @@
+import Dispatch
+import Glibc
+import SlipstreamDownload
 import SlipstreamHTTP
 import Synchronization
 
 /// The segments an `HLSConnection` fetches ahead (as its `HLSFetchMachine` plans them), each
 /// whole into memory on the engine's connections, one or two fetches per segment (a race: the
 /// first to finish wins, the other is cancelled). The connection starts them and takes their
-/// bytes; each segment's end is told once.
+/// bytes; each segment's end is told once. A stream played while an `HLSDownload` keeps it
+/// takes its segments from the download instead (`HLSKeptResources`: the download fetches the
+/// one asked for first), and fetches itself only those the download cannot give.
 final class HLSPrefetcher: Sendable {
     /// A segment's fetch.
     private struct Entry {
@@ -30,6 +35,7 @@ final class HLSPrefetcher: Sendable {
     /// Starts fetching `url` (`range` of it) under `key`; a second time: races it. `ended` is
     /// called (on the engine's thread) when the segment's fetch ended, once for both.
     func fetch(_ key: String, url: String, range: HLSMediaPlaylist.ByteRange?, ended: @escaping @Sendable () -> Void) {
+        if let kept = setup.kept { return take(key, url: url, range: range, from: kept, ended: ended) }
         var request = setup.request(url)
         request.range = range.map { HTTPRequest.ByteRange(start: $0.offset, end: $0.offset + $0.length - 1) }
         setup.traffic.withLock { $0.requests += 1 }
@@ -47,6 +53,60 @@ final class HLSPrefetcher: Sendable {
             return true
         }
         if !isNeeded { transfer.cancel() }
+    }
+
+    /// Takes `key`'s segment from the download that keeps the stream: its file, once the
+    /// download has it, read on a Dispatch thread (a range of it cut out).
+    private func take(
+        _ key: String, url: String, range: HLSMediaPlaylist.ByteRange?, from kept: HLSKeptResources,
+        ended: @escaping @Sendable () -> Void
+    ) {
+        entries.withLock { entries in entries[key, default: Entry()].started += 1 }
+        kept.take(url) { [self] answer in
+            DispatchQueue.global().async { [self] in
+                let result = answer.mapError { AudioStreamerError(.network, $0.message, url: url) }.flatMap { path in
+                    Self.read(path, range: range, url: url)
+                }
+                if finished(key, result, counted: false) { ended() }
+            }
+        }
+    }
+
+    /// The bytes of the file at `path` (`range` of them), at most `maximumSegmentSize`.
+    private static func read(_ path: String, range: HLSMediaPlaylist.ByteRange?, url: String) -> Result<[UInt8], AudioStreamerError> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return .failure(AudioStreamerError(.file, "\(path): \(String(cString: strerror(errno)))", path: path))
+        }
+        defer { close(descriptor) }
+        let start = range?.offset ?? 0
+        // (Whole, one byte more than the most taken, to tell a file too large.)
+        let length = Int(clamping: range?.length ?? Int64(maximumSegmentSize) + 1)
+        guard range == nil || length <= maximumSegmentSize else {
+            return .failure(AudioStreamerError(.unsupportedFormat, "\(url): the HLS segment is too large to fetch ahead", retryable: false))
+        }
+        var bytes = [UInt8](repeating: 0, count: length)
+        var filled = 0
+        while filled < length {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress! + filled, length - filled, off_t(start) + off_t(filled))
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else {
+                return .failure(AudioStreamerError(.file, "\(path): \(String(cString: strerror(errno)))", path: path))
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        guard range == nil || filled == length else {
+            return .failure(
+                AudioStreamerError(.network, "\(url): the HLS download holds \(filled) bytes of the segment's \(length)", url: url))
+        }
+        if range == nil, filled > maximumSegmentSize {
+            return .failure(AudioStreamerError(.unsupportedFormat, "\(url): the HLS segment is too large to fetch ahead", retryable: false))
+        }
+        bytes.removeLast(length - filled)
+        return .success(bytes)
     }
 
     /// The bytes (or the failure) of `key`'s fetch once it ended, forgetting it; nil before.
@@ -74,7 +134,7 @@ final class HLSPrefetcher: Sendable {
 
     /// A fetch of `key` ended with `result`: the first end counts (a failure only once every
     /// fetch of it failed); the other fetch is cancelled. Returns whether this end counted.
-    private func finished(_ key: String, _ result: Result<[UInt8], AudioStreamerError>) -> Bool {
+    private func finished(_ key: String, _ result: Result<[UInt8], AudioStreamerError>, counted: Bool = true) -> Bool {
         let losers = entries.withLock { entries -> [HTTPTransfer]? in
             guard var entry = entries[key], entry.result == nil else { return nil }
             if case .failure = result, entry.failures + 1 < entry.started {
@@ -83,7 +143,7 @@ final class HLSPrefetcher: Sendable {
                 entries[key] = entry
                 return nil
             }
-            if case .success(let body) = result { setup.traffic.withLock { $0.bytes += Int64(body.count) } }
+            if counted, case .success(let body) = result { setup.traffic.withLock { $0.bytes += Int64(body.count) } }
             entry.result = result
             let losers = entry.transfers
             entry.transfers = []

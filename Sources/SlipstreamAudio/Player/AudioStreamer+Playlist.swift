@@ -98,7 +98,7 @@ extension AudioStreamer {
         let source = HLSAudioSource(
             template: makeAudioRequest(url, configuration: configuration, loginOrigins: nil), engine: engine ?? .shared,
             document: document, loginOrigins: location.origins, selection: configuration.hlsVariant,
-            lookahead: lookahead)
+            lookahead: lookahead, kept: configuration.keptHLS)
         replaceNetwork(with: makeNetworkSide(reading: source, recorder: control.withLock { $0.recorder }), announcing: nil)
     }
 

@@ -1,3 +1,4 @@
+import SlipstreamDownload
 import SlipstreamHTTP
 
 /// How an `AudioStreamer` buffers, connects and plays. Every field has a documented default.
@@ -63,6 +64,10 @@ public struct AudioStreamerConfiguration: Sendable {
     /// Which variant of an HLS master playlist is played. Default: the audio-only variant of
     /// the highest bandwidth (see `HLSVariantSelection`).
     public var hlsVariant = HLSVariantSelection()
+    /// An `HLSDownload` that keeps the HLS stream played: its segments are taken from it (it
+    /// fetches the one the player asks for first) rather than fetched again. Nil: fetched by
+    /// the player alone.
+    package var keptHLS: HLSKeptResources?
     /// Makes the output the sound goes to, on the playback thread, as soon as the stream's
     /// format is known. Default: the system's audio output, as `AudioOutputChoice.automatic`
     /// finds it (PulseAudio where a server answers, else ALSA's `default` device), which is

@@ -30,6 +30,9 @@ public final class HLSDownload: Sendable {
         }
     }
 
+    /// Its resources as a player takes them while it runs (`play URL.m3u8 --keep FILE`).
+    package var kept: HLSKeptResources { run.kept }
+
     /// A snapshot of progress now (all zeros before the plan).
     public var progress: HLSDownloadProgress { run.progress }
 

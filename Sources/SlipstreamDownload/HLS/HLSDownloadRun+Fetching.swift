@@ -25,6 +25,13 @@ extension HLSDownloadRun {
                 throw plan.described(error, resource: index)
             }
         }
+        let ids = Dictionary(uniqueKeysWithValues: resources.map { ($0.value, $0.key) })
+        kept.planned(
+            urls: plan.resources.map(\.url), files: plan.resources.indices.map(folder.file),
+            fetched: Set(plan.resources.indices).subtracting(missing)
+        ) { index in
+            if let id = ids[index] { queue.move(id, to: 0) }
+        }
         let tally = Mutex(
             HLSDownloadTally(plan: plan, resources: resources, resumedResources: info.resumedResources, resumedBytes: info.resumedBytes))
         tell(tally.withLock { $0.progress })
@@ -33,6 +40,11 @@ extension HLSDownloadRun {
         let reader = Task { [self] in
             guard !tally.withLock({ $0.allEnded }) else { return }
             for await event in queueEvents {
+                switch event {
+                case .finished(let id, _): if let index = resources[id] { kept.fetched(index) }
+                case .failed(let id, let error): if let index = resources[id] { kept.failed(index, error) }
+                default: break
+                }
                 let (step, now) = tally.withLock { ($0.take(event), $0.progress) }
                 progressNow.withLock { $0 = now }
                 step.events.forEach(events.yield)

@@ -16,6 +16,8 @@ final class HLSDownloadRun: Sendable {
     let output: String
     let folder: HLSPartFolder
     let events = EventChannel<HLSDownloadEvent>()
+    /// The resources as a player takes them while the download runs.
+    let kept = HLSKeptResources()
     /// The latest progress told.
     let progressNow = Mutex(
         HLSDownloadProgress(completedResources: 0, resourceCount: 0, completedBytes: 0, knownBytes: 0, bytesPerSecond: 0))
@@ -46,8 +48,12 @@ final class HLSDownloadRun: Sendable {
             outcome = .failure(error)
         }
         switch outcome {
-        case .success(let result): events.finish(after: .finished(result))
-        case .failure(let error): events.finish(after: .failed(error))
+        case .success(let result):
+            kept.ended(DownloadError(.cancelled, "the HLS download of \(url) is over: \(result.path) is joined", url: url))
+            events.finish(after: .finished(result))
+        case .failure(let error):
+            kept.ended(error)
+            events.finish(after: .failed(error))
         }
         return outcome
     }
@@ -80,6 +86,9 @@ final class HLSDownloadRun: Sendable {
         events.yield(.planned(info))
         do throws(DownloadError) {
             let fetchedNow = try await fetch(plan.resources.indices.filter { fetched[$0] == nil }, of: plan, info: info)
+            // A player still taking the resources' files: the join (which removes them) waits.
+            await kept.released()
+            try checkCancelled()
             let bytes = try await blocking { () throws(DownloadError) in
                 let bytes = try HLSJoiner.join(plan, path: folder.file, to: folder.joinedFile)
                 try folder.place(at: output, replacing: overwrite)

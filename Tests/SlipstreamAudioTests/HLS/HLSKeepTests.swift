@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import SlipstreamAudio
+@testable import SlipstreamDownload
+
+/// An HLS stream played while an `HLSDownload` keeps it: the player takes its segments from the
+/// download (which fetches the one asked for first), so each segment crosses the network once
+/// (but the first, which the player may start streaming before the download has it), the audio
+/// is what plain playback makes, and the joined file comes once the player lets go.
+@Suite(
+    .enabled(if: (try? TestNginx.port()) != nil, "run with scripts/test.sh (nginx)"),
+    .serialized)
+struct HLSKeepTests {
+    /// A copy of the MPEG-TS fixture in a folder of its own, so that nginx's log counts this
+    /// test's requests alone; its folder's URL path and the segment names.
+    static func ownCopy() async throws -> (path: String, segments: [String]) {
+        try await offPool {
+            let fixture = try HLSFixtures.transportStream()
+            let name = "hls-keep-\(UInt32.random(in: 0...UInt32.max))"
+            let folder = try TestNginx.filesFolder() + "/" + name
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let files = try FileManager.default.contentsOfDirectory(atPath: fixture).filter { $0.hasSuffix(".ts") || $0 == "index.m3u8" }
+            for file in files { try FileManager.default.copyItem(atPath: fixture + "/" + file, toPath: folder + "/" + file) }
+            let segments = files.filter { $0.hasSuffix(".ts") }.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
+            return ("/" + name, segments)
+        }
+    }
+
+    @Test func aKeptStreamPlaysFromTheDownloadAndIsJoinedOnceThePlayerLetsGo() async throws {
+        let (path, segments) = try await Self.ownCopy()
+        #expect(segments.count >= 3)
+        let url = try TestNginx.url(String(path.dropFirst()) + "/index.m3u8")
+        let output = try TestFiles.makeTemporaryFolder() + "/kept.ts"
+        let download = try HLSDownloader().start(url, to: output)
+        download.kept.hold()
+        let (run, played) = try await PlaylistPlayerTests.play(url) { $0.keptHLS = download.kept }
+        #expect(run.finalState == .done, "\(run.events)")
+        // The join waits for the player: no file before it lets go.
+        #expect(!FileManager.default.fileExists(atPath: output))
+        download.kept.release()
+        let result = try await download.value
+        #expect(result.path == output)
+        // The joined file is the segments one after the other.
+        let folder = try TestNginx.filesFolder() + path
+        var joined = Data()
+        for segment in segments { joined += try Data(contentsOf: URL(fileURLWithPath: folder + "/" + segment)) }
+        let kept = try Data(contentsOf: URL(fileURLWithPath: output))
+        #expect(kept == joined)
+        // The audio is plain playback's.
+        let (plain, reference) = try await PlaylistPlayerTests.play(url)
+        #expect(plain.finalState == .done)
+        #expect(played == reference)
+        // Each segment crossed the network once during the kept playback (the first perhaps
+        // twice), and once more for the plain playback after it.
+        for (index, segment) in segments.enumerated() {
+            let requests = try TestNginx.requests(to: "/files" + path + "/" + segment).count
+            #expect(index == 0 ? requests <= 3 : requests == 2, "\(segment): \(requests) requests")
+        }
+    }
+
+    @Test func aPlayerAskingBeforeThePlanIsAnsweredOnceItIsKnown() async throws {
+        let (path, segments) = try await Self.ownCopy()
+        let url = try TestNginx.url(String(path.dropFirst()) + "/index.m3u8")
+        let output = try TestFiles.makeTemporaryFolder() + "/early.ts"
+        let download = try HLSDownloader().start(url, to: output)
+        let last = try TestNginx.url(String(path.dropFirst()) + "/" + segments.last!)
+        let answer: HLSKeptResources.Answer = await withCheckedContinuation { continuation in
+            download.kept.take(last) { continuation.resume(returning: $0) }
+        }
+        let file = try answer.get()
+        let expected = try Data(contentsOf: URL(fileURLWithPath: try TestNginx.filesFolder() + path + "/" + segments.last!))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == expected)
+        let stranger: HLSKeptResources.Answer = await withCheckedContinuation { continuation in
+            download.kept.take(url + "?not-a-segment") { continuation.resume(returning: $0) }
+        }
+        #expect(throws: DownloadError.self) { try stranger.get() }
+        _ = try await download.value
+    }
+}
