@@ -129,6 +129,31 @@ import TestSupport
         await #expect(throws: DownloadError.self) { _ = try await reader.read(upTo: 100) }
     }
 
+    @Test func aResumedDownloadsReaderReadsWhatTheFirstRunWroteAtOnce() async throws {
+        let size = 3 << 20
+        let source = try await TestNginx.makeFileOffPool("read-resume-3m.bin", size: size)
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try Self.start("read-resume-3m.bin", rate: "256k", connections: 2, folder: folder)
+        // A first run stopped once it wrote its first bytes.
+        let head = try await first.reader().read(upTo: 200_000)
+        first.cancel()
+        _ = try? await first.value
+        // The second run: what the first wrote is read from its record, never written again.
+        let writes = Mutex<[Range<Int64>]>([])
+        var configuration = DownloadConfiguration()
+        configuration.connections = 2
+        configuration.beforeWrite = { offset, count in writes.withLock { $0.append(offset..<(offset + Int64(count))) } }
+        let url = try TestNginx.url("read-resume-3m.bin", location: "rate", query: "rate=4m")
+        let second = try Downloader(configuration: configuration).start(url, to: .file(folder + "/read-resume-3m.bin"))
+        let bytes = try await Self.readAll(second.reader())
+        let expected = try Data(contentsOf: URL(fileURLWithPath: source))
+        #expect(bytes.elementsEqual(expected))
+        #expect(head.elementsEqual(expected.prefix(head.count)))
+        _ = try await second.value
+        #expect(!writes.withLock { $0 }.contains { $0.overlaps(0..<Int64(head.count)) })
+    }
+
     @Test func afterTheEndAReaderReadsTheFinishedFileWithNoRequest() async throws {
         let name = "read-done-\(UInt32.random(in: 0...UInt32.max)).bin"
         let source = try await TestNginx.makeFileOffPool(name, size: 1 << 20)
