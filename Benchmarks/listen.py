@@ -37,6 +37,7 @@ import shlex
 import signal
 import struct
 import subprocess
+import sys
 import time
 
 SLACK = 0.1
@@ -169,6 +170,8 @@ def stop(process):
         process.wait()
 
 
+# Stopped (listen.sh interrupted), it stops its commands first.
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
 start = time.monotonic()
 fetch = spawn(shlex.split(args.fetch), stdout=subprocess.DEVNULL) if args.fetch else None
 wants_complete = fetch is not None or args.complete is not None

@@ -29,9 +29,11 @@
 #                                     seeks by reading every byte up to the target (one request
 #                                     that runs at 1.5x real time), with it by the bit rate
 #   aria2c inorder + mpv              aria2c -x8 -s8 -k1M --stream-piece-selector=inorder
-#                                     --file-allocation=none, and mpv playing the file it writes
-#                                     (appending://FILE, mpv's way of reading a file that grows),
-#                                     started once the file exists and is not empty
+#                                     --file-allocation=none --disk-cache=0 (its 16 MiB cache
+#                                     writes a piece only when it is whole: mpv's first audio
+#                                     came 17 s later with it), and mpv playing the file it
+#                                     writes (appending://FILE, mpv's way of reading a file that
+#                                     grows), started once the file exists and is not empty
 #   slipstream get -n 8               the download alone
 # Every player writes WAV to a pipe (slipstream `--output wav:-`, mpv `--ao=pcm` to standard
 # output) that Benchmarks/listen.py drains in real time at the rate the WAV header states, as a
@@ -94,7 +96,7 @@ fixture() {
 
 mpv=(mpv --no-config --no-terminal --no-video --ao=pcm --ao-pcm-file=/dev/stdout)
 aria_inorder="aria2c -q --allow-overwrite=true --auto-file-renaming=false --file-allocation=none"
-aria_inorder+=" --summary-interval=0 -x8 -s8 -k1M --stream-piece-selector=inorder"
+aria_inorder+=" --summary-interval=0 -x8 -s8 -k1M --stream-piece-selector=inorder --disk-cache=0"
 # keeps BINARY: whether its `play` has --keep.
 keeps() { "$1" play --help 2>/dev/null | grep -q -- '--keep'; }
 

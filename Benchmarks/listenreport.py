@@ -89,10 +89,11 @@ for fmt in clients:
             f"{ratio(complete, get_complete):.3f}x" if client != GET and not math.isnan(ratio(complete, get_complete)) else "",
             f"{int(sum(exact))}/{len(exact)}" if exact else "",
             cell(fmt, client, "heard", digits=1),
+        ] + (["no audio"] * 3 if median(fmt, client, "heard")[0] == 0 else [
             cell(fmt, client, "underruns", digits=0),
             cell(fmt, client, "stalled", digits=2),
             cell(fmt, client, "silent", digits=2),
-        ]) + " |")
+        ])) + " |")
     print()
     for client in clients[fmt]:
         if (fmt, client, "fetched") in values:
@@ -127,5 +128,7 @@ for fmt in clients:
         r = ratio(complete, get_complete)
         print(f"- {client}: complete file {complete:.2f} s, {r:.3f}x `get -n 8` alone (target <= 1.05x): {verdict(r <= 1.05)}")
         underruns = values.get((fmt, client, "underruns"), [])
-        print(f"- {client}: underruns {int(sum(underruns))} in {len(underruns)} runs (target none): {verdict(sum(underruns) == 0)}")
+        heard = all(v > 0 for v in values.get((fmt, client, "heard"), []))
+        print(f"- {client}: underruns {int(sum(underruns))} in {len(underruns)} runs (target none): "
+              + (verdict(sum(underruns) == 0) if heard else "MISSED (no audio in a run)"))
     print()
