@@ -226,5 +226,4 @@ for ((round = 1; round <= runs; round++)); do
     done
 done
 
-python3 Benchmarks/listenreport.py "$results" --runs "$runs" --minutes "$minutes" --seek "$seek_label" \
-    --keep "$(keeps "$bin" && echo yes || echo no)"
+python3 Benchmarks/listenreport.py "$results" --runs "$runs" --minutes "$minutes" --seek "$seek_label"

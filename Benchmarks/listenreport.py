@@ -2,7 +2,7 @@
 value"): medians per client and format, the ratios the issue's targets are about, and what
 each client did that the figures do not show (its notes).
 
-    python3 Benchmarks/listenreport.py RESULTS --runs N --minutes M --seek 45:00 --keep yes|no
+    python3 Benchmarks/listenreport.py RESULTS --runs N --minutes M --seek 45:00
 """
 import argparse
 import math
@@ -14,7 +14,6 @@ parser.add_argument("results")
 parser.add_argument("--runs", type=int, default=3)
 parser.add_argument("--minutes", type=int, default=60)
 parser.add_argument("--seek", default="45:00")
-parser.add_argument("--keep", default="no")
 args = parser.parse_args()
 
 values = defaultdict(list)
