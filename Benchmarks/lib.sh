@@ -17,14 +17,18 @@ bench_arguments() {
 }
 
 # bench_start NAME: installs the peers, builds slipstream as the README does (scripts/build.sh;
-# folder from SLIPSTREAM_BUILD_PATH, default .build) into $bin, starts nginx on a loopback port
-# in a new work folder ($work, stopped and removed on exit) and sets $base, $files, $out and
-# $results.
+# folder from SLIPSTREAM_BUILD_PATH, default .build) into $bin, or takes the binary
+# SLIPSTREAM_BIN names (no build), starts nginx on a loopback port in a new work folder ($work,
+# stopped and removed on exit) and sets $base, $files, $out and $results.
 bench_start() {
     local build="${SLIPSTREAM_BUILD_PATH:-.build}"
     scripts/setup.sh --benchmarks
-    scripts/build.sh --scratch-path "$build" >/dev/null
-    bin="$(cd "$build" && pwd)/release/slipstream"
+    if [[ -n "${SLIPSTREAM_BIN:-}" ]]; then
+        bin="$(realpath "$SLIPSTREAM_BIN")"
+    else
+        scripts/build.sh --scratch-path "$build" >/dev/null
+        bin="$(cd "$build" && pwd)/release/slipstream"
+    fi
     source scripts/nginx.sh
     work="$(mktemp -d "/tmp/slipstream-$1.XXXXXX")"
     trap 'nginx_stop; rm -rf "$work"' EXIT
