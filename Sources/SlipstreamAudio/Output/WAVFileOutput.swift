@@ -5,7 +5,8 @@ import Glibc
 /// Not paced: a player writing to it decodes as fast as it can (an hour of MP3 in seconds), and
 /// its clock counts the frames written. A live stream is read as it arrives.
 ///
-/// Samples go through a fixed 64 KiB buffer (nothing is allocated per write), and the header's
+/// Samples go through a fixed 64 KiB buffer (nothing is allocated per write; a pipe's reader,
+/// which may be a player listening as it comes, gets each write at once), and the header's
 /// size fields are rewritten in place (`pwrite`) every `syncSeconds` of audio and at every
 /// `flush()`, `drain()` and `close()`: a process that dies leaves a valid file holding at least
 /// everything up to the last of those (bytes after it are left past the `data` chunk's end).
@@ -95,6 +96,9 @@ public final class WAVFileOutput: AudioOutput {
             offset += count
             if buffered == Self.bufferSize { try writeBuffer() }
         }
+        // A pipe's reader hears what is written as it comes: nothing waits for a full buffer
+        // (64 KiB is a third of a second of CD audio, held back until the next write).
+        if !isSeekable { try writeBuffer() }
         framesWritten += Int64(frames.count / format.bytesPerFrame)
         if dataBytes - syncedBytes >= Int64(Self.syncSeconds * Double(format.sampleRate * format.bytesPerFrame)) {
             try syncHeader()
