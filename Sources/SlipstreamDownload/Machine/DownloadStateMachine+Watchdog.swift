@@ -4,7 +4,8 @@ extension DownloadStateMachine {
     /// rate limit or the disk holds it back), a silent mirror's (`isSilentMirror`), and one
     /// that runs below a third of the median speed of the others (including those that ended in
     /// the last few seconds) for two looks in a row, so that its range goes to faster
-    /// connections.
+    /// connections; with nothing free, lets idle connections take stragglers' tails
+    /// (`endGameLook`), whose speeds it may just have measured.
     mutating func tick(at now: Double) -> [Action] {
         guard isRunning else { return [] }
         var actions: [Action] = []
@@ -36,11 +37,11 @@ extension DownloadStateMachine {
         }
         recentSpeeds.removeAll { now - $0.time > 5 }
         actions += rebalanceMirrors(at: now)
-        guard settings.dropSlowConnections, map != nil, fatal == nil, let slow = slowestStraggler(at: now) else {
-            return actions
+        if settings.dropSlowConnections, map != nil, fatal == nil, let slow = slowestStraggler(at: now) {
+            connections[slow]?.dropped = .slow
+            actions.append(.cancel(connection: slow))
         }
-        connections[slow]?.dropped = .slow
-        return actions + [.cancel(connection: slow)]
+        return actions + endGameLook(at: now)
     }
 
     /// The connection to drop as a straggler, if any: at least a second old, with work left,

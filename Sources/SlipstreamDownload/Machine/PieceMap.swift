@@ -95,10 +95,16 @@ package struct PieceMap: Sendable, Equatable {
     /// worth taking even below `minimumSplitSize`. Nil otherwise.
     package mutating func split(_ id: Int, minimumPart: Int64) -> Assignment? {
         guard let victim = assignments[id], victim.remaining / 2 >= max(minimumPart, 1) else { return nil }
-        let middle = victim.next + victim.remaining / 2
-        let tail = middle..<victim.end
-        assignments[id]?.end = middle
-        return add(tail)
+        return split(id, at: victim.next + victim.remaining / 2)
+    }
+
+    /// Hands out the unwritten part of assignment `id` from `offset` on, when `offset` lies
+    /// after its next byte and before its end (the end game cuts where both parts end at the
+    /// same time at their connections' speeds). Nil otherwise.
+    package mutating func split(_ id: Int, at offset: Int64) -> Assignment? {
+        guard let victim = assignments[id], offset > victim.next, offset < victim.end else { return nil }
+        assignments[id]?.end = offset
+        return add(offset..<victim.end)
     }
 
     /// The free run that starts exactly at `offset`, at most `limit` bytes of it, as an
