@@ -44,7 +44,7 @@ extension DownloadStateMachine {
         return actions + endGameLook(at: now)
     }
 
-    /// The connection to drop as a straggler, if any: at least a second old, with work left,
+    /// The connection to drop as a straggler, if any: a quarter second old, with work left,
     /// under a third of the median of at least two other speeds for two looks. None while a
     /// connection waits for the disk: the disk is the bottleneck then, and speeds say nothing
     /// about the network. Connections held back (waiting for a stream's earlier bytes, or a
@@ -52,7 +52,8 @@ extension DownloadStateMachine {
     private mutating func slowestStraggler(at time: Double) -> Int? {
         guard !connections.values.contains(where: { $0.pausedFor == .disk }) else { return nil }
         let judged = connections.filter { _, connection in
-            connection.dropped == nil && connection.pausedFor == nil && time - connection.started >= 1 && connection.speed != nil
+            connection.dropped == nil && connection.pausedFor == nil && time - connection.started >= Self.tickInterval / 2
+                && connection.speed != nil
         }
         var straggler: (number: Int, speed: Double)?
         for (number, connection) in judged.sorted(by: { $0.key < $1.key }) {
