@@ -8,7 +8,7 @@ extension DownloadStateMachine {
 
     /// The end game: nothing is free, and a connection is idle. It takes a part of the tail of
     /// the running assignment expected to end last (the victim), sized by expected end times:
-    /// the running connections at their speeds (the watchdog's, else their slices'), the idle
+    /// the running connections at their speeds (`expectedSpeed`), the idle
     /// ones at the speed typical of the download (the median of the measured ones) after the
     /// set-up time its requests took to their first byte. Its part is its share of the work
     /// left, were the running connections and as many idle ones as get a share of at least
@@ -31,7 +31,7 @@ extension DownloadStateMachine {
             guard connection.dropped == nil, let id = connection.assignment, let assignment = map.assignment(id) else {
                 return nil
             }
-            let speed = max(expectedSpeed(of: connection, typical: typical), 1)
+            let speed = max(expectedSpeed(of: connection, typical: typical, at: now), 1)
             let wait = connection.firstData == nil ? max(0, connection.started + setup - now) : 0
             return (id, assignment.next, assignment.remaining, speed, wait)
         }
@@ -71,10 +71,13 @@ extension DownloadStateMachine {
         return times.isEmpty ? 0 : times[times.count / 2]
     }
 
-    /// A running connection's speed from now on: the watchdog's measure, else its slices' (a
-    /// tenth of a second of them), else the typical one.
-    private func expectedSpeed(of connection: Connection, typical: Double) -> Double {
-        connection.speed ?? connection.sliceSpeed(over: 0.1) ?? typical
+    /// A running connection's speed from now on: its mean since its first byte, once that is
+    /// a tenth of a second ago (a server that limits each connection sends in bursts, which
+    /// the watchdog's looks of half a second each measure a tenth too high or too low), else
+    /// the watchdog's measure, else the typical one.
+    private func expectedSpeed(of connection: Connection, typical: Double, at now: Double) -> Double {
+        if let first = connection.firstData, now - first >= 0.1 { return Double(connection.bytesAfterFirst) / (now - first) }
+        return connection.speed ?? typical
     }
 
     /// The watchdog's look for the end game: an idle connection takes a straggler's tail now
