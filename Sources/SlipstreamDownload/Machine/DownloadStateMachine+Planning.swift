@@ -19,8 +19,8 @@ extension DownloadStateMachine {
             }
             let inOrderPieceSize = settings.inOrderPieceSize
             guard
-                let assignment = readerAssignment() ?? headRace()
-                    ?? changeMap({ $0.assign(inOrderUpTo: inOrderPieceSize) }) ?? endGameSplit()
+                let assignment = readerAssignment() ?? headRace() ?? endGameSplit(at: now)
+                    ?? changeMap({ $0.assign(inOrderUpTo: inOrderPieceSize) }) ?? nil
             else { break }
             let mirror = chooseMirror(at: now)
             let number = addConnection(
@@ -38,7 +38,7 @@ extension DownloadStateMachine {
             actions.append(.requestPermits(limit - connections.count))
         }
         // A permit taken for work there was not: given back as if never taken.
-        return actions + releaseSparePermits(wakingWaiters: false)
+        return fittingRequests(actions) + releaseSparePermits(wakingWaiters: false)
     }
 
     /// The host limit granted `count` permits (perhaps fewer than asked; then a release will
@@ -83,20 +83,5 @@ extension DownloadStateMachine {
         let others = connections.values.compactMap(\.speed) + recentSpeeds.map(\.speed)
         guard others.count >= 2, speed * 3 < others.sorted()[others.count / 2] else { return nil }
         return changeMap { $0.split(head.1.id, minimumPart: 64 << 10) } ?? nil
-    }
-
-    /// The end game: nothing is free and no remainder is worth a normal split, but a connection
-    /// crawls at under a third of the others' median speed; an idle connection takes the back
-    /// half of its remainder, down to 64 KiB, so the end comes at the fast ones' speed.
-    private mutating func endGameSplit() -> PieceMap.Assignment? {
-        guard settings.dropSlowConnections else { return nil }
-        let measured = connections.compactMap { number, connection in
-            connection.speed.map { (number: number, speed: $0, assignment: connection.assignment) }
-        }
-        let speeds = (measured.map(\.speed) + recentSpeeds.map(\.speed)).sorted()
-        guard speeds.count >= 2, let slowest = measured.min(by: { ($0.speed, $0.number) < ($1.speed, $1.number) }),
-            let id = slowest.assignment, slowest.speed * 3 < speeds[speeds.count / 2]
-        else { return nil }
-        return changeMap { $0.split(id, minimumPart: 64 << 10) } ?? nil
     }
 }

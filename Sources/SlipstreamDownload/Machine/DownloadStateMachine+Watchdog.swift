@@ -4,7 +4,8 @@ extension DownloadStateMachine {
     /// rate limit or the disk holds it back), a silent mirror's (`isSilentMirror`), and one
     /// that runs below a third of the median speed of the others (including those that ended in
     /// the last few seconds) for two looks in a row, so that its range goes to faster
-    /// connections.
+    /// connections; with nothing free, lets idle connections take stragglers' tails
+    /// (`endGameLook`), whose speeds it may just have measured.
     mutating func tick(at now: Double) -> [Action] {
         guard isRunning else { return [] }
         var actions: [Action] = []
@@ -36,14 +37,14 @@ extension DownloadStateMachine {
         }
         recentSpeeds.removeAll { now - $0.time > 5 }
         actions += rebalanceMirrors(at: now)
-        guard settings.dropSlowConnections, map != nil, fatal == nil, let slow = slowestStraggler(at: now) else {
-            return actions
+        if settings.dropSlowConnections, map != nil, fatal == nil, let slow = slowestStraggler(at: now) {
+            connections[slow]?.dropped = .slow
+            actions.append(.cancel(connection: slow))
         }
-        connections[slow]?.dropped = .slow
-        return actions + [.cancel(connection: slow)]
+        return actions + endGameLook(at: now)
     }
 
-    /// The connection to drop as a straggler, if any: at least a second old, with work left,
+    /// The connection to drop as a straggler, if any: a quarter second old, with work left,
     /// under a third of the median of at least two other speeds for two looks. None while a
     /// connection waits for the disk: the disk is the bottleneck then, and speeds say nothing
     /// about the network. Connections held back (waiting for a stream's earlier bytes, or a
@@ -51,7 +52,8 @@ extension DownloadStateMachine {
     private mutating func slowestStraggler(at time: Double) -> Int? {
         guard !connections.values.contains(where: { $0.pausedFor == .disk }) else { return nil }
         let judged = connections.filter { _, connection in
-            connection.dropped == nil && connection.pausedFor == nil && time - connection.started >= 1 && connection.speed != nil
+            connection.dropped == nil && connection.pausedFor == nil && time - connection.started >= Self.tickInterval / 2
+                && connection.speed != nil
         }
         var straggler: (number: Int, speed: Double)?
         for (number, connection) in judged.sorted(by: { $0.key < $1.key }) {

@@ -95,10 +95,17 @@ package struct PieceMap: Sendable, Equatable {
     /// worth taking even below `minimumSplitSize`. Nil otherwise.
     package mutating func split(_ id: Int, minimumPart: Int64) -> Assignment? {
         guard let victim = assignments[id], victim.remaining / 2 >= max(minimumPart, 1) else { return nil }
-        let middle = victim.next + victim.remaining / 2
-        let tail = middle..<victim.end
-        assignments[id]?.end = middle
-        return add(tail)
+        return split(id, at: victim.next + victim.remaining / 2)
+    }
+
+    /// Hands out the unwritten part of assignment `id` from `offset` on, when `offset` lies
+    /// after its next byte and before its end (the end game cuts where both parts end at the
+    /// same time at their connections' speeds; a reader of the running download needs the bytes
+    /// from `offset` on sooner than the assignment's connection would bring them). Nil otherwise.
+    package mutating func split(_ id: Int, at offset: Int64) -> Assignment? {
+        guard let victim = assignments[id], offset > victim.next, offset < victim.end else { return nil }
+        assignments[id]?.end = offset
+        return add(offset..<victim.end)
     }
 
     /// The free run that starts exactly at `offset`, at most `limit` bytes of it, as an
@@ -118,15 +125,6 @@ package struct PieceMap: Sendable, Equatable {
         let piece = offset..<min(run.upperBound, offset + max(limit, 1))
         free.remove(piece)
         return add(piece)
-    }
-
-    /// Splits assignment `id` at `offset`, strictly between its next byte and its end: it keeps
-    /// `next..<offset`, and `offset..<end` is handed out (a reader needs those bytes sooner than
-    /// the assignment's connection would bring them). Nil when `offset` is not inside.
-    package mutating func split(_ id: Int, at offset: Int64) -> Assignment? {
-        guard let victim = assignments[id], victim.next < offset, offset < victim.end else { return nil }
-        assignments[id]?.end = offset
-        return add(offset..<victim.end)
     }
 
     /// The running assignment whose unwritten bytes hold `offset`, if any.

@@ -50,6 +50,19 @@ import TestSupport
         #expect(map.isConsistent())
     }
 
+    @Test func splitAtAnOffsetHandsOutTheTailFromThere() {
+        var map = PieceMap(size: 1000, minimumSplitSize: 100)
+        let only = map.assign()!
+        map.commit(only.id, count: 300)
+        // Only inside the unwritten part: not at the next byte, not at the end.
+        #expect(map.split(only.id, at: 300) == nil)
+        #expect(map.split(only.id, at: 1000) == nil)
+        let tail = map.split(only.id, at: 950)
+        #expect(tail?.start == 950 && tail?.end == 1000)
+        #expect(map.assignment(only.id)?.end == 950)
+        #expect(map.isConsistent())
+    }
+
     @Test func releaseReturnsTheUnwrittenPartToFree() {
         var map = PieceMap(size: 100, minimumSplitSize: 10)
         let first = map.assign()!
