@@ -30,6 +30,7 @@ packages=(
     pulseaudio             # a headless server with a null sink, for the paced-output tests
     icecast2               # the real radio server the live-stream tests play from (scripts/icecast.sh)
     ezstream               # a source that streams a playlist of files to it as they are
+    valgrind               # callgrind: the functions scripts/order.sh lays out together
     gdb                    # the stacks scripts/test.sh prints of tests that run past its limit
     aria2                  # aria2c --enable-rpc: the client tests compare the daemon's answers with its
     chromium               # the browser the daemon's page is tested in (Tests/Clients/test_page.py)

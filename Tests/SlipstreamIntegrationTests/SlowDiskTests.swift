@@ -23,8 +23,8 @@ struct SlowDiskTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var download = DownloadConfiguration()
         download.connections = 8
-        // One slot per connection: the writer is full at once and stays full.
-        download.writeBufferPerConnection = 1
+        // One slot: the writer is full at once and stays full.
+        download.writeBufferSize = 1
         let diskHangs = Gate()
         download.beforeWrite = { _, _ in
             diskHangs.wait()

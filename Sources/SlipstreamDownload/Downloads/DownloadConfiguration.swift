@@ -97,11 +97,12 @@ public struct DownloadConfiguration: Sendable {
     public var retryDelay = Duration.milliseconds(500)
     /// The longest wait before a retry, `Retry-After` included. Default 30 seconds.
     public var maxRetryDelay = Duration.seconds(30)
-    /// Memory for bytes received but not yet written, per connection, in bytes (the pool is
-    /// shared, so a fast connection may use more while others idle). When it is full, the disk
-    /// is behind: the transfers pause until the writer has room again. Default 256 KiB (slices
-    /// that continue each other share its 128 KiB slots and make one write).
-    public var writeBufferPerConnection = 256 << 10
+    /// Memory for bytes received but not yet written, in bytes, for the whole download: what
+    /// the disk needs to ride out a slow write, whatever the number of connections (they share
+    /// it). When it is full, the disk is behind: the transfers pause until the writer has room
+    /// again. At least one slot (the receive buffer's size, 128 KiB) is used. Default 1 MiB
+    /// (eight slots; slices that continue each other share a slot and make one write).
+    public var writeBufferSize = 1 << 20
     /// Memory for the ranges ahead of the write position of a stream destination
     /// (`DownloadDestination.stream`), in bytes, at least 1 MiB: the reorder buffer, allocated
     /// once. Connections that run further ahead pause until the writing catches up. Each
@@ -129,6 +130,14 @@ public struct DownloadConfiguration: Sendable {
 
     var retryPolicy: RetryPolicy {
         RetryPolicy(retries: retries, baseDelay: retryDelay.seconds, maxDelay: maxRetryDelay.seconds)
+    }
+
+    /// The disk writer's slots for a download of `url`: their size (that of libcurl's slices,
+    /// so that one slice fits in one) and how many (`writeBufferSize` of them, at least one,
+    /// whatever the number of connections).
+    func writerSlots(for url: String) -> (size: Int, count: Int) {
+        let size = request(url, range: nil, loginOrigins: []).receiveBufferSize
+        return (size, max(1, writeBufferSize / size))
     }
 
     /// A request for `url` with these settings; the login only where `url`'s origin is one of

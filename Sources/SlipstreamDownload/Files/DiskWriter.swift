@@ -131,6 +131,9 @@ final class DiskWriter: Sendable {
     /// Bytes written to the file so far.
     var written: ByteRanges { state.withLock { $0.written } }
 
+    /// The slot memory allocated, in bytes: the writer's most, as slots are kept until it finishes.
+    var slotMemory: Int { state.withLock { $0.allocated } * slotSize }
+
     /// Whether the writer has saved a resume record (then the records are on disk).
     var hasWrittenRecords: Bool { state.withLock { $0.recorded } }
 

@@ -232,8 +232,9 @@ struct DownloadFiles: Sendable {
             }
             return file
         }
+        let slots = configuration.writerSlots(for: url)
         writer = DiskWriter(
-            opening: openFile, slotSize: slotSize, maxSlots: maxSlots, written: opening.written,
+            opening: openFile, slotSize: slots.size, maxSlots: slots.count, written: opening.written,
             checkpoint: checkpoint(for: opening, store: store, head: head), hooks: hooks)
         return path
     }
@@ -285,14 +286,6 @@ struct DownloadFiles: Sendable {
     /// write position waits for that range, anything else for the disk or the stream's reader.
     var refusal: DownloadStateMachine.PauseReason {
         ordered?.window.isHeldUpByAGap == true ? .order : .disk
-    }
-
-    /// The writer's slot size: the size of libcurl's slices.
-    private var slotSize: Int { configuration.request(url, range: nil, loginOrigins: []).receiveBufferSize }
-
-    /// The writer's slots: `writeBufferPerConnection` for each connection.
-    private var maxSlots: Int {
-        configuration.connections * max(1, configuration.writeBufferPerConnection / slotSize)
     }
 
     // MARK: The end

@@ -127,14 +127,14 @@ import TestSupport
 
 /// Serialized: two tests write to /dev/full, which a `PartFile` locks while open.
 @Suite(.serialized) struct DiskWriterTests {
-    /// The writer's pool at its smallest (one slot per connection): most slices are written
+    /// The writer's pool at its smallest (one slot): most slices are written
     /// straight from libcurl's buffer while the writer thread is busy; the file is still exact.
     @Test func smallestWriteBufferStillGivesTheExactFile() async throws {
         let source = try await TestNginx.makeFileOffPool("backpressure-64m.bin", size: 64 << 20)
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var configuration = DownloadConfiguration()
-        configuration.writeBufferPerConnection = 1
+        configuration.writeBufferSize = 1
         let result = try await Downloader(configuration: configuration)
             .start(try TestNginx.url("backpressure-64m.bin"), to: .folder(folder)).value
         let exact = TestFiles.equal(result.path, source)
