@@ -14,45 +14,49 @@ extension DownloadStateMachine {
     /// that no connection brings in time, as a piece of the window when it is free, else split
     /// off the assignment that holds it. Nil when every window is covered.
     mutating func readerAssignment() -> PieceMap.Assignment? {
-        guard !readers.isEmpty, let map, let (gap, window) = mostUrgentGap(in: map) else { return nil }
+        guard !readers.isEmpty, let map, let (gap, window, _) = mostUrgentGap(in: map) else { return nil }
         if let id = gap.inside { return changeMap { $0.split(id, at: gap.offset) } ?? nil }
         return changeMap { $0.assign(freeAt: gap.offset, upTo: window.pieceSize(at: gap.offset)) } ?? nil
     }
 
-    /// When a reader's next piece is brought by no connection and every connection is busy,
-    /// the connection whose range lies furthest from every reader (the one with the most left
-    /// outside all windows) stops; its range goes back to the pool, and its end makes room for
-    /// a connection where the reader waits. A seek ahead costs one request, not a wait.
+    /// When a reader waits for bytes (its head, `ReaderWindow.head`) no connection brings and
+    /// every connection is busy, one stops to make room: its range goes back to the pool, and
+    /// its end makes room for a connection where the reader waits. A seek ahead costs one
+    /// request, not a wait. The one that stops is the one with the most left outside every
+    /// window, else (every connection works for a reader) one that brings no reader's head.
     private mutating func yieldForReaders() -> [Action] {
-        guard let map, let (gap, window) = mostUrgentGap(in: map), gap.offset < window.offset + window.pieceSize else {
-            return []
-        }
+        guard let map, let urgent = mostUrgentGap(in: map), urgent.isHead else { return [] }
         let limit = rangeLies > 0 ? 1 : settings.connections
         guard connections.count >= limit else { return [] }
         let windows = Array(readers.values)
-        let candidates = connections.compactMap { number, connection -> (number: Int, remaining: Int64)? in
-            guard connection.dropped == nil, let id = connection.assignment, let assignment = map.assignment(id),
-                !windows.contains(where: { $0.overlaps(assignment.next..<assignment.end) })
-            else { return nil }
-            return (number, assignment.remaining)
+        let candidates = connections.compactMap { number, connection -> (number: Int, tier: Int, remaining: Int64)? in
+            guard connection.dropped == nil, let id = connection.assignment, let assignment = map.assignment(id) else { return nil }
+            let range = assignment.next..<assignment.end
+            if !windows.contains(where: { $0.overlaps(range) }) { return (number, 0, assignment.remaining) }
+            if !windows.contains(where: { $0.head.overlaps(range) }) { return (number, 1, assignment.remaining) }
+            return nil
         }
-        guard let victim = candidates.max(by: { ($0.remaining, $1.number) < ($1.remaining, $0.number) }) else { return [] }
+        guard
+            let victim = candidates.min(by: { ($0.tier, -$0.remaining, $0.number) < ($1.tier, -$1.remaining, $1.number) })
+        else { return [] }
         connections[victim.number]?.dropped = .yielded
         return [.cancel(connection: victim.number)]
     }
 
     /// The first byte of a reader's window that no connection brings in time, over all readers:
-    /// the one the reader needs soonest (in seconds of its reading, or in bytes when the rates
-    /// are unknown).
-    private func mostUrgentGap(in map: PieceMap) -> (gap: (offset: Int64, inside: Int?), window: ReaderWindow)? {
-        var best: (gap: (offset: Int64, inside: Int?), window: ReaderWindow, due: Double)?
+    /// a reader's head before any window's rest (a reader that reads as fast as it can never
+    /// starves another that waits), then the byte needed soonest in seconds of its reader's
+    /// reading (`ReaderWindow.assumedBytesPerSecond` where the rate is unknown).
+    private func mostUrgentGap(in map: PieceMap) -> (gap: (offset: Int64, inside: Int?), window: ReaderWindow, isHead: Bool)? {
+        var best: (gap: (offset: Int64, inside: Int?), window: ReaderWindow, isHead: Bool, due: Double)?
         for id in readers.keys.sorted() {
             guard let window = readers[id], let gap = firstUncovered(window, in: map) else { continue }
-            let distance = Double(gap.offset - window.offset)
-            let due = window.bytesPerSecond.map { distance / max($0, 1) } ?? distance
-            if best == nil || due < best!.due { best = (gap, window, due) }
+            let isHead = window.head.contains(gap.offset)
+            let due = Double(gap.offset - window.offset) / max(window.bytesPerSecond ?? ReaderWindow.assumedBytesPerSecond, 1)
+            if let current = best, (current.isHead ? 0 : 1, current.due) <= (isHead ? 0 : 1, due) { continue }
+            best = (gap, window, isHead, due)
         }
-        return best.map { ($0.gap, $0.window) }
+        return best.map { ($0.gap, $0.window, $0.isHead) }
     }
 
     /// The first byte of `window` that is neither written nor brought in time by a running

@@ -40,6 +40,13 @@ struct ReaderWindow: Sendable, Equatable {
 
     /// The piece at the reader's offset.
     static let headPiece: Int64 = 64 << 10
+    /// The rate a reader that tells none is taken to read at, to weigh its needs against
+    /// other readers'.
+    static let assumedBytesPerSecond = 256.0 * 1024
+
+    /// What the reader reads next: its first two head pieces. A reader waiting there waits
+    /// now; the rest of the window is for later.
+    var head: Range<Int64> { offset..<(offset + 2 * Self.headPiece) }
 
     /// Whether any byte of `range` lies in the window.
     func overlaps(_ range: Range<Int64>) -> Bool {

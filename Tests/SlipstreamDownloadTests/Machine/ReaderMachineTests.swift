@@ -75,4 +75,42 @@ import Testing
         let ratio = (read.finished ?? .infinity) / (alone.finished ?? 1)
         #expect(ratio <= 1.05, "with a reader \(read.finished ?? -1) s, alone \(alone.finished ?? -1) s")
     }
+
+    /// Four connections each on a quarter of 8 MiB, a reader at the start reading at `rate`, and
+    /// a second reader waiting at 7 MiB and a bit: a connection makes room, and one asks from
+    /// exactly where the second reader waits.
+    static func secondReaderWaitsFarAhead(firstReaderRate rate: Double?) -> MachineDriver {
+        var driver = MachineDriver(server: .init(size: 8 << 20)) { settings in
+            settings.connections = 4
+            settings.minimumSplitSize = 1 << 20
+        }
+        driver.answer(1)
+        for number in driver.transfers.keys.sorted() { driver.answer(number) }
+        #expect(driver.transfers.count == 4)
+        driver.apply(driver.machine.readerMoved(1, to: ReaderWindow(offset: 0, bytesPerSecond: rate), at: driver.now))
+        driver.apply(driver.machine.readerMoved(2, to: ReaderWindow(offset: Self.far, bytesPerSecond: nil), at: driver.now))
+        for number in driver.transfers.keys.sorted() where driver.transfers[number]!.cancelled { driver.end(number) }
+        return driver
+    }
+
+    static let far = Int64(7 << 20) + 12_345
+
+    @Test func aReaderFarAheadGetsAConnectionThatWorkedForNoReader() {
+        var driver = Self.secondReaderWaitsFarAhead(firstReaderRate: nil)
+        #expect(driver.transfers.values.contains { $0.request.start == Self.far })
+        // The one that made room worked outside both windows: the quarter from 4 MiB.
+        #expect(!driver.transfers.values.contains { $0.request.start == 4 << 20 })
+        driver.runToEnd()
+        driver.checkEnd()
+    }
+
+    @Test func aReaderThatTakesEveryWindowDoesNotStarveAnotherThatWaits() {
+        // The first reader's window covers the whole file (a huge rate): every connection
+        // works for it, and one that brings no reader's head makes room.
+        var driver = Self.secondReaderWaitsFarAhead(firstReaderRate: 100_000_000)
+        #expect(driver.transfers.values.contains { $0.request.start == Self.far })
+        #expect(driver.transfers.values.contains { $0.request.start == 0 })
+        driver.runToEnd()
+        driver.checkEnd()
+    }
 }
