@@ -27,6 +27,14 @@ extension WebServer {
         public var files: [String: File] = [:]
         /// The path of the RPC: POST, GET with a query, and the WebSocket.
         public var rpcPath = "/jsonrpc"
+        /// The start of the paths of streamed files (GET and HEAD with ranges, see
+        /// `WebServer.StreamSource`); served only when the server has a `StreamOpener`.
+        public var streamPath = "/stream/"
+        /// Streamed files served at once; more are answered 503.
+        public var maxStreams = 16
+        /// The bytes of a streamed file read at a time: each client holds at most two such
+        /// pieces besides what its socket holds.
+        public var streamPieceBytes = 65536
 
         /// The defaults.
         public init() {}
