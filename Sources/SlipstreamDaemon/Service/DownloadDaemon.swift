@@ -106,7 +106,11 @@ public final class DownloadDaemon: Sendable {
         let service = service
         let calls = calls
         do {
-            server = try WebServer(configuration: serverConfiguration) { request, reply in
+            let streamPath = serverConfiguration.streamPath
+            server = try WebServer(
+                configuration: serverConfiguration,
+                streams: { path in calls.sync { service.openStream(path, prefix: streamPath) } }
+            ) { request, reply in
                 calls.async { reply(DaemonRequests.answer(request, service: service)) }
             }
             listeners.server.withLock { [server] in $0 = server }
