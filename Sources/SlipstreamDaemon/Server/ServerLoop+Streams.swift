@@ -1,5 +1,9 @@
 import CWebSockets
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Streamed files (`Configuration.streamPath`): each request answered by a `StreamPump` on a
 /// thread of its own, whose pieces this thread writes as the socket takes them.
 extension ServerLoop {
@@ -24,6 +28,7 @@ extension ServerLoop {
         connection.piecesComplete = false
         let id = connection.id, request = connection.requests
         let asked = StreamPump.Asked(path: path, range: Self.header(wsi, WSI_TOKEN_HTTP_RANGE), headOnly: method == .head)
+        slipstream_lws_set_timer_usecs(wsi, Self.leaveCheckMicroseconds)
         connection.pump = StreamPump(asked, pieceBytes: configuration.streamPieceBytes, open: streams) { [self] event in
             inbox.withLock {
                 guard !$0.stopping else { return }
@@ -31,6 +36,24 @@ extension ServerLoop {
                 $0.wake()
             }
         }
+        return 0
+    }
+
+    /// How often a stream's client is looked at while its answer waits for bytes.
+    static let leaveCheckMicroseconds: lws_usec_t = 500_000
+
+    /// `POLLRDHUP`: the peer closed (Linux; Glibc's module leaves it out without _GNU_SOURCE).
+    static let pollReadHangUp: Int16 = 0x2000
+
+    /// The stream's timer: a client that has gone is closed, which closes its source. While an
+    /// answer waits for bytes, libwebsockets reads nothing from its socket and would see the
+    /// client's close only at the idle timeout; meanwhile its reader would hold the download's
+    /// window where nobody reads.
+    func streamTimer(_ wsi: OpaquePointer) -> Int32 {
+        guard let connection = connections[wsi], connection.pump != nil else { return 0 }
+        var peer = pollfd(fd: slipstream_lws_get_socket_fd(wsi), events: Self.pollReadHangUp, revents: 0)
+        if poll(&peer, 1, 0) > 0, peer.revents & (Self.pollReadHangUp | Int16(POLLHUP) | Int16(POLLERR)) != 0 { return -1 }
+        slipstream_lws_set_timer_usecs(wsi, Self.leaveCheckMicroseconds)
         return 0
     }
 

@@ -167,6 +167,8 @@ final class ServerLoop: @unchecked Sendable {
             return webSocketReceived(wsi, UnsafeRawBufferPointer(start: input, count: length))
         case LWS_CALLBACK_SERVER_WRITEABLE:
             return webSocketWritable(wsi)
+        case LWS_CALLBACK_TIMER:
+            return streamTimer(wsi)
         default:
             return 0
         }
