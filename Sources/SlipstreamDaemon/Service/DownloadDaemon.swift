@@ -4,7 +4,8 @@ import Synchronization
 /// `slipstream daemon`: one download queue driven by aria2's JSON-RPC, at `/jsonrpc` over HTTP
 /// POST, GET (JSONP too) and WebSocket, with aria2's notifications on the WebSocket and a page
 /// of its own at `/`. Its downloads survive restarts through the session file, written after
-/// every change that matters and on a timer.
+/// every change that matters and on a timer. A running download is served to players with
+/// ranges at the path `slipstream.getStreamPath` gives (`/stream/GID/TOKEN/NAME`).
 ///
 /// ```swift
 /// var configuration = DownloadDaemon.Configuration(folder: "/srv/downloads")
