@@ -29,6 +29,7 @@ extension ServerLoop {
         let id = connection.id, request = connection.requests
         let asked = StreamPump.Asked(path: path, range: Self.header(wsi, WSI_TOKEN_HTTP_RANGE), headOnly: method == .head)
         slipstream_lws_set_timer_usecs(wsi, Self.leaveCheckMicroseconds)
+        stillAnswering(wsi)
         connection.pump = StreamPump(asked, pieceBytes: configuration.streamPieceBytes, open: streams) { [self] event in
             inbox.withLock {
                 guard !$0.stopping else { return }
@@ -55,6 +56,13 @@ extension ServerLoop {
         if poll(&peer, 1, 0) > 0, peer.revents & (Self.pollReadHangUp | Int16(POLLHUP) | Int16(POLLERR)) != 0 { return -1 }
         slipstream_lws_set_timer_usecs(wsi, Self.leaveCheckMicroseconds)
         return 0
+    }
+
+    /// A stream's answer goes on: it may take longer than a request (libwebsockets closed it
+    /// after `idleTimeout` whatever it sent), but not stand still longer than `idleTimeout`
+    /// (a client that stopped reading, a download that stalled: players ask again).
+    private func stillAnswering(_ wsi: OpaquePointer) {
+        slipstream_lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, configuration.idleSeconds)
     }
 
     /// What a stream's thread delivered for `connection`'s request being answered.
@@ -84,6 +92,7 @@ extension ServerLoop {
         let end = min(connection.pieceOffset + Self.pieceBytes, piece.count)
         let last = end == piece.count && connection.pieces.count == 1 && connection.piecesComplete
         guard write(wsi, piece[connection.pieceOffset..<end], last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) else { return -1 }
+        stillAnswering(wsi)
         if end == piece.count {
             connection.pieces.removeFirst()
             connection.pieceOffset = 0

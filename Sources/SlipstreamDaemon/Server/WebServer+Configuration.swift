@@ -38,6 +38,13 @@ extension WebServer {
 
         /// The defaults.
         public init() {}
+
+        /// `idleTimeout` in whole seconds, at least one; at most what the WebSocket idle policy
+        /// holds (16 bits).
+        var idleSeconds: Int32 {
+            let idle = idleTimeout.components
+            return Int32(min(65535, max(1, idle.seconds + (idle.attoseconds > 0 ? 1 : 0))))
+        }
     }
 
     /// A static file: its `Content-Type` and its bytes.

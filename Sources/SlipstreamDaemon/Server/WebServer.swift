@@ -34,12 +34,9 @@ public final class WebServer: Sendable {
             let version = slipstream_lws_version().map { String(cString: $0) } ?? "of an unknown version"
             throw WebServerError(.library, "libwebsockets \(version) is installed; the server needs 4.1.x")
         }
-        let idle = configuration.idleTimeout.components
-        // Whole seconds, at least one; at most what the WebSocket idle policy holds (16 bits).
-        let idleSeconds = Int32(min(65535, max(1, idle.seconds + (idle.attoseconds > 0 ? 1 : 0))))
         let loop = ServerLoop(configuration: configuration, streams: streams, handler: handler)
         var settings = slipstream_lws_settings(
-            port: Int32(configuration.port), listen_all: configuration.listenAll ? 1 : 0, idle_seconds: UInt32(idleSeconds),
+            port: Int32(configuration.port), listen_all: configuration.listenAll ? 1 : 0, idle_seconds: UInt32(configuration.idleSeconds),
             max_header_bytes: 8192, max_header_pool: UInt16(clamping: configuration.maxConnections),
             callback: { wsi, reason, _, input, length in
                 guard let wsi, let context = slipstream_lws_get_context(wsi), let user = slipstream_lws_context_user(context)

@@ -45,7 +45,11 @@ extension Aria2Service {
         }
         guard status.word == .complete, isInsideFolder(status.path), let file = FileStream(path: status.path, contentType: contentType)
         else {
-            return .refused(Self.text(409, "The download is \(status.word.rawValue): only a running or complete one is served."))
+            let why =
+                status.word == .active
+                ? "The download is starting: ask again in a moment."
+                : "The download is \(status.word.rawValue): only a running or complete one is served."
+            return .refused(Self.text(409, why))
         }
         return .source(file)
     }

@@ -129,6 +129,33 @@ struct WebServerStreamTests {
         #expect(after.status == 206)
     }
 
+    @Test func aStreamOutlivesTheIdleTimeoutWhileItsBytesFlowButNotWhenTheyStop() async throws {
+        let source = GrowingSource(count: 12000, available: 0)
+        let server = try Self.server({ $0.idleTimeout = .seconds(1) }) { source }
+        defer { server.close() }
+        let (flowing, stalled) = try await offPool { [port = server.port] in
+            // 1000 bytes every 0.4 s, for 2.4 s: more than the idle second (time is what this is
+            // about).
+            let feeder = Thread {
+                for step in 1...6 {
+                    source.grow(to: step * 1000)
+                    Thread.sleep(forTimeInterval: 0.4)
+                }
+            }
+            feeder.start()
+            let flowing = try Self.get(port, headers: [("Range", "bytes=0-5999")])
+            // Past its bytes, a stream that stands still is closed (the player asks again).
+            let client = try RawClient(port: port, timeoutSeconds: 60)
+            try client.request("GET", "/stream/a.mp3", port: port, headers: [("Range", "bytes=6000-")])
+            source.grow(to: 6500)
+            let stalled = Result { try client.response() }
+            return (flowing, stalled)
+        }
+        #expect(flowing.status == 206)
+        #expect(flowing.body == Array(source.bytes[0..<6000]))
+        #expect(throws: RawClient.Failure.self) { try stalled.get() }
+    }
+
     @Test func refusalsComeBeforeAnySourceIsOpened() async throws {
         let opens = OpenCount()
         let server = try Self.server(opens: opens) { GrowingSource(count: 10, available: 10) }
