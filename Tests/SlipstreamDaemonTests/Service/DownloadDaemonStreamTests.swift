@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -42,13 +43,20 @@ extension DownloadDaemonTests {
         let port = daemon.port
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: source)))
         let far = (size - 100_000)..<size
-        let (path, tail, status, head, start, refused) = try await offPool {
+        let (path, tail, status, both, head, start, refused) = try await offPool {
             let gid = try #require(
                 Self.result(port, "aria2.addUri", #"["\#(url)"],{"split":"4","max-connection-per-server":"4"}"#)?.string)
             let path = try #require(Self.result(port, "slipstream.getStreamPath", #""\#(gid)""#)?.string)
             let tail = try Self.runningStream(port, path, range: "bytes=\(far.lowerBound)-")
             // Where the download was once the tail came.
             let status = try Self.result(port, "aria2.tellStatus", #""\#(gid)",["status","completedLength","totalLength"]"#)
+            // Two players at once, each at its own place.
+            let pair = Mutex<[Int: RawClient.Response]>([:])
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let response = try? Self.stream(port, path, range: index == 0 ? "bytes=4000000-4099999" : "bytes=12000000-12099999")
+                pair.withLock { $0[index] = response }
+            }
+            let both = pair.withLock { $0 }
             let head = try Self.stream(port, path, range: "bytes=100-", head: true)
             let start = try Self.stream(port, path, range: "bytes=0-99999")
             let token = path.split(separator: "/")[2]
@@ -57,7 +65,7 @@ extension DownloadDaemonTests {
                 path.replacingOccurrences(of: gid, with: "0123456789abcdef"), "/stream/\(gid)", "/stream/",
             ].map { try Self.stream(port, $0).status }
             _ = try Self.result(port, "aria2.forceRemove", #""\#(gid)""#)
-            return (path, tail, status, head, start, refused)
+            return (path, tail, status, both, head, start, refused)
         }
         #expect(path.hasSuffix("/daemon-stream.mp3"))
         #expect(tail.status == 206)
@@ -67,6 +75,8 @@ extension DownloadDaemonTests {
         #expect(status?["status"]?.string == "active")
         let completed = Int(status?["completedLength"]?.string ?? "") ?? size
         #expect(completed < size, "the range far ahead came before the download's end")
+        #expect(both[0]?.body == Array(bytes[4_000_000..<4_100_000]))
+        #expect(both[1]?.body == Array(bytes[12_000_000..<12_100_000]))
         #expect(head.status == 206)
         #expect(head.headers["content-length"] == "\(size - 100)")
         #expect(head.headers["accept-ranges"] == "bytes")
