@@ -18,8 +18,13 @@ final class GrowingSource: WebServer.StreamSource {
     let closedSignal = DispatchSemaphore(value: 0)
     private let closes = Atomic(0)
 
-    /// A file of `count` bytes (each its offset's low byte, times 7), `available` of them there.
-    init(count: Int, available: Int) {
+    /// Whether `size()` tells the size (else it is a stream of unknown length).
+    private let sized: Bool
+
+    /// A file of `count` bytes (each its offset's low byte, times 7), `available` of them there;
+    /// of a size it does not tell unless `sized`.
+    init(count: Int, available: Int, sized: Bool = true) {
+        self.sized = sized
         bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         state.withLock { $0.available = available }
     }
@@ -36,7 +41,7 @@ final class GrowingSource: WebServer.StreamSource {
         for waiter in waiters { waiter.signal() }
     }
 
-    func size() -> Int64? { Int64(bytes.count) }
+    func size() -> Int64? { sized ? Int64(bytes.count) : nil }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int? {
         let start = Int(offset)

@@ -156,6 +156,20 @@ struct WebServerStreamTests {
         #expect(throws: RawClient.Failure.self) { try stalled.get() }
     }
 
+    @Test func aStreamOfUnknownLengthIsServedWholeAndClosedAtItsEnd() async throws {
+        let server = try Self.server { GrowingSource(count: 300_000, available: 300_000, sized: false) }
+        defer { server.close() }
+        let (head, body) = try await offPool { [port = server.port] in
+            let client = try RawClient(port: port, timeoutSeconds: 60)
+            try client.request("GET", "/stream/a.mp3", port: port, headers: [("Range", "bytes=10-19")])
+            return (try client.response(toHead: true), try client.untilClosed())
+        }
+        #expect(head.status == 200)
+        #expect(head.headers["content-length"] == nil)
+        #expect(head.headers["content-range"] == nil)
+        #expect(body == GrowingSource(count: 300_000, available: 0).bytes)
+    }
+
     @Test func refusalsComeBeforeAnySourceIsOpened() async throws {
         let opens = OpenCount()
         let server = try Self.server(opens: opens) { GrowingSource(count: 10, available: 10) }
