@@ -34,10 +34,11 @@ packages=(
     gdb                    # the stacks scripts/test.sh prints of tests that run past its limit
     aria2                  # aria2c --enable-rpc: the client tests compare the daemon's answers with its
     chromium               # the browser the daemon's page is tested in (Tests/Clients/test_page.py)
+    mpv                    # a player of a running download the daemon serves (Tests/Clients/test_stream.py)
 )
 # Benchmarks only: the download and radio peers.
 if [[ "${1:-}" == "--benchmarks" ]]; then
-    packages+=(axel lftp time python3 mpv)
+    packages+=(axel lftp time python3)
 fi
 
 missing=()

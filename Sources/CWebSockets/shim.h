@@ -51,6 +51,7 @@ SLIPSTREAM_LAZY_VOID_FUNCTION(lws, lws_close_reason,
 SLIPSTREAM_LAZY_VOID_FUNCTION(lws, lws_set_timeout, (struct lws *wsi, enum pending_timeout reason, int secs),
     (wsi, reason, secs))
 SLIPSTREAM_LAZY_FUNCTION(lws, lws_sockfd_type, lws_get_socket_fd, -1, (struct lws *wsi), (wsi))
+SLIPSTREAM_LAZY_VOID_FUNCTION(lws, lws_set_timer_usecs, (struct lws *wsi, lws_usec_t usecs), (wsi, usecs))
 
 /// Whether libwebsockets is installed.
 static inline int slipstream_lws_installed(void) { return slipstream_lws_loaded(); }

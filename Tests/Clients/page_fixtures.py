@@ -8,6 +8,7 @@
 - FileServer: a loopback file server (ranges, ?rate= throttling, 404s) for when the test nginx
   ($SLIPSTREAM_TEST_NGINX_PORT) is not there.
 - start_rpc_server(): `slipstream daemon` or `aria2c --enable-rpc` on a free port.
+- tone_mp3(): an MP3 of a sine tone (ffmpeg), for playing a download while it runs.
 
 Run as a program, it starts aria2c and the page in front of it, for working on the page:
     python3 Tests/Clients/page_fixtures.py [PORT]
@@ -224,6 +225,20 @@ def wait_for_port(port, process, seconds=30):
         except OSError:
             time.sleep(0.1)
     raise RuntimeError(f"nothing listened on port {port} within {seconds} s")
+
+
+_TONES = {}
+
+
+def tone_mp3(seconds):
+    """The bytes of a 128 kbit/s MP3 of a 440 Hz tone lasting `seconds` (made once per run)."""
+    if seconds not in _TONES:
+        with tempfile.TemporaryDirectory() as folder:
+            path = pathlib.Path(folder) / "tone.mp3"
+            subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds}",
+                            "-c:a", "libmp3lame", "-b:a", "128k", str(path)], check=True, timeout=300)
+            _TONES[seconds] = path.read_bytes()
+    return _TONES[seconds]
 
 
 def rpc_command(kind, port, secret, folder):

@@ -290,9 +290,9 @@ def test_methods_and_notifications(both):
     our_methods = set(ours.call("system.listMethods", token=False))
     their_methods = set(theirs.call("system.listMethods", token=False))
     # Torrents are not downloaded here: getPeers is aria2's only torrent-only method; addTorrent
-    # stays listed and answers a clear error. slipstream.getPieces is the page's own method.
+    # stays listed and answers a clear error. slipstream.getPieces and getStreamPath are the page's own.
     assert their_methods - our_methods <= {"aria2.getPeers"}, their_methods - our_methods
-    assert our_methods - their_methods <= {"slipstream.getPieces"}, our_methods - their_methods
+    assert our_methods - their_methods <= {"slipstream.getPieces", "slipstream.getStreamPath"}, our_methods - their_methods
     our_events = set(ours.call("system.listNotifications", token=False))
     their_events = set(theirs.call("system.listNotifications", token=False))
     assert their_events - our_events <= {"aria2.onBtDownloadComplete"}, their_events - our_events

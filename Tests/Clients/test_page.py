@@ -17,6 +17,7 @@ Screenshots go to $SLIPSTREAM_PAGE_SHOTS (default: a new folder under /tmp, prin
 """
 
 import hashlib
+import json
 import os
 import pathlib
 import re
@@ -25,6 +26,7 @@ import shutil
 import sys
 import tempfile
 import time
+import urllib.request
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
@@ -114,6 +116,13 @@ class Server:
     def __getitem__(self, key):
         return getattr(self, key)
 
+    def rpc(self, method, *params):
+        """The result of one call to the RPC server itself."""
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": [f"token:{self.secret}", *params]})
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/jsonrpc", data=body.encode(), method="POST")
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return json.loads(answer.read())["result"]
+
     def restart(self):
         """Stops the server and starts it again on the same port."""
         page_fixtures.stop_process(self.process)
@@ -149,7 +158,8 @@ def server(kind, tmp_path_factory):
 def browser():
     with sync_playwright() as playwright:
         # As root there is no sandbox; /dev/shm may be small in a container.
-        arguments = ["--no-sandbox", "--disable-dev-shm-usage"]
+        # The play test's <audio> plays without a sound card (a fake output) or a gesture of its own.
+        arguments = ["--no-sandbox", "--disable-dev-shm-usage", "--autoplay-policy=no-user-gesture-required", "--mute-audio"]
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=arguments)
         yield launched
         launched.close()
@@ -339,6 +349,40 @@ def test_pause_resume_remove_and_the_pieces_move(page, files, shots):
     expect(row).to_have_attribute("data-status", "removed", timeout=FINISH)
     page.tab.click("#purge")
     expect(row).to_have_count(0)
+
+
+def test_the_play_button_plays_an_audio_download_while_it_runs(page, files, shots):
+    if page.server["kind"] != "slipstream":
+        pytest.skip("aria2c serves no download to players")
+    page.signed_in()
+    name = files.prefix + "tone.mp3"
+    data = page_fixtures.tone_mp3(1800)
+    path = files.folder / name
+    path.write_bytes(data)
+    files.made.append(path)
+    # Connections of 16 KiB/s (the daemon opens 8): over a minute for the whole file, which plays
+    # at 16 KiB/s.
+    page.add(files.slow_url(name, rate="16k"))
+    row = page.row(name)
+    expect(row).to_have_attribute("data-status", "active", timeout=FINISH)
+    row.get_by_role("button", name=f"Play {name}").click()
+    audio = row.locator("audio.download-audio")
+    expect(audio).to_be_visible()
+    # It has data to play and its time moves, while the download runs.
+    page.tab.wait_for_function("a => a.readyState >= 2 && a.currentTime > 1", arg=audio.element_handle(), timeout=FINISH)
+    assert row.get_attribute("data-status") == "active"
+    # A seek to bytes not downloaded yet: the download's window moves there, and it plays on.
+    audio.evaluate("a => { a.currentTime = 1200; }")
+    page.tab.wait_for_function("a => !a.seeking && a.readyState >= 2 && a.currentTime > 1201", arg=audio.element_handle(),
+                               timeout=FINISH)
+    assert row.get_attribute("data-status") == "active"
+    done = int(page.server.rpc("aria2.tellStatus", row.get_attribute("data-gid"), ["completedLength"])["completedLength"])
+    assert done < len(data) * 1200 / 1800, "the seek was played from bytes downloaded in order"
+    row.screenshot(path=str(shots / "slipstream-playing.png"))
+    row.get_by_role("button", name=f"Close player {name}").click()
+    expect(audio).to_be_hidden()
+    row.get_by_role("button", name=f"Remove {name}").click()
+    expect(row).to_have_attribute("data-status", "removed", timeout=FINISH)
 
 
 def test_pause_all_move_and_resume_all(page, files):

@@ -18,6 +18,8 @@ public final class Aria2Service: Sendable {
         var removedWhileActive = false
         /// Paused by a call: it may be unpaused even while its transfers are still stopping.
         var pauseAsked = false
+        /// The token of its stream's path, once asked for (`slipstream.getStreamPath`).
+        var streamToken: String?
     }
 
     struct Book: Sendable {
@@ -124,9 +126,14 @@ public final class Aria2Service: Sendable {
     /// Whether `token` is the secret, compared in constant time (of the token's length).
     private func authorized(_ token: [UInt8]) -> Bool {
         guard let secret else { return true }
-        var difference: UInt8 = secret.count == token.count ? 0 : 1
-        for index in token.indices { difference |= token[index] ^ secret[index % max(secret.count, 1)] }
-        return difference == 0 && !secret.isEmpty
+        return Self.matches(token, secret)
+    }
+
+    /// Whether `given` is `expected` (not empty), compared in constant time (of `given`'s length).
+    static func matches(_ given: [UInt8], _ expected: [UInt8]) -> Bool {
+        var difference: UInt8 = expected.count == given.count ? 0 : 1
+        for index in given.indices { difference |= given[index] ^ expected[index % max(expected.count, 1)] }
+        return difference == 0 && !expected.isEmpty
     }
 
     /// `system.multicall([{methodName, params}, ...])`: each result wrapped in an array, each
@@ -172,7 +179,7 @@ public final class Aria2Service: Sendable {
 
     static let systemMethods = ["system.listMethods", "system.listNotifications", "system.multicall"]
 
-    /// aria2's methods (and the page's one), as `system.listMethods` tells them.
+    /// aria2's methods (and the page's), as `system.listMethods` tells them.
     static let methodNames = [
         "aria2.addUri", "aria2.addMetalink", "aria2.addTorrent", "aria2.remove", "aria2.forceRemove", "aria2.pause",
         "aria2.forcePause", "aria2.pauseAll", "aria2.forcePauseAll", "aria2.unpause", "aria2.unpauseAll",
@@ -181,6 +188,7 @@ public final class Aria2Service: Sendable {
         "aria2.changeOption", "aria2.getGlobalOption", "aria2.changeGlobalOption", "aria2.getGlobalStat",
         "aria2.purgeDownloadResult", "aria2.removeDownloadResult", "aria2.getVersion", "aria2.getSessionInfo",
         "aria2.shutdown", "aria2.forceShutdown", "aria2.saveSession", "slipstream.getPieces",
+        "slipstream.getStreamPath",
     ]
 
     /// Runs the method `name` (one of `methodNames`).
@@ -220,6 +228,7 @@ public final class Aria2Service: Sendable {
             actions.shutdown(name == "aria2.forceShutdown")
             return "OK"
         case "slipstream.getPieces": return try getPieces(params)
+        case "slipstream.getStreamPath": return try getStreamPath(params)
         default: throw .methodNotFound
         }
     }

@@ -133,7 +133,9 @@ extension DaemonPage {
               <canvas class="pieces-canvas" role="img" width="300" height="18"></canvas>
               <ul class="pieces-legend"></ul>
             </div>
+            <audio class="download-audio" controls preload="none" hidden></audio>
             <div class="download-actions">
+              <button type="button" data-action="play" hidden>Play</button>
               <button type="button" data-action="toggle">Pause</button>
               <button type="button" data-action="up">Move up</button>
               <button type="button" data-action="down">Move down</button>

@@ -32,6 +32,8 @@ extension DaemonPage {
           activeGids: [],
           // slipstream.getPieces: true until the server says it has no such method (aria2c).
           piecesMethod: true,
+          // slipstream.getStreamPath: true until the server says it has no such method (aria2c).
+          streamMethod: true,
           noticeTimer: 0,
           pollError: '',
           ticks: 0,
@@ -327,6 +329,9 @@ extension DaemonPage {
           }
         }
 
+        // Downloads the page plays while they run (slipstream.getStreamPath): audio, by name.
+        const AUDIO_NAME = /\.(mp3|flac|ogg|oga|opus|m4a|aac|wav|weba|mka)$/i;
+
         const STATUS_TEXT = {
           active: 'Downloading',
           waiting: 'Queued',
@@ -400,7 +405,9 @@ extension DaemonPage {
             pieces: part('download-pieces'),
             canvas: part('pieces-canvas'),
             legend: part('pieces-legend'),
+            audio: part('download-audio'),
             buttons: {
+              play: element.querySelector('[data-action="play"]'),
               toggle: element.querySelector('[data-action="toggle"]'),
               up: element.querySelector('[data-action="up"]'),
               down: element.querySelector('[data-action="down"]'),
@@ -454,7 +461,11 @@ extension DaemonPage {
           }) : null;
           if (showPieces) drawPieces(row);
 
-          const { toggle, up, down, remove } = row.buttons;
+          const { play, toggle, up, down, remove } = row.buttons;
+          // An open player stays until closed; a new one opens on a running or complete file.
+          const playable = state.streamMethod && AUDIO_NAME.test(name) && (live || status === 'complete');
+          play.hidden = row.audio.hidden && !playable;
+          setText(play, row.audio.hidden ? 'Play' : 'Close player');
           const queued = status === 'waiting' || status === 'paused';
           toggle.hidden = !(live || queued);
           setText(toggle, status === 'paused' ? 'Resume' : 'Pause');
@@ -464,7 +475,7 @@ extension DaemonPage {
           up.disabled = place.first;
           down.disabled = place.last;
           setText(remove, live || queued ? 'Remove' : 'Clear');
-          for (const button of [toggle, up, down, remove]) {
+          for (const button of [play, toggle, up, down, remove]) {
             button.setAttribute('aria-label', `${button.textContent} ${name}`);
           }
         }
@@ -590,6 +601,44 @@ extension DaemonPage {
           }
         }
 
+        // Plays the download in its row's <audio> while it downloads: the daemon serves it with
+        // ranges at a path of its own (seeking moves the download's window there).
+        async function togglePlayer(row) {
+          if (!row) return;
+          const { audio } = row;
+          if (!audio.hidden) {
+            audio.pause();
+            audio.removeAttribute('src');
+            audio.load();
+            audio.hidden = true;
+            setText(row.buttons.play, 'Play');
+            poll();
+            return;
+          }
+          let path;
+          try {
+            path = await call('slipstream.getStreamPath', row.element.dataset.gid);
+          } catch (error) {
+            if (isNoSuchMethod(error)) {
+              state.streamMethod = false;
+              notify('This server cannot play its downloads.', 'error');
+            } else if (!isUnauthorized(error)) {
+              notify(error.message, 'error');
+            }
+            return;
+          }
+          // Beside the page, as the RPC (under a prefix behind a proxy too).
+          audio.src = new URL(String(path).replace(/^\//, ''), location.href).href;
+          audio.hidden = false;
+          setText(row.buttons.play, 'Close player');
+          poll();
+          try {
+            await audio.play();
+          } catch (error) {
+            notify(`It cannot be played: ${error.message}`, 'error');
+          }
+        }
+
         function quietly(promise) {
           promise.catch(() => {});
         }
@@ -603,6 +652,9 @@ extension DaemonPage {
             const status = element.dataset.status;
             const queued = status === 'active' || status === 'waiting' || status === 'paused';
             switch (button.dataset.action) {
+            case 'play':
+              quietly(togglePlayer(state.rows.get(gid)));
+              break;
             case 'toggle':
               quietly(act(status === 'paused' ? 'aria2.unpause' : 'aria2.pause', gid));
               break;

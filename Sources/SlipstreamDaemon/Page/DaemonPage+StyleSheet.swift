@@ -358,6 +358,10 @@ extension DaemonPage {
 
         .download-facts > span::before { content: "·" / ""; display: inline-block; width: 1.2em; text-align: center; }
 
+        .download-audio { display: block; width: 100%; margin: 8px 0; }
+
+        .download-audio[hidden] { display: none; }
+
         .download-error {
           color: var(--danger);
           font-size: 0.9rem;

@@ -22,8 +22,12 @@ final class ServerConnection {
         var body: [UInt8]
         /// Whether the body is left out (HEAD) while its length is still sent.
         var headOnly = false
-        /// Whether the connection closes once it is written (a refusal).
+        /// Whether the connection closes once it is written (a refusal, a body of unknown length).
         var closeAfter = false
+        /// Whether the body comes in pieces from a `StreamPump` (`body` is unused).
+        var streamed = false
+        /// A streamed body's length; nil when unknown.
+        var contentLength: Int64?
         var headWritten = false
         var bodyOffset = 0
     }
@@ -49,6 +53,13 @@ final class ServerConnection {
     var queuedBytes = 0
     /// A WebSocket close status to close with at the next chance.
     var closeStatus: UInt32?
+    /// The thread answering a streamed file, while it answers.
+    var pump: StreamPump?
+    /// A streamed body's pieces not yet written, and what of the first is.
+    var pieces: [[UInt8]] = []
+    var pieceOffset = 0
+    /// Whether the streamed body's pieces have all come.
+    var piecesComplete = false
 
     init(id: UInt64) { self.id = id }
 }

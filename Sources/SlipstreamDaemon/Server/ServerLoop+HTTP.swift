@@ -1,6 +1,7 @@
 import CWebSockets
 
-/// HTTP requests: the checks every one passes, then the RPC path, the static files, or a refusal.
+/// HTTP requests: the checks every one passes, then the RPC path, streamed files, the static
+/// files, or a refusal.
 extension ServerLoop {
     /// The methods told apart (libwebsockets keeps the path under a token per method).
     enum Method {
@@ -39,6 +40,9 @@ extension ServerLoop {
         }
         if path == configuration.rpcPath {
             return rpcRequest(wsi, connection, method: method, origin: origin)
+        }
+        if path.hasPrefix(configuration.streamPath) {
+            return streamRequest(wsi, connection, path: path, method: method, origin: origin)
         }
         guard let file = configuration.files[path] else {
             return refuse(wsi, connection, status: 404, "Not found.")
@@ -130,7 +134,7 @@ extension ServerLoop {
     }
 
     /// Queues `connection.response` to be written when the socket can take it.
-    private func startResponse(_ wsi: OpaquePointer, _ connection: ServerConnection) -> Int32 {
+    func startResponse(_ wsi: OpaquePointer, _ connection: ServerConnection) -> Int32 {
         if let allowOrigin = connection.allowOrigin {
             connection.response?.headers.append(("Access-Control-Allow-Origin", allowOrigin))
             if allowOrigin != "*" { connection.response?.headers.append(("Vary", "Origin")) }

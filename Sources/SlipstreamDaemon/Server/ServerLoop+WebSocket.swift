@@ -70,12 +70,7 @@ extension ServerLoop {
             connection.outgoingStart = 0
             connection.queuedBytes = 0
             connection.closeStatus = LWS_CLOSE_STATUS_POLICY_VIOLATION.rawValue
-            // A client that does not read may never be writable again, and libwebsockets would
-            // wait to flush what it holds before closing: the socket is shut first, so that
-            // the flush fails at once and the close follows on the next turn.
-            let socket = slipstream_lws_get_socket_fd(wsi)
-            if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
-            slipstream_lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, slipstream_lws_kill_async)
+            closeSoon(wsi)
             return
         }
         connection.outgoing.append(text)

@@ -12,7 +12,9 @@ extension ServerLoop {
         if !response.headWritten {
             guard writeHead(wsi, response) else { return -1 }
             response.headWritten = true
+            connection.response = response
         }
+        if response.streamed { return writePiece(wsi, connection, response) }
         let body = response.headOnly ? [] : response.body
         if response.bodyOffset < body.count {
             let end = min(response.bodyOffset + Self.pieceBytes, body.count)
@@ -24,9 +26,16 @@ extension ServerLoop {
                 return slipstream_lws_callback_on_writable(wsi) < 0 ? -1 : 0
             }
         }
+        return finishResponse(wsi, connection, response)
+    }
+
+    /// `response` is written: the connection waits for its next request, or closes.
+    func finishResponse(_ wsi: OpaquePointer, _ connection: ServerConnection, _ response: ServerConnection.Response) -> Int32 {
         connection.response = nil
         connection.phase = .idle
         connection.allowOrigin = nil
+        connection.pump = nil
+        connection.pieces = []
         if response.closeAfter { return -1 }
         return slipstream_lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
@@ -38,7 +47,15 @@ extension ServerLoop {
             let start = buffer.baseAddress! + slipstream_lws_pre
             let end = buffer.baseAddress! + buffer.count - 1
             var position: UnsafeMutablePointer<UInt8>? = start
-            let length = response.status == 204 ? lws_filepos_t.max : lws_filepos_t(response.body.count)
+            // No length (`max`): none for a 204, none known for a stream that ends with the connection.
+            let length =
+                if response.status == 204 {
+                    lws_filepos_t.max
+                } else if response.streamed {
+                    response.contentLength.map { lws_filepos_t($0) } ?? lws_filepos_t.max
+                } else {
+                    lws_filepos_t(response.body.count)
+                }
             guard slipstream_lws_add_http_common_headers(wsi, UInt32(response.status), response.contentType, length, &position, end) == 0
             else { return false }
             for (name, value) in response.headers {

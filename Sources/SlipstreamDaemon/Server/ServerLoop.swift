@@ -13,6 +13,8 @@ final class ServerLoop: @unchecked Sendable {
     let inbox = Mutex(ServerInbox())
     let configuration: WebServer.Configuration
     let handler: WebServer.Handler
+    /// Finds streamed files; nil: none are served.
+    let streams: WebServer.StreamOpener?
     /// Set before the thread starts (it needs the port bound).
     var policy: RequestPolicy
 
@@ -27,8 +29,9 @@ final class ServerLoop: @unchecked Sendable {
     /// The thread serving (its `pthread_self`), 0 before it starts.
     let thread = Atomic<UInt>(0)
 
-    init(configuration: WebServer.Configuration, handler: @escaping WebServer.Handler) {
+    init(configuration: WebServer.Configuration, streams: WebServer.StreamOpener?, handler: @escaping WebServer.Handler) {
         self.configuration = configuration
+        self.streams = streams
         self.handler = handler
         policy = RequestPolicy(
             port: configuration.port, listenAll: configuration.listenAll, allowedOrigins: configuration.allowedOrigins,
@@ -44,6 +47,7 @@ final class ServerLoop: @unchecked Sendable {
         }
         inbox.withLock { $0.context = nil }
         slipstream_lws_server_free(server)
+        for connection in connections.values { connection.pump?.close() }
         connections.removeAll()
         wsiByID.removeAll()
         webSockets.removeAll()
@@ -59,10 +63,22 @@ final class ServerLoop: @unchecked Sendable {
         return connection
     }
 
-    /// Forgets `wsi` (closed).
+    /// Forgets `wsi` (closed): the thread of its streamed file, if any, stops.
     func forget(_ wsi: OpaquePointer) {
-        if let connection = connections.removeValue(forKey: wsi) { wsiByID[connection.id] = nil }
+        if let connection = connections.removeValue(forKey: wsi) {
+            wsiByID[connection.id] = nil
+            connection.pump?.close()
+        }
         webSockets.remove(wsi)
+    }
+
+    /// Closes `wsi` on the next turn. A client that does not read may never be writable again,
+    /// and libwebsockets would wait to flush what it holds before closing: the socket is shut
+    /// first, so that the flush fails at once.
+    func closeSoon(_ wsi: OpaquePointer) {
+        let socket = slipstream_lws_get_socket_fd(wsi)
+        if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+        slipstream_lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, slipstream_lws_kill_async)
     }
 
     /// The function handed to `reply` for the connection's latest request: queues the reply
@@ -80,15 +96,21 @@ final class ServerLoop: @unchecked Sendable {
         }
     }
 
-    /// Takes what other threads queued: replies go to their connections, broadcasts to every
-    /// WebSocket.
+    /// Takes what other threads queued: replies and streamed pieces go to their connections,
+    /// broadcasts to every WebSocket.
     func drainInbox() {
-        let (replies, broadcasts) = inbox.withLock { inbox in
+        let (replies, broadcasts, streamEvents) = inbox.withLock { inbox in
             defer {
                 inbox.replies.removeAll()
                 inbox.broadcasts.removeAll()
+                inbox.streamEvents.removeAll()
             }
-            return (inbox.replies, inbox.broadcasts)
+            return (inbox.replies, inbox.broadcasts, inbox.streamEvents)
+        }
+        for (id, request, event) in streamEvents {
+            guard let wsi = wsiByID[id], let connection = connections[wsi], connection.pump != nil, request == connection.requests
+            else { continue }
+            deliver(event, wsi, connection)
         }
         for (id, request, reply) in replies {
             guard let wsi = wsiByID[id], let connection = connections[wsi] else { continue }
@@ -145,6 +167,8 @@ final class ServerLoop: @unchecked Sendable {
             return webSocketReceived(wsi, UnsafeRawBufferPointer(start: input, count: length))
         case LWS_CALLBACK_SERVER_WRITEABLE:
             return webSocketWritable(wsi)
+        case LWS_CALLBACK_TIMER:
+            return streamTimer(wsi)
         default:
             return 0
         }

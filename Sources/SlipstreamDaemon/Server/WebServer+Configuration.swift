@@ -27,9 +27,24 @@ extension WebServer {
         public var files: [String: File] = [:]
         /// The path of the RPC: POST, GET with a query, and the WebSocket.
         public var rpcPath = "/jsonrpc"
+        /// The start of the paths of streamed files (GET and HEAD with ranges, see
+        /// `WebServer.StreamSource`); served only when the server has a `StreamOpener`.
+        public var streamPath = "/stream/"
+        /// Streamed files served at once; more are answered 503.
+        public var maxStreams = 16
+        /// The bytes of a streamed file read at a time: each client holds at most two such
+        /// pieces besides what its socket holds.
+        public var streamPieceBytes = 65536
 
         /// The defaults.
         public init() {}
+
+        /// `idleTimeout` in whole seconds, at least one; at most what the WebSocket idle policy
+        /// holds (16 bits).
+        var idleSeconds: Int32 {
+            let idle = idleTimeout.components
+            return Int32(min(65535, max(1, idle.seconds + (idle.attoseconds > 0 ? 1 : 0))))
+        }
     }
 
     /// A static file: its `Content-Type` and its bytes.

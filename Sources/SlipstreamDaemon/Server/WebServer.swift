@@ -22,10 +22,10 @@ public final class WebServer: Sendable {
     private let loop: ServerLoop
     private let stopped = DispatchSemaphore(value: 0)
 
-    /// Starts serving `configuration` with `handler`; throws when libwebsockets is missing or
-    /// not 4.1.x (`.library`), the port cannot be listened on (`.listen`), or a setting is out of
-    /// range (`.configuration`).
-    public init(configuration: Configuration, handler: @escaping Handler) throws(WebServerError) {
+    /// Starts serving `configuration` with `handler`, and the streamed files `streams` finds
+    /// (none when nil); throws when libwebsockets is missing or not 4.1.x (`.library`), the
+    /// port cannot be listened on (`.listen`), or a setting is out of range (`.configuration`).
+    public init(configuration: Configuration, streams: StreamOpener? = nil, handler: @escaping Handler) throws(WebServerError) {
         try Self.check(configuration)
         guard slipstream_lws_installed() != 0 else {
             throw WebServerError(.library, "libwebsockets (libwebsockets.so.17) is not installed")
@@ -34,12 +34,9 @@ public final class WebServer: Sendable {
             let version = slipstream_lws_version().map { String(cString: $0) } ?? "of an unknown version"
             throw WebServerError(.library, "libwebsockets \(version) is installed; the server needs 4.1.x")
         }
-        let idle = configuration.idleTimeout.components
-        // Whole seconds, at least one; at most what the WebSocket idle policy holds (16 bits).
-        let idleSeconds = Int32(min(65535, max(1, idle.seconds + (idle.attoseconds > 0 ? 1 : 0))))
-        let loop = ServerLoop(configuration: configuration, handler: handler)
+        let loop = ServerLoop(configuration: configuration, streams: streams, handler: handler)
         var settings = slipstream_lws_settings(
-            port: Int32(configuration.port), listen_all: configuration.listenAll ? 1 : 0, idle_seconds: UInt32(idleSeconds),
+            port: Int32(configuration.port), listen_all: configuration.listenAll ? 1 : 0, idle_seconds: UInt32(configuration.idleSeconds),
             max_header_bytes: 8192, max_header_pool: UInt16(clamping: configuration.maxConnections),
             callback: { wsi, reason, _, input, length in
                 guard let wsi, let context = slipstream_lws_get_context(wsi), let user = slipstream_lws_context_user(context)
@@ -93,11 +90,16 @@ public final class WebServer: Sendable {
         guard (0...65535).contains(configuration.port) else {
             throw WebServerError(.configuration, "port \(configuration.port) is not between 0 and 65535")
         }
-        guard configuration.maxBodyBytes >= 1, configuration.maxConnections >= 1, configuration.maxQueuedBytesPerClient >= 1 else {
+        guard configuration.maxBodyBytes >= 1, configuration.maxConnections >= 1, configuration.maxQueuedBytesPerClient >= 1,
+            configuration.maxStreams >= 1, configuration.streamPieceBytes >= 1
+        else {
             throw WebServerError(.configuration, "the server's limits must be at least 1")
         }
         guard configuration.rpcPath.hasPrefix("/") else {
             throw WebServerError(.configuration, "the RPC path '\(configuration.rpcPath)' does not start with /")
+        }
+        guard configuration.streamPath.hasPrefix("/"), configuration.streamPath.hasSuffix("/") else {
+            throw WebServerError(.configuration, "the stream path '\(configuration.streamPath)' does not start and end with /")
         }
     }
 

@@ -4,7 +4,8 @@ import Synchronization
 /// `slipstream daemon`: one download queue driven by aria2's JSON-RPC, at `/jsonrpc` over HTTP
 /// POST, GET (JSONP too) and WebSocket, with aria2's notifications on the WebSocket and a page
 /// of its own at `/`. Its downloads survive restarts through the session file, written after
-/// every change that matters and on a timer.
+/// every change that matters and on a timer. A running download is served to players with
+/// ranges at the path `slipstream.getStreamPath` gives (`/stream/GID/TOKEN/NAME`).
 ///
 /// ```swift
 /// var configuration = DownloadDaemon.Configuration(folder: "/srv/downloads")
@@ -106,7 +107,11 @@ public final class DownloadDaemon: Sendable {
         let service = service
         let calls = calls
         do {
-            server = try WebServer(configuration: serverConfiguration) { request, reply in
+            let streamPath = serverConfiguration.streamPath
+            server = try WebServer(
+                configuration: serverConfiguration,
+                streams: { path in calls.sync { service.openStream(path, prefix: streamPath) } }
+            ) { request, reply in
                 calls.async { reply(DaemonRequests.answer(request, service: service)) }
             }
             listeners.server.withLock { [server] in $0 = server }

@@ -108,6 +108,13 @@ final class RawClient {
         }
     }
 
+    /// Everything left until the server closes the connection (a body without a length).
+    func untilClosed() throws -> [UInt8] {
+        while try receive() {}
+        defer { pending.removeAll() }
+        return pending
+    }
+
     /// Reads what one read returns and drops it: the count (0 at the end of the stream).
     func readSome() throws -> Int {
         let before = pending.count

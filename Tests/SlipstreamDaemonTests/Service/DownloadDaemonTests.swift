@@ -7,7 +7,7 @@ import Testing
 /// The whole daemon on a free loopback port: calls over POST, GET and the WebSocket reach aria2's
 /// methods, notifications come over the WebSocket, the session file follows, shutdown stops it.
 @Suite(.serialized) struct DownloadDaemonTests {
-    private func startDaemon(_ folder: String, session: String? = nil) throws -> (DownloadDaemon, Task<Void, Never>) {
+    func startDaemon(_ folder: String, session: String? = nil) throws -> (DownloadDaemon, Task<Void, Never>) {
         var configuration = DownloadDaemon.Configuration(folder: folder)
         configuration.secret = "s"
         configuration.server.port = 0
@@ -17,7 +17,7 @@ import Testing
         return (daemon, running)
     }
 
-    private static func call(_ method: String, _ params: String = "", id: Int = 1) -> [UInt8] {
+    static func call(_ method: String, _ params: String = "", id: Int = 1) -> [UInt8] {
         let extra = params.isEmpty ? "" : "," + params
         return Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":["token:s"\#(extra)]}"#.utf8)
     }
