@@ -15,7 +15,8 @@
 #   ResumeRecordFuzzer  the resume records beside a .part file (ControlFile, ResumeStore)
 #   DownloadListFuzzer  download lists and session files (DownloadList), aria2's options kept
 #   RPCRequestFuzzer    the daemon's JSON reader and writer, JSON-RPC requests and batches,
-#                       aria2's GET form (base64 params, JSONP names) and aria2's options
+#                       aria2's GET form (base64 params, JSONP names), aria2's options and
+#                       the Range header of a stream's request
 #   MetalinkFuzzer      Metalink 4 and 3 documents (MetalinkDocument) and the XML reader under
 #                       them: safe names, mirrors in order, hashes checked, written and read back
 #   ExternalTextFuzzer  the readers of numbers and text from outside: the strict decimal

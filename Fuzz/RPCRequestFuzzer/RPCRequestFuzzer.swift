@@ -1,7 +1,8 @@
 // The libFuzzer target for what the daemon reads from its clients: JSON-RPC requests as JSON
 // text (POST bodies and WebSocket messages, `RPCRequest.parse`), their GET form (`RPCQuery`),
-// and the calls answered by aria2's option reader. Text that parses must survive being written
-// and read back; nothing may crash or hang.
+// and the calls answered by aria2's option reader, and the Range header of a stream's request
+// (`RangeRequest`). Text that parses must survive being written and read back; a range answered
+// lies inside the file; nothing may crash or hang.
 
 import FuzzSupport
 @testable import SlipstreamDaemon
@@ -37,6 +38,16 @@ func fuzzRPCRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     }
     let query = RPCQuery(arguments: arguments)
     if let callback = query.callback { require(RPCQuery.isCallbackName(callback), "a callback that is not a name") }
+    // The same text as a stream request's Range header, for files of a few sizes.
+    for size: Int64? in [nil, 0, 1, 1000, Int64.max] {
+        switch RangeRequest(header: text, size: size) {
+        case .whole: break
+        case .part(let range):
+            require(size.map { !range.isEmpty && range.lowerBound >= 0 && range.upperBound <= $0 } ?? false, "\(range) of \(String(describing: size))")
+        case .unsatisfiable:
+            require(size != nil, "a file of unknown size told unsatisfiable")
+        }
+    }
     return 0
 }
 
@@ -49,4 +60,5 @@ let rpcSeeds: [[UInt8]] = [
     "method=aria2.getVersion&id=1&params=WyJ0b2tlbjpzIl0=&jsoncallback=cb",
     "params=W3sibWV0aG9kIjoiYXJpYTIuZ2V0VmVyc2lvbiIsImlkIjoxfV0=",
     "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+    "bytes=0-499, -500, 9223372036854775806-",
 ].map { Array($0.utf8) }
