@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SlipstreamAudio
+import SlipstreamDownload
 import SlipstreamHTTP
 import SlipstreamCore
 import Synchronization
@@ -23,7 +24,12 @@ enum PlayCommand {
         }
         // Trapped first, so that a signal from here on stops playback cleanly.
         let player = Mutex<AudioStreamer?>(nil)
-        let trap = SignalTrap { player.withLock { $0 }.map(stop) }
+        // `--keep`'s download, while its first answer is awaited (before the player exists).
+        let starting = Mutex<Download?>(nil)
+        let trap = SignalTrap {
+            player.withLock { $0 }.map(stop)
+            starting.withLock { $0 }?.cancel()
+        }
         var configuration = options.configuration
         let saver: SaveFile?
         do {
@@ -40,8 +46,14 @@ enum PlayCommand {
         let streamer: AudioStreamer
         if let keep = options.keep {
             do throws(CommandError) {
-                streamer = try await PlayKeeping.streamer(options, path: keep, configuration: configuration, access: configuration.access)
+                streamer = try await PlayKeeping.streamer(
+                    options, path: keep, configuration: configuration, access: configuration.access
+                ) { download in
+                    starting.withLock { $0 = download }
+                    if trap.caughtSignal != nil { download.cancel() }
+                }
             } catch {
+                if let signal = trap.caughtSignal { return signal == SIGTERM ? .terminated : .interrupted }
                 Terminal.error(error.message)
                 return error.status
             }

@@ -11,9 +11,12 @@ import SlipstreamHTTP
 /// playlist, a server without ranges) is said in one line and plays as without `--keep`.
 enum PlayKeeping {
     /// The player for `options` (with `--keep`): of the download, of FILE when complete, or of
-    /// the URL alone when it cannot be kept (told on standard error unless `quiet`).
+    /// the URL alone when it cannot be kept (told on standard error unless `quiet`). The
+    /// download is given to `started` as soon as it starts (to be cancelled by a signal while
+    /// its first answer is awaited).
     static func streamer(
-        _ options: PlayOptions, path: String, configuration: AudioStreamerConfiguration, access: TransferAccess
+        _ options: PlayOptions, path: String, configuration: AudioStreamerConfiguration, access: TransferAccess,
+        started: (Download) -> Void
     ) async throws(CommandError) -> AudioStreamer {
         let url = options.target!
         let plain = { AudioStreamer(url: url, configuration: configuration) }
@@ -30,6 +33,7 @@ enum PlayKeeping {
             throw CommandError(status: ExitStatus(error), message: error.advice)
         }
         guard let download = streamer.download else { return streamer }
+        started(download)
         var info: DownloadInfo?
         for await event in download.events {
             if case .started(let started) = event { info = started }
