@@ -36,8 +36,9 @@ struct PlayOptionsTests {
         let options = try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep", "a.mp3", "-n", "4"])
         #expect(options.keep == "a.mp3" && options.connections == 4)
         #expect(options.keepingDownloader(access: TransferAccess()).configuration.connections == 4)
-        #expect(try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep=a.mp3"]).keepingDownloader(access: TransferAccess())
-            .configuration.connections == 8)
+        #expect(
+            try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep=a.mp3"]).keepingDownloader(access: TransferAccess())
+                .configuration.connections == 8)
         #expect(throws: UsageError.self) { try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep", "a.mp3", "-n", "65"]) }
         // The player of a download starts with a second queued, or more when asked.
         var configuration = AudioStreamerConfiguration()
