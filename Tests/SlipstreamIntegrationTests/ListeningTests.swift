@@ -29,6 +29,24 @@ struct ListeningTests {
         return AudioStreamer(download: download, url: url, configuration: configuration)
     }
 
+    @Test func aPausedPlayerLetsTheDownloadFinish() async throws {
+        let source = try Self.serve(as: "listen-pause.m4a")
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let url = try TestNginx.url("listen-pause.m4a", location: "rate", query: "rate=64000")
+        let download = try Downloader().start(url, to: .folder(folder))
+        let player = Self.player(download, url: url)
+        player.play()
+        for await event in player.events {
+            if case .stateChanged(.playing) = event { break }
+        }
+        player.pause()
+        let result = try await download.value
+        #expect(player.state == .paused)
+        player.stop()
+        #expect(await TestFiles.equalOffPool(result.path, source))
+    }
+
     @Test func aSeekIntoFetchedBytesMakesNoRequest() async throws {
         let source = try Self.serve(as: "listen-seek-back.m4a")
         let folder = try TestFiles.makeTemporaryFolder()

@@ -42,7 +42,7 @@ enum PlayKeeping {
         }
         let reason: String? =
             if info?.totalBytes == nil {
-                "\(url) is a live stream (no size)"
+                "\(url) gives no size (it is a live stream)"
             } else if info?.segmented == false {
                 "\(url)'s server serves no ranges"
             } else if await isPlaylist(download) {

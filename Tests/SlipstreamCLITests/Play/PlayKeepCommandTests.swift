@@ -135,6 +135,31 @@ struct PlayKeepCommandTests {
         #expect(try ReferenceDecoder.wavData(folder + "/out.wav").elementsEqual(reference))
     }
 
+    /// A live stream (no size) and a server that serves no ranges cannot be kept whole: said in
+    /// one line each, and they play as without `--keep`, leaving no file.
+    @Test func aLiveStreamAndAServerWithoutRangesAreSaidAndPlay() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let song = try AudioFixtures.bytes("mp3-cbr128.mp3")
+        // A station's answer: no length, the body ends when the connection closes.
+        let station = try TestHTTPServer { _ in
+            var response = TestHTTPServer.Response(status: 200, headers: [("Content-Type", "audio/mpeg")], body: song)
+            response.untilClose = true
+            return response
+        }
+        defer { station.stop() }
+        let whole = try TestHTTPServer { _ in TestHTTPServer.Response(status: 200, body: song) }
+        defer { whole.stop() }
+        for (url, reason) in [(station.url("/stream"), "it is a live stream"), (whole.url("/song.mp3"), "serves no ranges")] {
+            let output = try await CommandRunner.run(
+                ["play", url, "--keep", "kept.mp3", "--output", "null", "--reconnect", "0"], in: folder)
+            #expect(output.status == 0, "\(output.stderr)")
+            let lines = output.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains("--keep:") && lines[0].contains(reason), "\(output.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        }
+    }
+
     /// A playlist cannot be kept whole: said in one line, and it plays as without `--keep`.
     @Test func aPlaylistIsSaidAndPlays() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
