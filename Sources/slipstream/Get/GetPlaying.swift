@@ -11,7 +11,7 @@ struct GetPlaying {
     /// Starts playing `download` (of `url`) to `output`; playback's error is told over the
     /// status line when `showBar`.
     init(download: Download, url: String, output: AudioOutputChoice, showBar: Bool) {
-        var configuration = PlayKeeping.keepingConfiguration(AudioStreamerConfiguration())
+        var configuration = AudioStreamerConfiguration()
         configuration.output = { () throws(AudioOutputError) -> any AudioOutput in try output.makeOutput() }
         configuration.progressInterval = nil
         player = AudioStreamer(download: download, url: url, configuration: configuration)

@@ -28,7 +28,7 @@ enum PlayKeeping {
         do {
             streamer = try AudioStreamer(
                 url: url, keeping: path, downloader: options.keepingDownloader(access: access),
-                configuration: keepingConfiguration(configuration))
+                configuration: configuration)
         } catch {
             throw CommandError(status: ExitStatus(error), message: error.advice)
         }
@@ -56,16 +56,6 @@ enum PlayKeeping {
         if let kept = try? await download.value { unlink(kept.path) }
         tell(options, reason)
         return plain()
-    }
-
-    /// A player's `configuration` for reading a running download: it starts with a second of
-    /// audio queued (the download's window is handed out in pieces sized for it, so that
-    /// connections each slower than the stream together stay ahead of it; bytes already on
-    /// disk fill it at once).
-    static func keepingConfiguration(_ configuration: AudioStreamerConfiguration) -> AudioStreamerConfiguration {
-        var configuration = configuration
-        configuration.startThreshold = max(configuration.startThreshold, .seconds(1))
-        return configuration
     }
 
     /// Tells why `--keep` keeps nothing.

@@ -40,11 +40,6 @@ struct PlayOptionsTests {
             try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep=a.mp3"]).keepingDownloader(access: TransferAccess())
                 .configuration.connections == 8)
         #expect(throws: UsageError.self) { try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep", "a.mp3", "-n", "65"]) }
-        // The player of a download starts with a second queued, or more when asked.
-        var configuration = AudioStreamerConfiguration()
-        #expect(PlayKeeping.keepingConfiguration(configuration).startThreshold == .seconds(1))
-        configuration.startThreshold = .seconds(3)
-        #expect(PlayKeeping.keepingConfiguration(configuration).startThreshold == .seconds(3))
     }
 
     @Test func getPlayTakesAnOutput() throws {
