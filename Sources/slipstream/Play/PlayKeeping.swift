@@ -35,13 +35,22 @@ enum PlayKeeping {
         guard let download = streamer.download else { return streamer }
         started(download)
         var info: DownloadInfo?
+        var failure: DownloadError?
         for await event in download.events {
             if case .started(let started) = event { info = started }
-            if case .failed(let error) = event { throw CommandError(status: ExitStatus(error), message: error.advice) }
-            if info != nil { break }
+            if case .failed(let error) = event { failure = error }
+            if info != nil || failure != nil { break }
+        }
+        // A station that answers as an old SHOUTcast server does (`ICY 200 OK`: refused as a
+        // protocol libcurl's downloads do not speak) is no file to download, but plays; an
+        // error status or a local failure is the command's.
+        if let failure, ![.network, .liveStream, .invalidURL].contains(failure.code) {
+            throw CommandError(status: ExitStatus(failure), message: failure.advice)
         }
         let reason: String? =
-            if info?.totalBytes == nil {
+            if let failure {
+                "\(url) cannot be downloaded (\(failure.message))"
+            } else if info?.totalBytes == nil {
                 "\(url) gives no size (it is a live stream)"
             } else if info?.segmented == false {
                 "\(url)'s server serves no ranges"

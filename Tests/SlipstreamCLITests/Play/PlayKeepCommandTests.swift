@@ -135,8 +135,9 @@ struct PlayKeepCommandTests {
         #expect(try ReferenceDecoder.wavData(folder + "/out.wav").elementsEqual(reference))
     }
 
-    /// A live stream (no size) and a server that serves no ranges cannot be kept whole: said in
-    /// one line each, and they play as without `--keep`, leaving no file.
+    /// A live stream (no size, or an old SHOUTcast server's `ICY 200 OK`) and a server that
+    /// serves no ranges cannot be kept whole: said in one line each, and they play as without
+    /// `--keep`, leaving no file.
     @Test func aLiveStreamAndAServerWithoutRangesAreSaidAndPlay() async throws {
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -148,9 +149,15 @@ struct PlayKeepCommandTests {
             return response
         }
         defer { station.stop() }
+        // An old SHOUTcast server's answer: `ICY 200 OK`.
+        let (shoutcast, _) = try PlayRadioCommandTests.station()
+        defer { shoutcast.stop() }
         let whole = try TestHTTPServer { _ in TestHTTPServer.Response(status: 200, body: song) }
         defer { whole.stop() }
-        for (url, reason) in [(station.url("/stream"), "it is a live stream"), (whole.url("/song.mp3"), "serves no ranges")] {
+        for (url, reason) in [
+            (station.url("/stream"), "it is a live stream"), (shoutcast.url("/stream"), "cannot be downloaded"),
+            (whole.url("/song.mp3"), "serves no ranges"),
+        ] {
             let output = try await CommandRunner.run(
                 ["play", url, "--keep", "kept.mp3", "--output", "null", "--reconnect", "0"], in: folder)
             #expect(output.status == 0, "\(output.stderr)")
