@@ -147,9 +147,9 @@ enum GetCommand {
         guard let output = options.output, output != "-", let descriptor = try OutputPath.openStream(output) else {
             return options.destination
         }
-        if options.configuration.checksum != nil || options.configuration.timestamping {
+        if options.configuration.checksum != nil || options.configuration.timestamping || options.play != nil {
             close(descriptor)
-            throw CommandError(status: .usage, message: "\(output) is not a regular file: --checksum and -N need one")
+            throw CommandError(status: .usage, message: "\(output) is not a regular file: --checksum, -N and --play need one")
         }
         return .stream(fileDescriptor: descriptor)
     }

@@ -133,6 +133,9 @@ struct PlayKeepCommandTests {
         #expect(await TestFiles.equalOffPool(folder + "/got.mp3", source.path))
         let reference = try await ReferenceDecoder.mpg123(source.path)
         #expect(try ReferenceDecoder.wavData(folder + "/out.wav").elementsEqual(reference))
+        // A device is written in order, never read back: nothing to play from.
+        let device = try await CommandRunner.run(["get", source.url, "-o", "/dev/null", "--play=null"], in: folder)
+        #expect(device.status == 2 && device.stderr.contains("--play need one"), "\(device.stderr)")
     }
 
     /// A live stream (no size, or an old SHOUTcast server's `ICY 200 OK`) and a server that
