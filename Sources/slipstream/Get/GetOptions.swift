@@ -197,12 +197,7 @@ struct GetOptions {
             try CommandLineArguments.flag(name, inline: inline)
             configuration.overwrite = true
         case "--checksum":
-            let text = try reader.value(for: name, inline: inline)
-            do {
-                configuration.checksum = try Checksum(parsing: text)
-            } catch {
-                throw UsageError("--checksum must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(text)'")
-            }
+            configuration.checksum = try CommandLineArguments.checksum(try reader.value(for: name, inline: inline), for: name)
         case "-N", "--timestamping":
             try CommandLineArguments.flag(name, inline: inline)
             configuration.timestamping = true

@@ -163,8 +163,8 @@ enum PlayCommand {
         if options.keep != nil, !options.isURL {
             throw CommandError(status: .usage, message: "--keep downloads a URL; '\(options.target ?? "")' is a file, which plays as it is")
         }
-        if options.connections != nil, options.keep == nil {
-            throw CommandError(status: .usage, message: "-n is the connections --keep downloads over: give --keep FILE too")
+        if options.connections != nil || options.checksum != nil, options.keep == nil {
+            throw CommandError(status: .usage, message: "-n and --checksum are for the file --keep downloads: give --keep FILE too")
         }
         let input = options.isURL ? nil : options.target.flatMap { OutputPath($0).identity }
         if let path = options.save {

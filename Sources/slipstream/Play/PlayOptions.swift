@@ -20,6 +20,8 @@ struct PlayOptions: TargetOptions {
     var keep: String?
     /// The connections `--keep` downloads over (`-n`); nil: `get`'s default.
     var connections: Int?
+    /// The digest `--keep`'s file must have before it is renamed into place.
+    var checksum: Checksum?
     /// Replace the files `--save`, `--record FILE` and `--output wav:FILE` name when they exist.
     var force = false
     /// Events as JSON lines on standard output instead of the status line.
@@ -69,6 +71,8 @@ struct PlayOptions: TargetOptions {
                                      no network); a live stream, a playlist or a server
                                      without ranges plays without it (--record records)
           -n, --connections N        connections --keep downloads over, 1 to 64 (default 8)
+              --checksum ALG=HEX     the digest --keep's FILE must have (sha256, sha1, md5),
+                                     checked before it is renamed from FILE.part (exit 7)
               --force                replace the file --save, --record FILE or --output
                                      wav:FILE names if it exists (never the file played)
               --json                 write every event as a JSON line on standard output
@@ -115,6 +119,8 @@ struct PlayOptions: TargetOptions {
             keep = try reader.value(for: name, inline: inline)
         case "-n", "--connections":
             connections = try CommandLineArguments.integer(try reader.value(for: name, inline: inline), for: name, in: 1...64)
+        case "--checksum":
+            checksum = try CommandLineArguments.checksum(try reader.value(for: name, inline: inline), for: name)
         case "--force":
             try CommandLineArguments.flag(name, inline: inline)
             force = true
@@ -180,10 +186,12 @@ struct PlayOptions: TargetOptions {
         return .bytes(Int(bytes))
     }
 
-    /// The downloader `--keep` downloads with: `-n`, the proxy, the headers and `access`.
+    /// The downloader `--keep` downloads with: `-n`, `--checksum`, the proxy, the headers and
+    /// `access`.
     func keepingDownloader(access: TransferAccess) -> Downloader {
         var configuration = DownloadConfiguration()
         if let connections { configuration.connections = connections }
+        configuration.checksum = checksum
         configuration.proxy = proxy
         configuration.headers = headers
         configuration.access = access

@@ -69,6 +69,19 @@ struct PlayKeepCommandTests {
         #expect(try TestNginx.requests(to: source.target).count == requests)
     }
 
+    /// A file whose digest is not `--checksum`'s stays FILE.part, said as `get` says it (exit 7).
+    @Test func aChecksumMismatchLeavesThePart() async throws {
+        let source = try Self.served("mp3-cbr128.mp3", as: "keep-checksum.mp3", rate: "1m")
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = try await CommandRunner.run(
+            ["play", source.url, "--keep", "kept.mp3", "--checksum", "sha256=" + String(repeating: "0", count: 64), "--output", "null"],
+            in: folder)
+        #expect(output.status == 7, "\(output.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/kept.mp3.part"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/kept.mp3"))
+    }
+
     /// Killed with SIGKILL while it downloads, the next run resumes from the `.part` (fetching
     /// less than the whole file again) and ends with the exact file.
     @Test func aKilledRunResumes() async throws {

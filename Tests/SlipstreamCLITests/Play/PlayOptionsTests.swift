@@ -40,6 +40,10 @@ struct PlayOptionsTests {
             try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep=a.mp3"]).keepingDownloader(access: TransferAccess())
                 .configuration.connections == 8)
         #expect(throws: UsageError.self) { try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep", "a.mp3", "-n", "65"]) }
+        let digest = "sha256=" + String(repeating: "ab", count: 32)
+        let checked = try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep", "a.mp3", "--checksum", digest])
+        #expect(checked.keepingDownloader(access: TransferAccess()).configuration.checksum == (try Checksum(parsing: digest)))
+        #expect(throws: UsageError.self) { try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--checksum", "sha256=12"]) }
     }
 
     @Test func getPlayTakesAnOutput() throws {
