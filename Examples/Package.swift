@@ -32,6 +32,13 @@ let package = Package(
             dependencies: [.product(name: "SlipstreamHTTP", package: "Slipstream")]
         ),
         .executableTarget(
+            name: "ListenWhileDownloading",
+            dependencies: [
+                .product(name: "SlipstreamAudio", package: "Slipstream"),
+                .product(name: "SlipstreamDownload", package: "Slipstream"),
+            ]
+        ),
+        .executableTarget(
             name: "RunDaemon",
             dependencies: [.product(name: "SlipstreamDaemon", package: "Slipstream")]
         ),

@@ -79,9 +79,13 @@ extension AudioStreamer {
     }
 
     /// A network side reading `place` (the URL or file played, or a playlist's entry) into the
-    /// queue, its packets stored to `recorder`.
+    /// queue, its packets stored to `recorder`: the URL played through the download's readers,
+    /// for a player of a download.
     func makeNetworkSide(for place: AudioLocation, recorder: StreamRecorder?) -> NetworkSide {
-        makeNetworkSide(
+        if let download, place == location {
+            return makeNetworkSide(reading: DownloadAudioSource(download: download, url: source), recorder: recorder)
+        }
+        return makeNetworkSide(
             reading: makeAudioSource(place, configuration: configuration, engine: engine, loginOrigin: location), recorder: recorder)
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import SlipstreamDownload
 import SlipstreamHTTP
 import Synchronization
 
@@ -24,6 +25,10 @@ public final class AudioStreamer: Sendable {
     public let source: String
     /// How the streamer buffers, connects and plays.
     public let configuration: AudioStreamerConfiguration
+    /// The download played while it runs, for a player of one (`init(download:url:configuration:)`,
+    /// `init(url:keeping:downloader:configuration:)`): its events, progress and result are
+    /// there. Nil for a player of a URL or a file.
+    public let download: Download?
     /// Everything the streamer reports, in order; the sequence ends with the final state's
     /// `.stateChanged` (`done` or `stopped`), the last event (a player that played to the end
     /// tells a last `.progress` just before `done`).
@@ -51,11 +56,17 @@ public final class AudioStreamer: Sendable {
     /// Creates a streamer for an `http(s)://` URL or a local file path, fetching a URL on
     /// `engine` (default: the shared one, which a file does not start); nothing happens until
     /// `play()`.
-    public init(
+    public convenience init(
         url: String, configuration: AudioStreamerConfiguration = AudioStreamerConfiguration(),
         engine: HTTPEngine? = nil
     ) {
+        self.init(url: url, download: nil, configuration: configuration, engine: engine)
+    }
+
+    /// A streamer for `url`, read through `download`'s readers when given.
+    init(url: String, download: Download?, configuration: AudioStreamerConfiguration, engine: HTTPEngine?) {
         source = url
+        self.download = download
         self.configuration = configuration
         self.engine = engine
         location = AudioLocation(url)

@@ -229,7 +229,10 @@ extension NetworkSide {
             return
         }
         if parsed.isFirstData { streamer.send(.dataArrived) }
-        if let properties = parsed.properties { streamer.networkFound(properties) }
+        if let properties = parsed.properties {
+            source.streamFound(properties)
+            streamer.networkFound(properties)
+        }
         if let ready = parsed.readyWatermark { streamer.send(.bufferReady(id: ready)) }
         queue.wakeConsumer()
     }

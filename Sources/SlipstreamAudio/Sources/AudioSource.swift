@@ -17,6 +17,15 @@ package protocol AudioSource: AnyObject, Sendable {
     /// from the answer's offset on, then told of the end (unless it said `.stop`). Returns at
     /// once; everything happens on the source's thread.
     func open(_ request: AudioSourceRequest, receiver: any AudioSourceReceiver) -> any AudioSourceConnection
+
+    /// The player's parser found what the stream is (its bit rate, its duration): a source that
+    /// fetches ahead of the player sizes what it fetches by it.
+    func streamFound(_ properties: AudioStreamProperties)
+}
+
+extension AudioSource {
+    /// Takes no notice: the source fetches what it is asked for.
+    package func streamFound(_ properties: AudioStreamProperties) {}
 }
 
 /// One open connection of a source, as its owner drives it.

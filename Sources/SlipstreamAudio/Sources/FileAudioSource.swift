@@ -1,6 +1,4 @@
-import Dispatch
 import Glibc
-import Synchronization
 
 /// A local file as an audio source: its connections read from their offsets, one after the
 /// other, on a thread of the source's own (one thread, and one heap of glibc's, for all of a
@@ -38,14 +36,7 @@ package final class FileAudioSource: AudioSource {
 
     /// One connection: its reading loop and its controls.
     private final class Reader: AudioSourceConnection {
-        private struct Control {
-            /// Counts `resume()` calls: a pause waits for one made after the bytes were offered.
-            var resumes = 0
-            var cancelled = false
-        }
-
-        private let control = Mutex(Control())
-        private let wake = DispatchSemaphore(value: 0)
+        private let delivery = PausableDelivery()
         /// Where each slice is read: `streamSliceSize` for a stream, up to 1 MiB for a read of
         /// a known length (the info reader's: far fewer calls). Made here, on the opening
         /// thread (so in its heap, not in a heap of the short-lived reading thread, which would
@@ -58,17 +49,11 @@ package final class FileAudioSource: AudioSource {
 
         deinit { chunk.bytes.deallocate() }
 
-        func resume() {
-            control.withLock { $0.resumes += 1 }
-            wake.signal()
-        }
+        func resume() { delivery.resume() }
 
-        func cancel() {
-            control.withLock { $0.cancelled = true }
-            wake.signal()
-        }
+        func cancel() { delivery.cancel() }
 
-        private var isCancelled: Bool { control.withLock { $0.cancelled } }
+        private var isCancelled: Bool { delivery.isCancelled }
 
         func run(path: String, request: AudioSourceRequest, receiver: any AudioSourceReceiver) {
             let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
@@ -104,29 +89,10 @@ package final class FileAudioSource: AudioSource {
                     return
                 }
                 if count == 0 { break }
-                guard deliver(UnsafeRawBufferPointer(rebasing: chunk.bytes[0..<count]), at: position, to: receiver) else { return }
+                guard delivery.deliver(UnsafeRawBufferPointer(rebasing: chunk.bytes[0..<count]), at: position, to: receiver) else { return }
                 position += Int64(count)
             }
             if !isCancelled { receiver.sourceEnded(nil) }
-        }
-
-        /// Hands `bytes` over, again after each pause once resumed; false when the connection
-        /// is to end (cancelled, or the receiver said `.stop`).
-        private func deliver(_ bytes: UnsafeRawBufferPointer, at offset: Int64, to receiver: any AudioSourceReceiver) -> Bool {
-            while true {
-                let resumes = control.withLock { $0.resumes }
-                switch receiver.sourceReceived(bytes, at: offset) {
-                case .proceed:
-                    return true
-                case .stop:
-                    return false
-                case .pause:
-                    // A resume made while the bytes were being offered counts: it comes after
-                    // the receiver's decision to pause.
-                    while control.withLock({ $0.resumes == resumes && !$0.cancelled }) { wake.wait() }
-                    if isCancelled { return false }
-                }
-            }
         }
 
         /// A file error naming the path, what failed (nil: opening it) and the system's words
@@ -137,10 +103,4 @@ package final class FileAudioSource: AudioSource {
                 path: path, offset: offset)
         }
     }
-}
-
-/// The memory a file reader reads its slices into.
-// Unchecked: a raw allocation, written and read by the reading thread alone.
-private struct SliceMemory: @unchecked Sendable {
-    let bytes: UnsafeMutableRawBufferPointer
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SlipstreamAudio
 import SlipstreamDownload
 import Synchronization
 
@@ -53,6 +54,7 @@ enum GetCommand {
         if trap.caughtSignal != nil { download.cancel() }
 
         let showBar = !options.quiet && Terminal.isTerminal(STDERR_FILENO)
+        let listening = options.play.map { GetPlaying(download: download, url: options.url!, output: $0, showBar: showBar) }
         let bar = Task {
             guard showBar else { return }
             while !Task.isCancelled {
@@ -89,6 +91,7 @@ enum GetCommand {
         } catch {
             outcome = .failure(error)
         }
+        await listening?.finish(downloaded: outcome)
         bar.cancel()
         await bar.value
         let path = await messages.value
@@ -144,9 +147,9 @@ enum GetCommand {
         guard let output = options.output, output != "-", let descriptor = try OutputPath.openStream(output) else {
             return options.destination
         }
-        if options.configuration.checksum != nil || options.configuration.timestamping {
+        if options.configuration.checksum != nil || options.configuration.timestamping || options.play != nil {
             close(descriptor)
-            throw CommandError(status: .usage, message: "\(output) is not a regular file: --checksum and -N need one")
+            throw CommandError(status: .usage, message: "\(output) is not a regular file: --checksum, -N and --play need one")
         }
         return .stream(fileDescriptor: descriptor)
     }

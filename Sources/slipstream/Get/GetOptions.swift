@@ -1,3 +1,4 @@
+import SlipstreamAudio
 import SlipstreamDownload
 
 /// The options of `slipstream get`, parsed from its arguments. Pure.
@@ -21,6 +22,8 @@ struct GetOptions {
     /// `--host-connections N`: connections to one host at once, over all downloads.
     var hostConnections = 16
     var quiet = false
+    /// `--play[=OUT]`: the audio output the file plays to while it downloads.
+    var play: AudioOutputChoice?
     var help = false
     var configuration = DownloadConfiguration()
     /// `--on-complete CMD`, `--on-error CMD`: run as each download ends.
@@ -104,6 +107,9 @@ struct GetOptions {
                                      SLIPSTREAM_PATH, SLIPSTREAM_URL, SLIPSTREAM_STATUS (the
                                      exit status, 0 when complete) and, on an error,
                                      SLIPSTREAM_MESSAGE in its environment
+              --play[=OUT]           play the file while it downloads (as play URL --keep
+                                     FILE does): to OUT (pulse, alsa, alsa:DEVICE,
+                                     wav:FILE, null, null:paced; default as play's)
           -q, --quiet                print nothing but errors
           -h, --help                 show this help
 
@@ -162,6 +168,9 @@ struct GetOptions {
         if options.output != nil, options.isMany {
             throw UsageError("-o names the file of one URL; with several, use -d DIR (and out= in an -i file)")
         }
+        if options.play != nil, options.isMany || options.hls || options.output == "-" {
+            throw UsageError("--play plays one file while it downloads: give one URL, without -i, --hls or -o -")
+        }
         if options.output == "-" {
             if options.configuration.checksum != nil { throw UsageError("--checksum checks a file; it cannot with -o -") }
             if options.configuration.timestamping { throw UsageError("-N compares a file already there; -o - has none") }
@@ -188,12 +197,7 @@ struct GetOptions {
             try CommandLineArguments.flag(name, inline: inline)
             configuration.overwrite = true
         case "--checksum":
-            let text = try reader.value(for: name, inline: inline)
-            do {
-                configuration.checksum = try Checksum(parsing: text)
-            } catch {
-                throw UsageError("--checksum must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(text)'")
-            }
+            configuration.checksum = try CommandLineArguments.checksum(try reader.value(for: name, inline: inline), for: name)
         case "-N", "--timestamping":
             try CommandLineArguments.flag(name, inline: inline)
             configuration.timestamping = true
@@ -253,6 +257,12 @@ struct GetOptions {
             onComplete = try HookCommand(parsing: try reader.value(for: name, inline: inline), for: name)
         case "--on-error":
             onError = try HookCommand(parsing: try reader.value(for: name, inline: inline), for: name)
+        case "--play":
+            do {
+                play = try inline.map { text throws(AudioOutputChoice.ParseError) in try AudioOutputChoice(parsing: text) } ?? .automatic
+            } catch {
+                throw UsageError("--play: \(error.message)")
+            }
         case "-q", "--quiet":
             try CommandLineArguments.flag(name, inline: inline)
             quiet = true

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SlipstreamAudio
+import SlipstreamDownload
 import SlipstreamHTTP
 import SlipstreamCore
 import Synchronization
@@ -23,7 +24,12 @@ enum PlayCommand {
         }
         // Trapped first, so that a signal from here on stops playback cleanly.
         let player = Mutex<AudioStreamer?>(nil)
-        let trap = SignalTrap { player.withLock { $0 }?.stop() }
+        // `--keep`'s download, while its first answer is awaited (before the player exists).
+        let starting = Mutex<Download?>(nil)
+        let trap = SignalTrap {
+            player.withLock { $0 }.map(stop)
+            starting.withLock { $0 }?.cancel()
+        }
         var configuration = options.configuration
         let saver: SaveFile?
         do {
@@ -37,9 +43,25 @@ enum PlayCommand {
         }
         if let saver { configuration.rawTap = { offset, bytes in saver.write(offset, bytes) } }
 
-        let streamer = AudioStreamer(url: options.target!, configuration: configuration)
+        let streamer: AudioStreamer
+        if let keep = options.keep {
+            do throws(CommandError) {
+                streamer = try await PlayKeeping.streamer(
+                    options, path: keep, configuration: configuration, access: configuration.access
+                ) { download in
+                    starting.withLock { $0 = download }
+                    if trap.caughtSignal != nil { download.cancel() }
+                }
+            } catch {
+                if let signal = trap.caughtSignal { return signal == SIGTERM ? .terminated : .interrupted }
+                Terminal.error(error.message)
+                return error.status
+            }
+        } else {
+            streamer = AudioStreamer(url: options.target!, configuration: configuration)
+        }
         player.withLock { $0 = streamer }
-        if trap.caughtSignal != nil { streamer.stop() }
+        if trap.caughtSignal != nil { stop(streamer) }
         let showStatus = !options.quiet && !options.json && Terminal.isTerminal(STDERR_FILENO)
         let terminal = showStatus ? RawTerminal() : nil
         let keys = terminal.map { _ in KeyReader { key in handle(key, player: streamer) } }
@@ -52,7 +74,7 @@ enum PlayCommand {
                 nowPlaying: PlayStatus.nowPlaying(
                     station: streamer.station, streamTitle: streamer.title,
                     tagTitle: tagTitle.withLock { $0 } ?? entryTitle.withLock { $0 }),
-                width: Terminal.width)
+                kept: streamer.download?.progress.fractionCompleted, width: Terminal.width)
         }
         let status = Task {
             guard showStatus else { return }
@@ -109,6 +131,10 @@ enum PlayCommand {
         }
         var exit = exitStatus(for: finalState, signal: trap.caughtSignal)
         if recordingFailed, exit == .success { exit = .disk }
+        if let download = streamer.download, let keep = options.keep {
+            exit = await PlayKeeping.finish(
+                download, path: keep, state: finalState, signal: trap.caughtSignal, quiet: options.quiet, status: exit)
+        }
         if let saver {
             let (whole, bytes, error) = saver.summary
             if let error {
@@ -124,10 +150,22 @@ enum PlayCommand {
         return exit
     }
 
+    /// Stops `player` and the download it plays, if any (which keeps its `.part` to resume).
+    private static func stop(_ player: AudioStreamer) {
+        player.stop()
+        player.download?.cancel()
+    }
+
     /// Refuses, before anything is written, an output that is the file played (the same file by
     /// any name), an existing file without `--force`, and what cannot be written: each output is
     /// checked as its writer writes (`OutputPath.Writing`).
     private static func checkOutputs(_ options: PlayOptions) throws(CommandError) {
+        if options.keep != nil, !options.isURL {
+            throw CommandError(status: .usage, message: "--keep downloads a URL; '\(options.target ?? "")' is a file, which plays as it is")
+        }
+        if options.connections != nil || options.checksum != nil, options.keep == nil {
+            throw CommandError(status: .usage, message: "-n and --checksum are for the file --keep downloads: give --keep FILE too")
+        }
         let input = options.isURL ? nil : options.target.flatMap { OutputPath($0).identity }
         if let path = options.save {
             try OutputPath(path).check("--save", input: input, replacing: options.force, writing: .atOffsets)

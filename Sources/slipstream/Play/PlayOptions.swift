@@ -1,4 +1,5 @@
 import SlipstreamAudio
+import SlipstreamDownload
 import SlipstreamHTTP
 
 /// The options of `slipstream play`, parsed from its arguments. Pure.
@@ -15,6 +16,12 @@ struct PlayOptions: TargetOptions {
     var save: String?
     /// A folder for a file per radio title, or one file, to record the audio into.
     var record: String?
+    /// The file the URL is downloaded into, whole, while it plays.
+    var keep: String?
+    /// The connections `--keep` downloads over (`-n`); nil: `get`'s default.
+    var connections: Int?
+    /// The digest `--keep`'s file must have before it is renamed into place.
+    var checksum: Checksum?
     /// Replace the files `--save`, `--record FILE` and `--output wav:FILE` name when they exist.
     var force = false
     /// Events as JSON lines on standard output instead of the status line.
@@ -57,6 +64,15 @@ struct PlayOptions: TargetOptions {
               --record DIR|FILE      record the audio: into DIR (an existing folder, or a
                                      path ending in /) a file per radio title, named after
                                      it and tagged; else all of it into FILE
+              --keep FILE            download the whole file into FILE over several
+                                     connections while it plays, segmented and resumable as
+                                     `get` does (seeks into fetched bytes play at once; an
+                                     interrupted run resumes; FILE once complete plays with
+                                     no network); a live stream, a playlist or a server
+                                     without ranges plays without it (--record records)
+          -n, --connections N        connections --keep downloads over, 1 to 64 (default 8)
+              --checksum ALG=HEX     the digest --keep's FILE must have (sha256, sha1, md5),
+                                     checked before it is renamed from FILE.part (exit 7)
               --force                replace the file --save, --record FILE or --output
                                      wav:FILE names if it exists (never the file played)
               --json                 write every event as a JSON line on standard output
@@ -99,6 +115,12 @@ struct PlayOptions: TargetOptions {
             save = try reader.value(for: name, inline: inline)
         case "--record":
             record = try reader.value(for: name, inline: inline)
+        case "--keep":
+            keep = try reader.value(for: name, inline: inline)
+        case "-n", "--connections":
+            connections = try CommandLineArguments.integer(try reader.value(for: name, inline: inline), for: name, in: 1...64)
+        case "--checksum":
+            checksum = try CommandLineArguments.checksum(try reader.value(for: name, inline: inline), for: name)
         case "--force":
             try CommandLineArguments.flag(name, inline: inline)
             force = true
@@ -162,6 +184,18 @@ struct PlayOptions: TargetOptions {
         }
         guard let bytes = try? CommandLineArguments.byteSize(text, for: option), bytes <= maximumBufferBytes else { throw failure }
         return .bytes(Int(bytes))
+    }
+
+    /// The downloader `--keep` downloads with: `-n`, `--checksum`, the proxy, the headers and
+    /// `access`.
+    func keepingDownloader(access: TransferAccess) -> Downloader {
+        var configuration = DownloadConfiguration()
+        if let connections { configuration.connections = connections }
+        configuration.checksum = checksum
+        configuration.proxy = proxy
+        configuration.headers = headers
+        configuration.access = access
+        return Downloader(configuration: configuration)
     }
 
     /// The streamer's configuration for these options.

@@ -2,10 +2,11 @@ import SlipstreamAudio
 
 /// The `play` status line:
 /// `playing  0:42 / 3:05  buffered 12.3 s  128 kbit/s  vol 80%  Radio X | Artist - Title`,
-/// cut to the terminal's width. Pure.
+/// cut to the terminal's width (with `--keep`, `kept 42%` after the volume). Pure.
 enum PlayStatus {
     static func line(
-        state: AudioStreamerState, progress: AudioStreamerProgress, volume: Double, nowPlaying: String?, width: Int
+        state: AudioStreamerState, progress: AudioStreamerProgress, volume: Double, nowPlaying: String?, kept: Double? = nil,
+        width: Int
     ) -> String {
         var parts = [
             stateWord(state).padding(8),
@@ -14,6 +15,7 @@ enum PlayStatus {
         ]
         if let bitRate = progress.bitRate { parts.append("\(Int((bitRate / 1000).rounded())) kbit/s") }
         parts.append("vol \(Int((volume * 100).rounded()))%")
+        if let kept { parts.append("kept \(Int((kept * 100).rounded(.down)))%") }
         if let nowPlaying { parts.append(nowPlaying) }
         return Formatting.fit(parts.joined(separator: "  "), width: width)
     }

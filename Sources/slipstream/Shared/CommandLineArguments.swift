@@ -1,4 +1,5 @@
 import SlipstreamCore
+import SlipstreamDownload
 
 /// A usage error: the message says what was wrong, for one line on stderr.
 struct UsageError: Error, CustomStringConvertible {
@@ -93,6 +94,15 @@ struct CommandLineArguments {
             !text[..<colon].contains(where: { $0 == " " || $0 == "\t" })
         else { throw UsageError("\(option) must look like 'Name: value', not '\(text.printable)'") }
         return (String(text[..<colon]), String(text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
+    }
+
+    /// Parses a digest the finished file must have, `sha256=HEX` (or `sha1=`, `md5=`).
+    static func checksum(_ text: String, for option: String) throws(UsageError) -> Checksum {
+        do {
+            return try Checksum(parsing: text)
+        } catch {
+            throw UsageError("\(option) must look like sha256=HEX (or sha1=, md5=) with the full digest, not '\(text)'")
+        }
     }
 
     /// Parses a size in bytes with an optional K, M or G suffix (powers of 1024), e.g. `1M`:

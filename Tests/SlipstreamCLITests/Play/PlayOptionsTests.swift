@@ -2,6 +2,8 @@ import Glibc
 import Testing
 @testable import slipstream
 import SlipstreamAudio
+import SlipstreamDownload
+import SlipstreamHTTP
 
 /// `play`'s argument parsing, key decoding and status line, without I/O.
 struct PlayOptionsTests {
@@ -28,6 +30,29 @@ struct PlayOptionsTests {
         #expect(configuration.liveReconnectAttempts == 5)
         #expect(try PlayOptions.parse(["x.mp3"]).configuration.liveReconnectAttempts == nil)
         #expect(throws: UsageError.self) { try PlayOptions.parse(["x.mp3", "--reconnect", "-1"]) }
+    }
+
+    @Test func keepTakesAFileAndConnections() throws {
+        let options = try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep", "a.mp3", "-n", "4"])
+        #expect(options.keep == "a.mp3" && options.connections == 4)
+        #expect(options.keepingDownloader(access: TransferAccess()).configuration.connections == 4)
+        #expect(
+            try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep=a.mp3"]).keepingDownloader(access: TransferAccess())
+                .configuration.connections == 8)
+        #expect(throws: UsageError.self) { try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep", "a.mp3", "-n", "65"]) }
+        let digest = "sha256=" + String(repeating: "ab", count: 32)
+        let checked = try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--keep", "a.mp3", "--checksum", digest])
+        #expect(checked.keepingDownloader(access: TransferAccess()).configuration.checksum == (try Checksum(parsing: digest)))
+        #expect(throws: UsageError.self) { try PlayOptions.parse(["http://127.0.0.1/a.mp3", "--checksum", "sha256=12"]) }
+    }
+
+    @Test func getPlayTakesAnOutput() throws {
+        #expect(try GetOptions.parse(["http://127.0.0.1/a.mp3", "--play"]).play == .automatic)
+        #expect(try GetOptions.parse(["http://127.0.0.1/a.mp3", "--play=null"]).play == .null(paced: false))
+        #expect(try GetOptions.parse(["http://127.0.0.1/a.mp3"]).play == nil)
+        for arguments in [["-o", "-"], ["--hls"], ["-i", "list.txt"], ["--play=speaker"]] {
+            #expect(throws: UsageError.self) { try GetOptions.parse(["http://127.0.0.1/a.mp3", "--play"] + arguments) }
+        }
     }
 
     @Test func hlsVariantOptionsGoToTheConfigurationAndToInfo() throws {
