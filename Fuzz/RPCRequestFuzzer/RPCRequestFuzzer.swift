@@ -43,7 +43,9 @@ func fuzzRPCRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         switch RangeRequest(header: text, size: size) {
         case .whole: break
         case .part(let range):
-            require(size.map { !range.isEmpty && range.lowerBound >= 0 && range.upperBound <= $0 } ?? false, "\(range) of \(String(describing: size))")
+            require(
+                size.map { !range.isEmpty && range.lowerBound >= 0 && range.upperBound <= $0 } ?? false,
+                "\(range) of \(String(describing: size))")
         case .unsatisfiable:
             require(size != nil, "a file of unknown size told unsatisfiable")
         }

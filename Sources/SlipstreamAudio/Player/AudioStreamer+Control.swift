@@ -136,6 +136,7 @@ extension AudioStreamer {
         }
         delegate?.audioStreamer(self, didEmit: event)
         eventChannel.finish(after: event)
+        configuration.keptHLS?.release(self)
     }
 
     /// Stops the timer, the network side and the playback thread, and lets go of both sides.

@@ -73,7 +73,11 @@ public final class AudioStreamer: Sendable {
         events = EventStream(eventChannel)
         control = MachineShell(PlayerControlState(configuration: configuration))
         queue = SharedPacketQueue(limit: configuration.bufferLimit, resumeFraction: configuration.resumeFraction)
+        // An HLS download keeping the stream joins only once this player is done with it.
+        configuration.keptHLS?.hold(self)
     }
+
+    deinit { configuration.keptHLS?.release(self) }
 
     /// Told of every event as it happens, on the streamer's private queue (keep it quick).
     public var delegate: (any AudioStreamerDelegate)? {

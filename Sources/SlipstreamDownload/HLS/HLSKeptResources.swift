@@ -6,7 +6,7 @@ import Synchronization
 /// it is on disk (at once for one already there, fetched or resumed). A player asking for a URL
 /// the download does not have, or one that failed, is told so, and fetches it itself.
 ///
-/// While a player holds it (`hold()` until `release()`), the download waits before its join:
+/// While a player holds it (`hold(_:)` until `release(_:)`), the download waits before its join:
 /// the join removes the resources' files, which the player may still want as it plays behind
 /// the download.
 ///
@@ -29,7 +29,7 @@ package final class HLSKeptResources: Sendable {
         /// Resources asked for before the plan was known, to fetch first once it is.
         var wantedEarly: [String] = []
         /// Players holding the files, and the join waiting for them to let go.
-        var holders = 0
+        var holders: Set<ObjectIdentifier> = []
         var joinWaiting: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -70,16 +70,15 @@ package final class HLSKeptResources: Sendable {
         }
     }
 
-    /// A player takes the files: the download's join waits until it lets go.
-    package func hold() {
-        state.withLock { $0.holders += 1 }
+    /// `holder` (a player) takes the files: the download's join waits until it lets go.
+    package func hold(_ holder: AnyObject) {
+        state.withLock { _ = $0.holders.insert(ObjectIdentifier(holder)) }
     }
 
-    /// The player is done with the files (its playback ended or stopped).
-    package func release() {
+    /// `holder` is done with the files (its playback ended or stopped); again does nothing.
+    package func release(_ holder: AnyObject) {
         let joins = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.holders = max(0, state.holders - 1)
-            guard state.holders == 0 else { return [] }
+            guard state.holders.remove(ObjectIdentifier(holder)) != nil, state.holders.isEmpty else { return [] }
             defer { state.joinWaiting = [] }
             return state.joinWaiting
         }
@@ -94,8 +93,8 @@ package final class HLSKeptResources: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let now = state.withLock { state in
-                    if state.holders > 0, !Task.isCancelled { state.joinWaiting.append(continuation) }
-                    return state.holders == 0 || Task.isCancelled
+                    if !state.holders.isEmpty, !Task.isCancelled { state.joinWaiting.append(continuation) }
+                    return state.holders.isEmpty || Task.isCancelled
                 }
                 if now { continuation.resume() }
             }

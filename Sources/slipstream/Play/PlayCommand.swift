@@ -26,9 +26,12 @@ enum PlayCommand {
         let player = Mutex<AudioStreamer?>(nil)
         // `--keep`'s download, while its first answer is awaited (before the player exists).
         let starting = Mutex<Download?>(nil)
+        // `--keep`'s HLS download, for an HLS stream.
+        let keptHLS = Mutex<HLSDownload?>(nil)
         let trap = SignalTrap {
             player.withLock { $0 }.map(stop)
             starting.withLock { $0 }?.cancel()
+            keptHLS.withLock { $0 }?.cancel()
         }
         var configuration = options.configuration
         let saver: SaveFile?
@@ -46,11 +49,17 @@ enum PlayCommand {
         let streamer: AudioStreamer
         if let keep = options.keep {
             do throws(CommandError) {
-                streamer = try await PlayKeeping.streamer(
-                    options, path: keep, configuration: configuration, access: configuration.access
-                ) { download in
-                    starting.withLock { $0 = download }
-                    if trap.caughtSignal != nil { download.cancel() }
+                if let hls = try PlayKeeping.hlsStreamer(options, path: keep, configuration: configuration, access: configuration.access) {
+                    keptHLS.withLock { $0 = hls.download }
+                    if trap.caughtSignal != nil { hls.download?.cancel() }
+                    streamer = hls.streamer
+                } else {
+                    streamer = try await PlayKeeping.streamer(
+                        options, path: keep, configuration: configuration, access: configuration.access
+                    ) { download in
+                        starting.withLock { $0 = download }
+                        if trap.caughtSignal != nil { download.cancel() }
+                    }
                 }
             } catch {
                 if let signal = trap.caughtSignal { return signal == SIGTERM ? .terminated : .interrupted }
@@ -132,6 +141,10 @@ enum PlayCommand {
         var exit = exitStatus(for: finalState, signal: trap.caughtSignal)
         if recordingFailed, exit == .success { exit = .disk }
         if let download = streamer.download, let keep = options.keep {
+            exit = await PlayKeeping.finish(
+                download, path: keep, state: finalState, signal: trap.caughtSignal, quiet: options.quiet, status: exit)
+        }
+        if let download = keptHLS.withLock({ $0 }), let keep = options.keep {
             exit = await PlayKeeping.finish(
                 download, path: keep, state: finalState, signal: trap.caughtSignal, quiet: options.quiet, status: exit)
         }

@@ -67,6 +67,62 @@ enum PlayKeeping {
         return plain()
     }
 
+    /// `play URL.m3u8 --keep FILE`: the HLS stream plays while an `HLSDownload` fetches its
+    /// segments in parallel ahead of the player (which takes them from it) into FILE's part
+    /// folder, joined into FILE once the player is done; resumable as `get --hls`. Nil when
+    /// `url` names no HLS playlist. A FILE complete already is said, and the stream plays
+    /// without keeping (the joined stream may be MPEG-TS, which plays only as HLS).
+    static func hlsStreamer(
+        _ options: PlayOptions, path: String, configuration: AudioStreamerConfiguration, access: TransferAccess
+    ) throws(CommandError) -> (streamer: AudioStreamer, download: HLSDownload?)? {
+        let url = options.target!
+        guard isHLSName(url) else { return nil }
+        if Glibc.access(path, F_OK) == 0, Glibc.access(path + ".hls.part", F_OK) != 0 {
+            tell(options, "\(path) is kept already")
+            return (AudioStreamer(url: url, configuration: configuration), nil)
+        }
+        var hls = HLSDownloadConfiguration()
+        hls.variant = configuration.hlsVariant
+        hls.download = options.keepingDownloader(access: access).configuration
+        hls.download.checksum = nil
+        let download: HLSDownload
+        do throws(DownloadError) {
+            download = try HLSDownloader(configuration: hls).start(url, to: path)
+        } catch {
+            throw CommandError(status: ExitStatus(error), message: error.advice)
+        }
+        return (AudioStreamer(hlsDownload: download, url: url, configuration: configuration), download)
+    }
+
+    /// Ends an HLS download kept while it played, as `finish(_:path:state:signal:quiet:status:)`
+    /// ends a file's: played to the end, the rest is fetched and joined into FILE; stopped, its
+    /// part folder stays for the next run.
+    static func finish(
+        _ download: HLSDownload, path: String, state: AudioStreamerState, signal: Int32?, quiet: Bool, status: ExitStatus
+    ) async -> ExitStatus {
+        if state != .done || signal != nil { download.cancel() }
+        do {
+            let result = try await download.value
+            if !quiet { Terminal.message("kept \(result.path): \(Formatting.bytes(result.bytes))") }
+            return status
+        } catch {
+            guard error.code == .cancelled else {
+                Terminal.error(error.advice)
+                return status == .success ? ExitStatus(error) : status
+            }
+            if !quiet {
+                Terminal.message(
+                    "what was fetched is kept in \(error.resumableFile ?? path + ".hls.part"): play it again with --keep \(path) to resume")
+            }
+            return status
+        }
+    }
+
+    /// Whether `url`'s path names an HLS playlist (`.m3u8`).
+    private static func isHLSName(_ url: String) -> Bool {
+        url.prefix { $0 != "?" && $0 != "#" }.lowercased().hasSuffix(".m3u8")
+    }
+
     /// Tells why `--keep` keeps nothing.
     private static func tell(_ options: PlayOptions, _ reason: String) {
         if !options.quiet { Terminal.message("slipstream: --keep: \(reason): playing it without keeping it (--record records it)") }

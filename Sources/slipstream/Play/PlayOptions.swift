@@ -68,8 +68,10 @@ struct PlayOptions: TargetOptions {
                                      connections while it plays, segmented and resumable as
                                      `get` does (seeks into fetched bytes play at once; an
                                      interrupted run resumes; FILE once complete plays with
-                                     no network); a live stream, a playlist or a server
-                                     without ranges plays without it (--record records)
+                                     no network); an HLS stream that has ended is kept as
+                                     get --hls keeps it, joined at the end; a live stream,
+                                     another playlist or a server without ranges plays
+                                     without it (--record records)
           -n, --connections N        connections --keep downloads over, 1 to 64 (default 8)
               --checksum ALG=HEX     the digest --keep's FILE must have (sha256, sha1, md5),
                                      checked before it is renamed from FILE.part (exit 7)

@@ -33,12 +33,13 @@ struct HLSKeepTests {
         let url = try TestNginx.url(String(path.dropFirst()) + "/index.m3u8")
         let output = try TestFiles.makeTemporaryFolder() + "/kept.ts"
         let download = try HLSDownloader().start(url, to: output)
-        download.kept.hold()
+        // Held here too (the player holds it until its end), to see the join wait.
+        let holder = NSObject()
+        download.kept.hold(holder)
         let (run, played) = try await PlaylistPlayerTests.play(url) { $0.keptHLS = download.kept }
         #expect(run.finalState == .done, "\(run.events)")
-        // The join waits for the player: no file before it lets go.
         #expect(!FileManager.default.fileExists(atPath: output))
-        download.kept.release()
+        download.kept.release(holder)
         let result = try await download.value
         #expect(result.path == output)
         // The joined file is the segments one after the other.
