@@ -16,10 +16,29 @@ extension HLSDownloadRun {
             default: false
             }
         }
+        // A player taking the resources (`kept`) hears of each end on the thread that tells it:
+        // a busy Swift concurrency pool must not hold it back (it would stall, and fetch itself).
+        // An end told before its download's index is noted waits for it.
+        let routing = Mutex<(indices: [DownloadQueue.ID: Int], early: [DownloadQueue.ID: DownloadQueueEvent])>(([:], [:]))
+        let kept = kept
+        queue.observe { event in
+            guard let id = event.endedDownload else { return }
+            let index = routing.withLock { routing in
+                if routing.indices[id] == nil { routing.early[id] = event }
+                return routing.indices[id]
+            }
+            if let index { kept.tell(event, resource: index) }
+        }
         var resources: [DownloadQueue.ID: Int] = [:]
         for index in missing {
             do throws(DownloadError) {
-                resources[try queue.add(.init(url: plan.resources[index].url, destination: .file(folder.file(index))))] = index
+                let id = try queue.add(.init(url: plan.resources[index].url, destination: .file(folder.file(index))))
+                resources[id] = index
+                let early = routing.withLock { routing in
+                    routing.indices[id] = index
+                    return routing.early.removeValue(forKey: id)
+                }
+                if let early { kept.tell(early, resource: index) }
             } catch {
                 await queue.stopAll()
                 throw plan.described(error, resource: index)
@@ -40,11 +59,6 @@ extension HLSDownloadRun {
         let reader = Task { [self] in
             guard !tally.withLock({ $0.allEnded }) else { return }
             for await event in queueEvents {
-                switch event {
-                case .finished(let id, _): if let index = resources[id] { kept.fetched(index) }
-                case .failed(let id, let error): if let index = resources[id] { kept.failed(index, error) }
-                default: break
-                }
                 let (step, now) = tally.withLock { ($0.take(event), $0.progress) }
                 progressNow.withLock { $0 = now }
                 step.events.forEach(events.yield)
@@ -77,5 +91,26 @@ extension HLSDownloadRun {
         queue.download.mirrors = []
         queue.download.loginOrigins = configuration.download.loginOrigins ?? URLOrigin(url).map { [$0] } ?? []
         return queue
+    }
+}
+
+extension DownloadQueueEvent {
+    /// The download that finished or failed, for an event that says so.
+    fileprivate var endedDownload: DownloadQueue.ID? {
+        switch self {
+        case .finished(let id, _), .failed(let id, _): id
+        default: nil
+        }
+    }
+}
+
+extension HLSKeptResources {
+    /// Tells what `event` (a resource's end) says of resource `index`.
+    fileprivate func tell(_ event: DownloadQueueEvent, resource index: Int) {
+        switch event {
+        case .finished: fetched(index)
+        case .failed(_, let error): failed(index, error)
+        default: break
+        }
     }
 }

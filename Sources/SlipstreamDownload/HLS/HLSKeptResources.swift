@@ -113,7 +113,8 @@ package final class HLSKeptResources: Sendable {
         let (ready, early): ([(@Sendable (Answer) -> Void, Answer)], [Int]) = state.withLock { state in
             for (index, url) in urls.enumerated() where state.indices[url] == nil { state.indices[url] = index }
             state.files = Dictionary(uniqueKeysWithValues: files.enumerated().map { ($0.offset, $0.element) })
-            state.fetched = fetched
+            // (Resources fetched before the plan was told were noted already.)
+            state.fetched.formUnion(fetched)
             var ready: [(@Sendable (Answer) -> Void, Answer)] = []
             for (url, waiters) in state.waiting {
                 guard let index = state.indices[url] else {
@@ -122,12 +123,12 @@ package final class HLSKeptResources: Sendable {
                     state.waiting[url] = nil
                     continue
                 }
-                guard fetched.contains(index) else { continue }
+                guard state.fetched.contains(index) else { continue }
                 ready += waiters.map { ($0, .success(files[index])) }
                 state.waiting[url] = nil
             }
             defer { state.wantedEarly = [] }
-            return (ready, state.wantedEarly.compactMap { state.indices[$0] }.filter { !fetched.contains($0) })
+            return (ready, state.wantedEarly.compactMap { state.indices[$0] }.filter { !state.fetched.contains($0) })
         }
         for (then, answer) in ready { then(answer) }
         for index in early.reversed() { moveToFront(index) }
