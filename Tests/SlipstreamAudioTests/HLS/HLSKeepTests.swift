@@ -52,11 +52,13 @@ struct HLSKeepTests {
         let (plain, reference) = try await PlaylistPlayerTests.play(url)
         #expect(plain.finalState == .done)
         #expect(played == reference)
-        // Each segment crossed the network once during the kept playback (the first perhaps
-        // twice), and once more for the plain playback after it.
-        for (index, segment) in segments.enumerated() {
-            let requests = try TestNginx.requests(to: "/files" + path + "/" + segment).count
-            #expect(index == 0 ? requests <= 3 : requests == 2, "\(segment): \(requests) requests")
+        // The download fetched each segment once (its requests ask for ranges: 206); the
+        // player's own (200) are the plain playback's and those it streamed before the download
+        // had them (the first; on a machine so busy that the player stalls 10 s waiting, more).
+        for segment in segments {
+            let requests = try TestNginx.requests(to: "/files" + path + "/" + segment)
+            #expect(requests.filter { $0.status == 206 }.count == 1, "\(segment): \(requests)")
+            #expect(requests.contains { $0.status == 200 }, "\(segment): \(requests)")
         }
     }
 
