@@ -59,7 +59,12 @@ enum PlayKeeping {
             } else {
                 nil
             }
-        guard let reason else { return streamer }
+        guard let reason else {
+            if let info, info.resumedBytes > 0, !options.quiet {
+                Terminal.message("resuming \(info.path): \(Formatting.bytes(info.resumedBytes)) already there")
+            }
+            return streamer
+        }
         download.cancelAndRemoveFiles()
         // A playlist may be whole already, renamed into place: it goes too.
         if let kept = try? await download.value { unlink(kept.path) }
