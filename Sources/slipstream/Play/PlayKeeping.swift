@@ -106,19 +106,34 @@ enum PlayKeeping {
         _ download: HLSDownload, path: String, state: AudioStreamerState, signal: Int32?, quiet: Bool, status: ExitStatus
     ) async -> ExitStatus {
         if state != .done || signal != nil { download.cancel() }
-        do {
+        let outcome: Result<(path: String, bytes: Int64), DownloadError>
+        do throws(DownloadError) {
             let result = try await download.value
-            if !quiet { Terminal.message("kept \(result.path): \(Formatting.bytes(result.bytes))") }
-            return status
+            outcome = .success((result.path, result.bytes))
         } catch {
-            guard error.code == .cancelled else {
-                Terminal.error(error.advice)
-                return status == .success ? ExitStatus(error) : status
-            }
-            if !quiet {
-                Terminal.message(
-                    "what was fetched is kept in \(error.resumableFile ?? path + ".hls.part"): play it again with --keep \(path) to resume")
-            }
+            outcome = .failure(error)
+        }
+        return report(outcome, quiet: quiet, status: status) { error in
+            "what was fetched is kept in \(error.resumableFile ?? path + ".hls.part"): play it again with --keep \(path) to resume"
+        }
+    }
+
+    /// Says how a kept download ended: the file kept, or (stopped) where what it fetched is
+    /// kept, as `stopped` words it; a failure is told as an error. The exit status, from
+    /// `status` (playback's).
+    private static func report(
+        _ outcome: Result<(path: String, bytes: Int64), DownloadError>, quiet: Bool, status: ExitStatus,
+        stopped: (DownloadError) -> String
+    ) -> ExitStatus {
+        switch outcome {
+        case .success(let kept):
+            if !quiet { Terminal.message("kept \(kept.path): \(Formatting.bytes(kept.bytes))") }
+            return status
+        case .failure(let error) where error.code != .cancelled:
+            Terminal.error(error.advice)
+            return status == .success ? ExitStatus(error) : status
+        case .failure(let error):
+            if !quiet { Terminal.message(stopped(error)) }
             return status
         }
     }
@@ -159,22 +174,17 @@ enum PlayKeeping {
         } else if !quiet, download.progress.fractionCompleted != 1 {
             Terminal.message("slipstream: played to the end; downloading the rest of \(path)")
         }
-        do {
+        let outcome: Result<(path: String, bytes: Int64), DownloadError>
+        do throws(DownloadError) {
             let result = try await download.value
-            if !quiet { Terminal.message("kept \(result.path): \(Formatting.bytes(result.bytes))") }
-            return status
+            outcome = .success((result.path, result.bytes))
         } catch {
-            guard error.code == .cancelled else {
-                Terminal.error(error.advice)
-                return status == .success ? ExitStatus(error) : status
-            }
+            outcome = .failure(error)
+        }
+        return report(outcome, quiet: quiet, status: status) { error in
             let progress = download.progress
-            if !quiet {
-                Terminal.message(
-                    "\(Formatting.bytes(progress.completedBytes)) of \(progress.totalBytes.map(Formatting.bytes) ?? "?") kept in "
-                        + "\(error.resumableFile ?? path + ".part"): play it again with --keep \(path) to resume")
-            }
-            return status
+            return "\(Formatting.bytes(progress.completedBytes)) of \(progress.totalBytes.map(Formatting.bytes) ?? "?") kept in "
+                + "\(error.resumableFile ?? path + ".part"): play it again with --keep \(path) to resume"
         }
     }
 }
