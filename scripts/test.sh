@@ -68,26 +68,52 @@ step() {
     ((status == 0)) || failed=1
 }
 
-# swift test, ended if it runs past SLIPSTREAM_TEST_LIMIT seconds (default 2400; a whole run
-# takes about 10 minutes): a hung test then fails the run with every thread's stack printed,
-# where it hangs, instead of running into CI's own limit with nothing said.
+# swift test, ended if it runs past SLIPSTREAM_TEST_LIMIT seconds (default 1500; a whole run
+# takes about 5-10 minutes): a hung test then fails the run with the tests that never ended and
+# every thread's stack printed, where it hangs, instead of running into CI's own limit with
+# nothing said. The same list is printed again after the summary (.build/tests-hung.txt), where
+# the tail of a long log shows it.
 tests_within_limit() {
-    local limit="${SLIPSTREAM_TEST_LIMIT:-2400}" start=$SECONDS pid status=0
-    swift test "$@" &
+    local limit="${SLIPSTREAM_TEST_LIMIT:-1500}" start=$SECONDS pid status=0
+    local log=.build/tests.log hung=.build/tests-hung.txt
+    rm -f "$hung"
+    swift test "$@" > >(tee "$log") 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
         if ((SECONDS - start > limit)); then
-            echo "==> the tests ran past ${limit} s: every thread's stack, then they are ended"
-            for test_pid in $(pgrep -f 'PackageTests.xctest'); do
-                gdb -p "$test_pid" -batch -ex "thread apply all bt 40" 2>&1 | grep -E '^(Thread|#)' || true
-                kill -9 "$test_pid" 2>/dev/null || true
-            done
+            {
+                echo "tests ran past ${limit} s; these started and never ended:"
+                unfinished_tests "$log"
+                for test_pid in $(pgrep -f 'PackageTests.xctest'); do
+                    echo "threads of $test_pid in this project's code (whole stacks in the log above):"
+                    gdb -p "$test_pid" -batch -ex "thread apply all bt 40" 2>&1 \
+                        | grep -E '^(Thread|#)' | tee -a "$log" \
+                        | grep -E '^Thread|Slipstream|Tests' | grep -v -E 'XCTest|swift_task|Testing\.' | head -150
+                done
+            } | tee "$hung"
+            pkill -9 -f 'PackageTests.xctest' || true
             break
         fi
         sleep 5
     done
     wait "$pid" || status=$?
     return "$status"
+}
+
+# unfinished_tests LOG: the tests LOG says started, less those it says ended (swift-testing's
+# and XCTest's lines both).
+unfinished_tests() {
+    awk '
+        /^[^ ]+ Test .* started\.$/ { sub(/^[^ ]+ Test /, ""); sub(/ started\.$/, ""); open[$0]++; next }
+        /^[^ ]+ Test .* (passed|failed|skipped)/ {
+            n = $0; sub(/^[^ ]+ Test /, "", n); sub(/ (passed|failed|skipped).*$/, "", n); open[n]--; next
+        }
+        /^Test Case .* started/ { n = $0; sub(/^Test Case ./, "", n); sub(/. started.*$/, "", n); open[n]++; next }
+        /^Test Case .* (passed|failed|skipped)/ {
+            n = $0; sub(/^Test Case ./, "", n); sub(/. (passed|failed|skipped).*$/, "", n); open[n]--; next
+        }
+        END { for (n in open) if (open[n] > 0) print "  " n }
+    ' "$1"
 }
 
 step build swift build
@@ -118,5 +144,9 @@ printf '%s\n' "${summary[@]}"
 if (($# == 0)) && [[ "${SLIPSTREAM_FUZZ_SMOKE:-7}" != 0 && -s .build/fuzz-smoke/failures.txt ]]; then
     echo "==> fuzz smoke failures (inputs in .build/fuzz-smoke/TARGET/crashes)"
     cat .build/fuzz-smoke/failures.txt
+fi
+if [[ -s .build/tests-hung.txt ]]; then
+    echo "==> hung tests"
+    cat .build/tests-hung.txt
 fi
 exit "$failed"
