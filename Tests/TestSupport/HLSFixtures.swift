@@ -49,6 +49,22 @@ public enum HLSFixtures {
         }
     }
 
+    /// A copy of `transportStream()` in a folder of its own under nginx's (named `prefix` and a
+    /// random number), so that nginx's log counts one test's requests alone: the folder's name
+    /// (its URL path without the slash) and the segments' names in play order. Off the pool.
+    public static func servedTransportStreamCopy(prefix: String) async throws -> (folder: String, segments: [String]) {
+        try await offPool {
+            let fixture = try transportStream()
+            let name = "\(prefix)-\(UInt32.random(in: 0...UInt32.max))"
+            let served = try TestNginx.filesFolder() + "/" + name
+            try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+            let files = try FileManager.default.contentsOfDirectory(atPath: fixture).filter { $0.hasSuffix(".ts") || $0 == "index.m3u8" }
+            for file in files { try FileManager.default.copyItem(atPath: fixture + "/" + file, toPath: served + "/" + file) }
+            let segments = files.filter { $0.hasSuffix(".ts") }.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
+            return (name, segments)
+        }
+    }
+
     /// VOD in MPEG-TS segments of MP3, all in one file (`EXT-X-BYTERANGE`); its folder.
     public static func byteRanges() throws -> String {
         let source = try source()

@@ -12,25 +12,10 @@ import TestSupport
     .enabled(if: (try? TestNginx.port()) != nil, "run with scripts/test.sh (nginx)"),
     .serialized)
 struct HLSKeepTests {
-    /// A copy of the MPEG-TS fixture in a folder of its own, so that nginx's log counts this
-    /// test's requests alone; its folder's URL path and the segment names.
-    static func ownCopy() async throws -> (path: String, segments: [String]) {
-        try await offPool {
-            let fixture = try HLSFixtures.transportStream()
-            let name = "hls-keep-\(UInt32.random(in: 0...UInt32.max))"
-            let folder = try TestNginx.filesFolder() + "/" + name
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let files = try FileManager.default.contentsOfDirectory(atPath: fixture).filter { $0.hasSuffix(".ts") || $0 == "index.m3u8" }
-            for file in files { try FileManager.default.copyItem(atPath: fixture + "/" + file, toPath: folder + "/" + file) }
-            let segments = files.filter { $0.hasSuffix(".ts") }.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
-            return ("/" + name, segments)
-        }
-    }
-
     @Test func aKeptStreamPlaysFromTheDownloadAndIsJoinedOnceThePlayerLetsGo() async throws {
-        let (path, segments) = try await Self.ownCopy()
+        let (served, segments) = try await HLSFixtures.servedTransportStreamCopy(prefix: "hls-keep")
         #expect(segments.count >= 3)
-        let url = try TestNginx.url(String(path.dropFirst()) + "/index.m3u8")
+        let url = try TestNginx.url(served + "/index.m3u8")
         let output = try TestFiles.makeTemporaryFolder() + "/kept.ts"
         let download = try HLSDownloader().start(url, to: output)
         // Held here too (the player holds it until its end), to see the join wait.
@@ -43,7 +28,7 @@ struct HLSKeepTests {
         let result = try await download.value
         #expect(result.path == output)
         // The joined file is the segments one after the other.
-        let folder = try TestNginx.filesFolder() + path
+        let folder = try TestNginx.filesFolder() + "/" + served
         var joined = Data()
         for segment in segments { joined += try Data(contentsOf: URL(fileURLWithPath: folder + "/" + segment)) }
         let kept = try Data(contentsOf: URL(fileURLWithPath: output))
@@ -57,22 +42,22 @@ struct HLSKeepTests {
         // so busy that the download retries, or the player stalls 10 s waiting and reconnects,
         // there are more: what holds everywhere is the file and the audio above.
         for segment in segments {
-            let requests = try TestNginx.requests(to: "/files" + path + "/" + segment)
+            let requests = try TestNginx.requests(to: "/files/" + served + "/" + segment)
             #expect(requests.contains { $0.status == 206 }, "\(segment): \(requests)")
         }
     }
 
     @Test func aPlayerAskingBeforeThePlanIsAnsweredOnceItIsKnown() async throws {
-        let (path, segments) = try await Self.ownCopy()
-        let url = try TestNginx.url(String(path.dropFirst()) + "/index.m3u8")
+        let (served, segments) = try await HLSFixtures.servedTransportStreamCopy(prefix: "hls-keep")
+        let url = try TestNginx.url(served + "/index.m3u8")
         let output = try TestFiles.makeTemporaryFolder() + "/early.ts"
         let download = try HLSDownloader().start(url, to: output)
-        let last = try TestNginx.url(String(path.dropFirst()) + "/" + segments.last!)
+        let last = try TestNginx.url(served + "/" + segments.last!)
         let answer: HLSKeptResources.Answer = await withCheckedContinuation { continuation in
             download.kept.take(last) { continuation.resume(returning: $0) }
         }
         let file = try answer.get()
-        let expected = try Data(contentsOf: URL(fileURLWithPath: try TestNginx.filesFolder() + path + "/" + segments.last!))
+        let expected = try Data(contentsOf: URL(fileURLWithPath: try TestNginx.filesFolder() + "/" + served + "/" + segments.last!))
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == expected)
         let stranger: HLSKeptResources.Answer = await withCheckedContinuation { continuation in
             download.kept.take(url + "?not-a-segment") { continuation.resume(returning: $0) }

@@ -200,15 +200,7 @@ struct PlayKeepCommandTests {
     /// An HLS stream plays while an HLS download keeps it: FILE is the segments joined, the
     /// audio is plain playback's, and a second run says FILE is kept already.
     @Test func anHLSStreamPlaysAndIsKeptJoined() async throws {
-        let (folderPath, segments) = try await offPool { () throws -> (String, [String]) in
-            let fixture = try HLSFixtures.transportStream()
-            let name = "keep-hls-\(UInt32.random(in: 0...UInt32.max))"
-            let served = try TestNginx.filesFolder() + "/" + name
-            try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
-            let files = try FileManager.default.contentsOfDirectory(atPath: fixture).filter { $0.hasSuffix(".ts") || $0 == "index.m3u8" }
-            for file in files { try FileManager.default.copyItem(atPath: fixture + "/" + file, toPath: served + "/" + file) }
-            return (name, files.filter { $0.hasSuffix(".ts") }.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 })
-        }
+        let (folderPath, segments) = try await HLSFixtures.servedTransportStreamCopy(prefix: "keep-hls")
         let url = try TestNginx.url(folderPath + "/index.m3u8")
         let folder = try TestFiles.makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
