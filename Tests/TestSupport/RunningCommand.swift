@@ -86,19 +86,43 @@ public final class RunningCommand: Sendable {
         return mask & (1 << UInt64(signal - 1)) != 0
     }
 
-    /// Waits, on a thread of its own, until the process has ended and both pipes are closed. The status of a process killed by a signal is the
-    /// signal's number.
-    public func wait() async -> CommandRunner.Output {
+    /// Waits, on a thread of its own, until the process has ended and both pipes are closed. The
+    /// status of a process killed by a signal is the signal's number. A process still running
+    /// after `limitSeconds` is hung: its threads' stacks (gdb's, where installed) go at the end
+    /// of its standard error, then it is killed, so that the test fails naming where it hung
+    /// instead of holding the whole run.
+    public func wait(limitSeconds: Int = 600) async -> CommandRunner.Output {
         await withCheckedContinuation { continuation in
             Thread { [self] in
-                pipesDrained.wait()
+                var hung: String?
+                if pipesDrained.wait(timeout: .now() + .seconds(limitSeconds)) == .timedOut, process.isRunning {
+                    hung = "\nslipstream ran past \(limitSeconds) s and was killed; its threads:\n" + Self.stacks(of: pid)
+                    kill(SIGKILL)
+                    pipesDrained.wait()
+                }
                 process.waitUntilExit()
                 let (stdout, stderr) = captured.withLock { ($0[0], $0[1]) }
                 continuation.resume(
                     returning: CommandRunner.Output(
                         status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                        stderr: String(decoding: stderr, as: UTF8.self), signaled: process.terminationReason == .uncaughtSignal))
+                        stderr: String(decoding: stderr, as: UTF8.self) + (hung ?? ""),
+                        signaled: process.terminationReason == .uncaughtSignal))
             }.start()
         }
+    }
+
+    /// Every thread's stack of process `pid`, as gdb prints them (empty without gdb).
+    private static func stacks(of pid: Int32) -> String {
+        let gdb = Process()
+        gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
+        gdb.arguments = ["-p", "\(pid)", "-batch", "-ex", "thread apply all bt 30"]
+        let out = Pipe()
+        gdb.standardOutput = out
+        gdb.standardError = FileHandle.nullDevice
+        gdb.standardInput = FileHandle.nullDevice
+        guard (try? gdb.run()) != nil else { return "" }
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        gdb.waitUntilExit()
+        return text.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.joined(separator: "\n")
     }
 }
