@@ -92,12 +92,14 @@ import Testing
     // MARK: Seeded random runs
 
     /// Random interleavings of answers, slices of random sizes, lost connections, full
-    /// writers, rate limits, ticks and retries, over servers with and without ranges: every
-    /// run ends once, exact or with an error, and never breaks the rules on the way.
-    @Test(arguments: 0..<200)
+    /// writers, rate limits, ticks, retries and readers that come, move and go (up to three,
+    /// windows of any size and rate), over servers with and without ranges: every run ends
+    /// once, exact or with an error, and never breaks the rules on the way.
+    @Test(arguments: 0..<400)
     func randomRunsKeepTheInvariants(seed: UInt64) {
         var random = SplitMix64(seed: seed)
-        let size = Int64.random(in: 0...300_000, using: &random)
+        // One in four larger than a reader's window, so that windows leave bytes outside.
+        let size = Int64.random(in: 0...(seed % 4 == 3 ? 12_000_000 : 300_000), using: &random)
         let server = MachineDriver.Server(size: size, ranges: Int.random(in: 0..<4, using: &random) > 0)
         var driver = MachineDriver(
             server: server,
@@ -118,7 +120,16 @@ import Testing
             case 80..<83: driver.end(number, error: MachineDriver.error(.connectionLost))
             case 83..<86: driver.apply(driver.machine.diskHasRoom(at: driver.now))
             case 86..<89: numbers.forEach { driver.apply(driver.machine.rateGranted($0, at: driver.now)) }
-            case 89..<95: driver.tick(by: Double.random(in: 0...1, using: &random))
+            case 89..<93: driver.tick(by: Double.random(in: 0...1, using: &random))
+            case 93..<97:
+                let reader = Int.random(in: 1...3, using: &random)
+                let window =
+                    Int.random(in: 0..<4, using: &random) == 0
+                    ? nil
+                    : ReaderWindow(
+                        offset: Int64.random(in: 0...max(size, 0), using: &random),
+                        bytesPerSecond: Int.random(in: 0..<3, using: &random) == 0 ? nil : Double.random(in: 1...200_000, using: &random))
+                driver.apply(driver.machine.readerMoved(reader, to: window, at: driver.now))
             default: driver.retry()
             }
         }
