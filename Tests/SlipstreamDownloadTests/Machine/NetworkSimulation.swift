@@ -25,6 +25,17 @@ struct NetworkSimulation {
         var firstPort = 1
         /// Bytes of a slice: one comes whenever the rate allows a whole one.
         var slice: Int64 = 16 << 10
+        /// How a server that limits each request sends, where it sends in bursts (nil: evenly).
+        var bursts: Bursts?
+    }
+
+    /// nginx's `limit_rate` with `sendfile on`: a request's bytes go in bursts of up to
+    /// `sendfile_max_chunk` (2 MiB) at the link's speed, the next burst once the rate allows
+    /// the last one (a 2 MiB burst every 0.1 s at 20 MiB/s), the first at once.
+    struct Bursts {
+        var size: Int64 = 2 << 20
+        /// Bytes per second of the link within a burst.
+        var linkRate = 1.0e9
     }
 
     /// One TCP connection.
@@ -38,6 +49,9 @@ struct NetworkSimulation {
         var socket: Socket
         var answerAt: Double
         var credit = 0.0
+        /// With bursts: the bytes of the burst being sent, and when the next one may start.
+        var burstLeft: Int64 = 0
+        var nextBurstAt = 0.0
     }
 
     /// What a run came to.
@@ -120,13 +134,22 @@ struct NetworkSimulation {
             if driver.transfers[number] == nil { close(number) }
             return
         }
-        state.credit += state.socket.rate * Self.step
+        if let bursts = network.bursts {
+            if state.burstLeft == 0, driver.now >= max(state.nextBurstAt, state.answerAt) {
+                state.burstLeft = min(bursts.size, transfer.end - transfer.request.start - transfer.consumed)
+                state.nextBurstAt = driver.now + Double(state.burstLeft) / state.socket.rate
+            }
+            state.credit += Double(min(state.burstLeft, Int64(bursts.linkRate * Self.step)))
+        } else {
+            state.credit += state.socket.rate * Self.step
+        }
         running[number] = state
         while let current = driver.transfers[number] {
             let position = current.request.start + current.consumed
             let slice = min(network.slice, current.end - position)
             guard Double(slice) <= running[number]!.credit else { return }
             running[number]!.credit -= Double(slice)
+            if network.bursts != nil { running[number]!.burstLeft = max(0, running[number]!.burstLeft - slice) }
             driver.deliver(number, count: Int(slice))
             guard driver.transfers[number] == nil else { continue }
             // Read to the end of its body: the connection stays open for the next request.
