@@ -39,7 +39,12 @@ extension DownloadStateMachine {
         meter.add(Int64(count), at: now)
         connection.recentBytes += Int64(count)
         connection.received += Int64(count)
-        if connection.firstData == nil { connection.firstData = now } else { connection.bytesAfterFirst += Int64(count) }
+        if connection.firstData == nil {
+            connection.firstData = now
+        } else {
+            connection.bytesAfterFirst += Int64(count)
+            connection.longestPause = max(connection.longestPause, now - connection.lastData)
+        }
         connection.lastData = now
         lastByte = now
         if mirrors[connection.mirror].failures > 0 { mirrors[connection.mirror].failures = 0 }

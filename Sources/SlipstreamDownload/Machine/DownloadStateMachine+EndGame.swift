@@ -2,13 +2,42 @@ extension DownloadStateMachine {
     /// The smallest part the end game hands to another connection, in bytes.
     static let minimumEndGamePart: Int64 = 64 << 10
 
-    /// A running assignment as the end game sees it: its unwritten part, its connection's
-    /// expected speed (bytes per second) and the seconds until its first byte.
-    private typealias Remainder = (id: Int, next: Int64, remaining: Int64, speed: Double, wait: Double)
+    /// A running assignment as the end game sees it: its connection, its unwritten part, its
+    /// connection's expected speed (bytes per second) and the seconds until its next byte.
+    private typealias Remainder = (connection: Int, id: Int, next: Int64, remaining: Int64, speed: Double, wait: Double)
+
+    /// What the end game weighs: the running assignments, the speed typical of the download
+    /// (the median of the measured ones) and its typical set-up time; nil unless nothing is
+    /// free and a speed is measured.
+    private func endGameView(at now: Double) -> (running: [Remainder], typical: Double, setup: Double)? {
+        guard settings.dropSlowConnections, let map, map.free.isEmpty, let typical = typicalSpeed, typical > 0 else {
+            return nil
+        }
+        let setup = typicalSetupTime
+        let running: [Remainder] = connections.sorted { $0.key < $1.key }.compactMap { number, connection in
+            guard connection.dropped == nil, let id = connection.assignment, let assignment = map.assignment(id) else {
+                return nil
+            }
+            let speed = max(expectedSpeed(of: connection, typical: typical, at: now), 1)
+            // Until its next byte: its set-up, or (a server that sends in bursts) what is left
+            // of the longest pause it took so far.
+            let wait =
+                connection.firstData == nil
+                ? max(0, connection.started + setup - now) : max(0, connection.longestPause - (now - connection.lastData))
+            return (number, id, assignment.next, assignment.remaining, speed, wait)
+        }
+        return (running, typical, setup)
+    }
+
+    /// When a running assignment is expected to end.
+    private static func end(_ remainder: Remainder) -> Double {
+        remainder.wait + Double(remainder.remaining) / remainder.speed
+    }
 
     /// The end game: nothing is free, and a connection is idle. It takes a part of the tail of
     /// the running assignment expected to end last (the victim), sized by expected end times:
-    /// the running connections at their speeds (`expectedSpeed`), the idle
+    /// the running connections at their speeds (`expectedSpeed`) after what is left of the
+    /// longest pause each took between its bytes (a server that sends in bursts), the idle
     /// ones at the speed typical of the download (the median of the measured ones) after the
     /// set-up time its requests took to their first byte. Its part is its share of the work
     /// left, were the running connections and as many idle ones as get a share of at least
@@ -23,20 +52,8 @@ extension DownloadStateMachine {
     /// range bit by bit, each idle connection a part it ends with the rest, and leave the fast
     /// ones' requests whole (a request cut short closes its connection).
     mutating func endGameSplit(at now: Double) -> PieceMap.Assignment? {
-        guard settings.dropSlowConnections, let map, map.free.isEmpty, let typical = typicalSpeed, typical > 0 else {
-            return nil
-        }
-        let setup = typicalSetupTime
-        let running: [Remainder] = connections.sorted { $0.key < $1.key }.compactMap { _, connection in
-            guard connection.dropped == nil, let id = connection.assignment, let assignment = map.assignment(id) else {
-                return nil
-            }
-            let speed = max(expectedSpeed(of: connection, typical: typical, at: now), 1)
-            let wait = connection.firstData == nil ? max(0, connection.started + setup - now) : 0
-            return (id, assignment.next, assignment.remaining, speed, wait)
-        }
-        let end = { (remainder: Remainder) in remainder.wait + Double(remainder.remaining) / remainder.speed }
-        guard let victim = running.max(by: { end($0) < end($1) }) else { return nil }
+        guard let (running, typical, setup) = endGameView(at: now) else { return nil }
+        guard let victim = running.max(by: { Self.end($0) < Self.end($1) }) else { return nil }
         let work = running.reduce(0) { $0 + Double($1.remaining) + $1.speed * $1.wait }
         let speeds = running.reduce(0) { $0 + $1.speed }
         var part: Int64 = 0
@@ -55,6 +72,20 @@ extension DownloadStateMachine {
         }
         guard part >= Self.minimumEndGamePart, Double(part) / victim.speed >= setup else { return nil }
         return changeMap { $0.split(victim.id, at: victim.next + victim.remaining - part) } ?? nil
+    }
+
+    /// The end game's last move, when no part is worth splitting off: the victim waits (a
+    /// server that sends in bursts pauses between them: nginx's `limit_rate` a tenth of a
+    /// second) longer than an idle connection takes to bring its whole remainder, by at least a
+    /// set-up. It stops, and its range goes back to the pool for the idle connections: what it
+    /// kept would wait for its next burst, however small. Returns its cancel, or nothing.
+    mutating func endGameTakeover(at now: Double) -> [Action] {
+        guard let (running, typical, setup) = endGameView(at: now),
+            let victim = running.max(by: { Self.end($0) < Self.end($1) }), victim.wait > 0,
+            2 * setup + Double(victim.remaining) / typical < Self.end(victim)
+        else { return [] }
+        connections[victim.connection]?.dropped = .slow
+        return [.cancel(connection: victim.connection)]
     }
 
     /// The median of the speeds measured of the running connections and of those that ended

@@ -33,6 +33,11 @@ extension DownloadStateMachine {
                         connection: number, url: mirrors[mirror].url, start: assignment.start,
                         end: assignment.end)))
         }
+        // An idle connection found nothing to take: a victim waiting for its next burst may
+        // give its whole remainder back.
+        if !needsPermits, connections.count < limit {
+            actions += endGameTakeover(at: now)
+        }
         if needsPermits, asking, !permitRequestPending, hasWorkForAnotherConnection {
             permitRequestPending = true
             actions.append(.requestPermits(limit - connections.count))

@@ -74,6 +74,8 @@ struct DownloadStateMachine: Sendable {
     /// Why the machine closed a connection.
     enum DropReason: Sendable {
         case stalled
+        /// A straggler: slower than the others at the watchdog's looks, or waiting at the end
+        /// longer than an idle connection takes to bring its whole remainder (`endGameTakeover`).
         case slow
         /// Its mirror was dropped.
         case mirror
@@ -192,6 +194,11 @@ struct DownloadStateMachine: Sendable {
         /// (`lookAtNewMirrors`), between the first slice and the last.
         var firstData: Double?
         var bytesAfterFirst: Int64 = 0
+        /// The longest it went without a byte since its first, not counting the waits the
+        /// download made it take (a full writer, a rate limit): a server that sends in bursts
+        /// (nginx's `limit_rate` sends 2 MiB, then waits a tenth of a second) pauses that long
+        /// between them, whatever its mean speed.
+        var longestPause = 0.0
         var speed: Double?
         var slowTicks = 0
         var dropped: DropReason?

@@ -27,6 +27,9 @@ struct NetworkSimulation {
         var slice: Int64 = 16 << 10
         /// How a server that limits each request sends, where it sends in bursts (nil: evenly).
         var bursts: Bursts?
+        /// Where connections count against a host limit, as `get`'s queue has them: the
+        /// seconds a request for permits takes to be granted (nil: no host limit).
+        var permitDelay: Double?
     }
 
     /// nginx's `limit_rate` with `sendfile on`: a request's bytes go in bursts of up to
@@ -34,8 +37,9 @@ struct NetworkSimulation {
     /// the last one (a 2 MiB burst every 0.1 s at 20 MiB/s), the first at once.
     struct Bursts {
         var size: Int64 = 2 << 20
-        /// Bytes per second of the link within a burst.
-        var linkRate = 1.0e9
+        /// Bytes per second of the link, shared by the bursts under way (the client takes
+        /// about 1.5 GB/s of loopback TCP in all: sixteen bursts at once take 22 ms).
+        var linkRate = 1.5e9
     }
 
     /// One TCP connection.
@@ -70,6 +74,11 @@ struct NetworkSimulation {
     var driver: MachineDriver
     let network: Network
     private var running: [Int: Running] = [:]
+    /// With bursts: how many transfers share the link in this step.
+    private var bursting = 0
+    /// Permit requests told, and when each is granted.
+    private var permitsTold = 0
+    private var grants: [(at: Double, count: Int)] = []
     private var idle: [Socket] = []
     private var nextPort: Int
     private var requests = 0
@@ -80,6 +89,7 @@ struct NetworkSimulation {
         driver = MachineDriver(server: .init(size: size)) { values in
             values.connections = connections
             values.minimumSplitSize = 1 << 20
+            values.limitsHosts = network.permitDelay != nil
             settings(&values)
         }
         self.network = network
@@ -91,11 +101,13 @@ struct NetworkSimulation {
         var nextTick = DownloadStateMachine.tickInterval
         while !driver.isDone, driver.now < limit {
             connectNewTransfers()
+            bursting = running.values.filter { $0.burstLeft > 0 }.count
             for number in driver.transfers.keys.sorted() {
                 move(number)
                 // Requests made as a transfer ended go out at once, on its connection if it stays open.
                 connectNewTransfers()
             }
+            grantPermits()
             if driver.writerFinishing { driver.finishWriter() }
             guard !driver.isDone else { break }
             driver.now += Self.step
@@ -107,6 +119,17 @@ struct NetworkSimulation {
         driver.checkEnd()
         let succeeded = if case .success? = driver.outcomes.first { true } else { false }
         return Outcome(seconds: driver.now, requests: requests, connectionsOpened: opened, succeeded: succeeded)
+    }
+
+    /// Grants the permits asked for once their delay is over.
+    private mutating func grantPermits() {
+        guard let delay = network.permitDelay else { return }
+        for count in driver.permitRequests.dropFirst(permitsTold) { grants.append((driver.now + delay, count)) }
+        permitsTold = driver.permitRequests.count
+        while let first = grants.first, first.at <= driver.now {
+            grants.removeFirst()
+            driver.apply(driver.machine.permitsGranted(first.count, at: driver.now))
+        }
     }
 
     /// Gives each new request a connection: one kept alive, else a new one on the next port.
@@ -139,7 +162,7 @@ struct NetworkSimulation {
                 state.burstLeft = min(bursts.size, transfer.end - transfer.request.start - transfer.consumed)
                 state.nextBurstAt = driver.now + Double(state.burstLeft) / state.socket.rate
             }
-            state.credit += Double(min(state.burstLeft, Int64(bursts.linkRate * Self.step)))
+            state.credit += Double(min(state.burstLeft, Int64(bursts.linkRate * Self.step / Double(max(1, bursting)))))
         } else {
             state.credit += state.socket.rate * Self.step
         }
