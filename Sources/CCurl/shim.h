@@ -48,6 +48,9 @@ static const size_t slipstream_curl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
 /// curl_easy_pause's argument that resumes both directions.
 static const int slipstream_curl_pause_cont = CURLPAUSE_CONT;
 
+/// curl_easy_pause's argument that stops receiving.
+static const int slipstream_curl_pause_recv = CURLPAUSE_RECV;
+
 /// CURLOPT_HTTPAUTH's masks (unsigned long macros Swift does not import).
 static const unsigned long slipstream_curlauth_any = CURLAUTH_ANY;
 static const unsigned long slipstream_curlauth_basic = CURLAUTH_BASIC;

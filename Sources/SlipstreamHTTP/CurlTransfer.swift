@@ -169,8 +169,11 @@ final class CurlTransfer {
     func onBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if !headDelivered, !deliverHead() { return 0 }
         let slice = withinRange(bytes)
-        switch sink.receive(body: slice) {
-        case .proceed:
+        let decision = sink.receive(body: slice)
+        switch decision {
+        case .proceed, .proceedThenPause:
+            // Reading stops after this read (libcurl allows a pause from its own callback).
+            if case .proceedThenPause = decision { _ = slipstream_curl_easy_pause(easy, slipstream_curl_pause_recv) }
             guard tookWithinRange(slice.count) else { return bytes.count }
             // The end of the range asked for (a file protocol's transfer runs to the file's end).
             sinkEnded = .success(())
@@ -201,7 +204,7 @@ final class CurlTransfer {
 
     private func deliver(_ head: HTTPResponseHead) -> Bool {
         switch sink.receive(head: head) {
-        case .proceed, .pause:
+        case .proceed, .pause, .proceedThenPause:
             return true
         case .finish:
             sinkEnded = .success(())

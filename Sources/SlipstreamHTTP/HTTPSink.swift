@@ -8,8 +8,9 @@ public protocol HTTPSink: AnyObject, Sendable {
 
     /// A slice of the body, valid only during the call (libcurl's own buffer; copy what you keep).
     /// `.proceed` means every byte was taken; `.pause` means none was, and the same bytes come
-    /// again after `HTTPTransfer.resume()`; `.finish` ends the transfer successfully after
-    /// taking what was wanted; `.abort` ends it with the given error.
+    /// again after `HTTPTransfer.resume()`; `.proceedThenPause` means every byte was taken and
+    /// the transfer stops reading until `resume()`; `.finish` ends the transfer successfully
+    /// after taking what was wanted; `.abort` ends it with the given error.
     func receive(body: UnsafeRawBufferPointer) -> HTTPSinkDecision
 
     /// The transfer is over: `.success` when the whole response was received (or the sink said
@@ -23,6 +24,11 @@ public enum HTTPSinkDecision: Sendable {
     case proceed
     /// Stop delivering until `HTTPTransfer.resume()`; the slice was not taken.
     case pause
+    /// Every byte of the slice was taken; read nothing more until `HTTPTransfer.resume()`. The
+    /// rest of what libcurl already read comes first, in more slices (this too is the sink's
+    /// to take or to refuse with `.pause`): unlike `.pause`, libcurl then keeps no copy of it.
+    /// For a sink whose room runs low.
+    case proceedThenPause
     /// End the transfer now, successfully: the sink has all it wants.
     case finish
     /// End the transfer now with this error.

@@ -129,6 +129,24 @@ import TestSupport
         #expect(String(decoding: response.body, as: UTF8.self) == "identity|yes|tester/1")
     }
 
+    /// `.proceedThenPause` takes the slice and stops the reading: only the rest of what libcurl
+    /// had already read (less than its receive buffer) comes before the resume, then the body
+    /// goes on, whole and in order.
+    @Test func proceedThenPauseStopsReadingUntilResume() async throws {
+        let path = try await TestNginx.makeFileOffPool("engine-4m.bin", size: 4 << 20)
+        var request = HTTPRequest(url: try TestNginx.url("engine-4m.bin"))
+        request.receiveBufferSize = 64 << 10
+        let sink = TakingPausingSink()
+        sink.resumeOnPause(engine.start(request, sink: sink))
+        let result = await sink.completion()
+        #expect(result.isSuccess, "\(result)")
+        #expect(sink.pauses > 3)
+        #expect(sink.mostAfterPause < request.receiveBufferSize, "\(sink.mostAfterPause) bytes came after a pause")
+        let source = try #require(FileManager.default.contents(atPath: path))
+        let same = sink.body.elementsEqual(source)
+        #expect(same)
+    }
+
     @Test func pauseDeliversTheSameBytesAgainAfterResume() async throws {
         let path = try await TestNginx.makeFileOffPool("engine-4m.bin", size: 4 << 20)
         let sink = PausingSink()
@@ -341,6 +359,85 @@ final class PausingSink: HTTPSink {
             return (.proceed, nil)
         }
         if let resumer { DispatchQueue.global().async { resumer.resume() } }
+        return decision
+    }
+
+    func complete(_ result: Result<Void, HTTPError>) {
+        let waiter = state.withLock { state in
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: result)
+    }
+}
+
+/// Takes every slice; every eighth says `.proceedThenPause`, and a Dispatch thread resumes the
+/// transfer. Counts the bytes that come between a pause and its resume.
+final class TakingPausingSink: HTTPSink {
+    private struct State {
+        var body: [UInt8] = []
+        var calls = 0
+        var pauses = 0
+        var paused = false
+        var afterPause = 0
+        var mostAfterPause = 0
+        var transfer: HTTPTransfer?
+        var result: Result<Void, HTTPError>?
+        var waiter: CheckedContinuation<Result<Void, HTTPError>, Never>?
+    }
+    private let state = Mutex(State())
+
+    var pauses: Int { state.withLock { $0.pauses } }
+    var mostAfterPause: Int { state.withLock { $0.mostAfterPause } }
+    var body: [UInt8] { state.withLock { $0.body } }
+
+    /// Resumes `transfer` after each pause (and now, if one came before it was known).
+    func resumeOnPause(_ transfer: HTTPTransfer) {
+        let paused = state.withLock { state in
+            state.transfer = transfer
+            return state.paused
+        }
+        if paused { resume() }
+    }
+
+    /// Ends the pause, then resumes: bytes that come after belong to no pause.
+    private func resume() {
+        let transfer = state.withLock { state in
+            state.paused = false
+            return state.transfer
+        }
+        transfer?.resume()
+    }
+
+    func completion() async -> Result<Void, HTTPError> {
+        await withCheckedContinuation { continuation in
+            let result = state.withLock { state in
+                if state.result == nil { state.waiter = continuation }
+                return state.result
+            }
+            if let result { continuation.resume(returning: result) }
+        }
+    }
+
+    func receive(head: HTTPResponseHead) -> HTTPSinkDecision { .proceed }
+
+    func receive(body: UnsafeRawBufferPointer) -> HTTPSinkDecision {
+        let (decision, known): (HTTPSinkDecision, Bool) = state.withLock { state in
+            state.body.append(contentsOf: body)
+            state.calls += 1
+            if state.paused {
+                state.afterPause += body.count
+                state.mostAfterPause = max(state.mostAfterPause, state.afterPause)
+                return (.proceed, false)
+            }
+            guard state.calls % 8 == 0 else { return (.proceed, false) }
+            state.pauses += 1
+            state.paused = true
+            state.afterPause = 0
+            return (.proceedThenPause, state.transfer != nil)
+        }
+        if known { DispatchQueue.global().async { self.resume() } }
         return decision
     }
 

@@ -6,7 +6,9 @@ import Synchronization
 /// libcurl hands over is copied once into a slot of a bounded pool (slices that continue each
 /// other share a slot) and written by the writer's own thread. When every slot is taken the disk is the bottleneck: `take` refuses the slice,
 /// the caller pauses the transfer (libcurl stops reading the socket, so TCP slows the server
-/// down), and `onRoom` says when a slot is free again. Memory stays bounded by the pool, and a
+/// down), and `onRoom` says when a slot is free again. Before that, when few slots are left,
+/// `take` says so as it takes a slice, and the caller stops its transfer reading then, which
+/// spares libcurl the copy a refused transfer keeps of what it had read. Memory stays bounded by the pool, and a
 /// slow disk never holds up the network thread, nor the other transfers it serves.
 ///
 /// The writer thread also opens the file first (naming, creating or reopening it, and
@@ -137,12 +139,24 @@ final class DiskWriter: Sendable {
     /// Whether the writer has saved a resume record (then the records are on disk).
     var hasWrittenRecords: Bool { state.withLock { $0.recorded } }
 
+    /// What `take` did with a slice.
+    enum Taking: Equatable {
+        /// Taken.
+        case taken
+        /// Taken, and the pool is nearly full (fewer than `reserveSlots` free): the caller
+        /// stops its transfer reading more until `onRoom`, though the rest of what libcurl
+        /// already read may still come, and finds room. A transfer refused instead keeps a copy
+        /// of that rest in libcurl until it resumes.
+        case takenNearlyFull
+        /// Not taken: no slot is free (`onRoom` tells when there is room).
+        case refused
+    }
+
     /// Takes `bytes` for `offset`: held, or copied into free slots and queued for the writer
-    /// thread. False when no slot is free (nothing was taken; `onRoom` tells when there is room).
-    /// Throws when the file cannot be written (a failed queued write included). Called by one
-    /// thread at a time (the download's connections all run on one engine thread).
-    func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> Bool {
-        guard !bytes.isEmpty else { return true }
+    /// thread. Throws when the file cannot be written (a failed queued write included). Called
+    /// by one thread at a time (the download's connections all run on one engine thread).
+    func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> Taking {
+        guard !bytes.isEmpty else { return .taken }
         guard held == nil, bytes.count > slotSize else { return try takeSlot(bytes, at: offset) }
         // A slice bigger than a slot (libcurl's never are): in slot-sized parts, all or none.
         let parts = (bytes.count + slotSize - 1) / slotSize
@@ -152,18 +166,23 @@ final class DiskWriter: Sendable {
             if !room { state.refused = true }
             return room
         }
-        guard room else { return false }
+        guard room else { return .refused }
+        var taking = Taking.taken
         for start in stride(from: 0, to: bytes.count, by: slotSize) {
             let part = UnsafeRawBufferPointer(rebasing: bytes[start..<min(start + slotSize, bytes.count)])
-            _ = try takeSlot(part, at: offset + Int64(start))
+            taking = try takeSlot(part, at: offset + Int64(start))
         }
-        return true
+        return taking
     }
+
+    /// Slots kept free for what transfers already read: below this many, a slice taken says
+    /// `.takenNearlyFull`.
+    private var reserveSlots: Int { maxSlots / 4 }
 
     /// Takes at most a slot's worth of bytes (or holds them): added to the open slot it
     /// continues, if it fits, else copied into a new one. Contiguous slices so make one write
     /// of up to a slot (libcurl's slices are often an eighth of one).
-    private func takeSlot(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> Bool {
+    private func takeSlot(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> Taking {
         var queued = 0
         defer { for _ in 0..<queued { wake.signal() } }
         return try state.withLock { state throws(DownloadError) in
@@ -174,7 +193,7 @@ final class DiskWriter: Sendable {
                 }
                 (held.memory + Int(offset)).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
                 state.written.insert(offset..<(offset + Int64(bytes.count)))
-                return true
+                return .taken
             }
             if let index = state.open.firstIndex(where: { $0.offset + Int64($0.count) == offset }) {
                 let open = state.open[index]
@@ -185,7 +204,7 @@ final class DiskWriter: Sendable {
                         queue(openSlot: index, &state)
                         queued += 1
                     }
-                    return true
+                    return nearlyFull(&state)
                 }
                 // Its connection has moved on past it: written as it is.
                 queue(openSlot: index, &state)
@@ -201,7 +220,7 @@ final class DiskWriter: Sendable {
                 // Every slot is taken: those still open are written as they are, for room.
                 queued += queueOpenSlots(&state)
                 state.refused = true
-                return false
+                return .refused
             }
             slot.memory.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
             state.open.append(OpenSlot(slot: slot, offset: offset, count: bytes.count))
@@ -210,8 +229,16 @@ final class DiskWriter: Sendable {
                 queue(openSlot: 0, &state)
                 queued += 1
             }
-            return true
+            return nearlyFull(&state)
         }
+    }
+
+    /// `.takenNearlyFull` when fewer than `reserveSlots` slots are free (then `onRoom` is owed,
+    /// as for a refusal), else `.taken` (lock held).
+    private func nearlyFull(_ state: inout State) -> Taking {
+        guard state.free.count + maxSlots - state.allocated < reserveSlots else { return .taken }
+        state.refused = true
+        return .takenNearlyFull
     }
 
     /// Moves open slot `index` to the writer thread's queue (lock held).

@@ -275,11 +275,11 @@ struct DownloadFiles: Sendable {
             writeAtStart: !opening.resuming && size > Self.smallFileSize)
     }
 
-    /// Takes `bytes` for `offset` for writing: false when the writer has no room for them now
-    /// (it tells `onRoom` when it has). Throws once writing failed.
-    func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> Bool {
-        if let ordered { return try ordered.take(bytes, at: offset) }
-        return try writer?.take(bytes, at: offset) ?? false
+    /// Takes `bytes` for `offset` for writing: `.refused` when the writer has no room for them
+    /// now (it tells `onRoom` when it has). Throws once writing failed.
+    func take(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(DownloadError) -> DiskWriter.Taking {
+        if let ordered { return try ordered.take(bytes, at: offset) ? .taken : .refused }
+        return try writer?.take(bytes, at: offset) ?? .refused
     }
 
     /// Why the writer refused a slice (`take` said false): a stream held up by a range at its

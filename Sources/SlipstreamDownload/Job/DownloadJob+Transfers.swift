@@ -111,8 +111,10 @@ extension DownloadJob {
             guard case .write(let offset, let count) = state.machine.place(body.count, on: connection) else {
                 return .abort(state.machine.stopped)
             }
+            let taking: DiskWriter.Taking
             do throws(DownloadError) {
-                guard try state.files.take(UnsafeRawBufferPointer(rebasing: body[..<count]), at: offset) else {
+                taking = try state.files.take(UnsafeRawBufferPointer(rebasing: body[..<count]), at: offset)
+                guard taking != .refused else {
                     // The disk is behind: the slice comes again once the writer has room.
                     for (limiter, client) in zip(limiters, state.limiterClients[connection] ?? []) {
                         limiter.hold(body.count, client: client)
@@ -127,7 +129,10 @@ extension DownloadJob {
             let taken = state.machine.took(count, of: body.count, on: connection, at: now)
             progress = taken.progress
             after = taken.actions
-            return taken.verdict.decision
+            guard taking == .takenNearlyFull, case .proceed = taken.verdict else { return taken.verdict.decision }
+            // The writer is nearly full: this transfer reads no more until it has room.
+            state.machine.pause(connection, for: .disk)
+            return .proceedThenPause
         }
         if let progress { events.yield(.progress(progress)) }
         perform(after)

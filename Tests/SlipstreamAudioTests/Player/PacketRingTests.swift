@@ -162,4 +162,18 @@ struct PacketRingTests {
         }
         #expect(keeping.residentBytes() >= 512 * 1024)
     }
+
+    /// A ring that keeps played packets holds records for about the packets that fit in it, not
+    /// for thousands that were dropped: laps of a 512 KiB ring of MP3-sized packets (418 bytes,
+    /// about 1,250 in the ring).
+    @Test func recordsFollowThePacketsKept() {
+        var queue = PacketRing(limit: 512 * 1024)
+        for n in 0..<20_000 {
+            while !queue.canStore(418) { _ = Self.playNext(&queue) }
+            #expect(Self.append(&queue, n, size: 418))
+            if n % 2 == 0 { _ = Self.playNext(&queue) }
+        }
+        let fit = (512 + 64) * 1024 / 418
+        #expect(queue.recordCapacity <= 2 * fit, "\(queue.recordCapacity) packet records for \(fit) packets")
+    }
 }

@@ -150,7 +150,7 @@ import TestSupport
             hooks: .init(onError: { failures.continuation.yield($0) }))
         let bytes = [UInt8](repeating: 7, count: 1000)
         // Queued (a slot is free), so it fails on the writer thread.
-        #expect(try bytes.withUnsafeBytes { try writer.take($0, at: 0) })
+        #expect(try bytes.withUnsafeBytes { try writer.take($0, at: 0) } == .taken)
         writer.finish(keepRecord: false) { _ in failures.continuation.finish() }
         var errors: [DownloadError] = []
         for await error in failures.stream { errors.append(error) }
@@ -173,13 +173,40 @@ import TestSupport
             }, slotSize: 16, maxSlots: 8,
             hooks: .init(onError: { _ in Issue.record("no error expected") }))
         let bytes = (0..<100).map { UInt8($0) }
-        // 100 bytes take 7 of the 8 slots; another 100 find only one free: refused, nothing taken.
-        #expect(try bytes.withUnsafeBytes { try writer.take($0, at: 0) })
-        #expect(try !bytes.withUnsafeBytes { try writer.take($0, at: 100) })
+        // 100 bytes take 7 of the 8 slots (nearly full); another 100 find only one free:
+        // refused, nothing taken.
+        #expect(try bytes.withUnsafeBytes { try writer.take($0, at: 0) } == .takenNearlyFull)
+        #expect(try bytes.withUnsafeBytes { try writer.take($0, at: 100) } == .refused)
         gate.open()
         await withCheckedContinuation { done in writer.finish(keepRecord: false) { _ in done.resume() } }
         #expect(writer.written.ranges == [0..<100])
         #expect(TestFiles.contents(of: folder + "/parts", equal: bytes))
+        file.close()
+    }
+
+    /// Slices are taken while slots are free; with fewer than a quarter free, each one taken
+    /// says the pool is nearly full (its transfer stops reading, and what libcurl already read
+    /// still finds room), and one that finds no slot is refused. The writer says when it has
+    /// room again, as after a refusal.
+    @Test func aNearlyFullPoolSaysSoAsItTakes() async throws {
+        let folder = try TestFiles.makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = try PartFile(creating: folder + "/nearly")
+        let gate = Gate()
+        let room = DispatchSemaphore(value: 0)
+        let writer = DiskWriter(
+            opening: {
+                gate.wait(); return file
+            }, slotSize: 16, maxSlots: 8,
+            hooks: .init(onError: { _ in Issue.record("no error expected") }, onRoom: { room.signal() }))
+        let bytes = [UInt8](repeating: 3, count: 16)
+        // Slices 32 bytes apart: each one takes a slot of its own.
+        let takings = try (0..<9).map { n in try bytes.withUnsafeBytes { try writer.take($0, at: Int64(n * 32)) } }
+        #expect(takings == Array(repeating: .taken, count: 6) + [.takenNearlyFull, .takenNearlyFull, .refused])
+        gate.open()
+        #expect(try await offPool { room.wait(timeout: .now() + .seconds(30)) } == .success, "the writer never said it had room")
+        await withCheckedContinuation { done in writer.finish(keepRecord: false) { _ in done.resume() } }
+        #expect(writer.written.byteCount == 8 * 16)
         file.close()
     }
 
@@ -204,7 +231,7 @@ import TestSupport
                 try writer.take(UnsafeRawBufferPointer(rebasing: all[start..<end]), at: Int64(start))
             }
         }
-        #expect(taken.allSatisfy { $0 })
+        #expect(taken.allSatisfy { $0 == .taken })
         await withCheckedContinuation { done in writer.finish(keepRecord: false) { _ in done.resume() } }
         #expect(Set(writes.withLock { $0 }) == [0..<100, 150..<250, 100..<150])
         #expect(writer.written.ranges == [0..<250])
@@ -234,11 +261,11 @@ import TestSupport
                 try writer.take(UnsafeRawBufferPointer(rebasing: all[20..<30]), at: 20),
             ]
         }
-        #expect(taken == [true, true, false])
+        #expect(taken == [.taken, .taken, .refused])
         gate.open()
         var iterator = rooms.stream.makeAsyncIterator()
         _ = await iterator.next()
-        #expect(try bytes.withUnsafeBytes { try writer.take(UnsafeRawBufferPointer(rebasing: $0[20..<30]), at: 20) })
+        #expect(try bytes.withUnsafeBytes { try writer.take(UnsafeRawBufferPointer(rebasing: $0[20..<30]), at: 20) } == .taken)
         await withCheckedContinuation { done in writer.finish(keepRecord: false) { _ in done.resume() } }
         #expect(writer.written.ranges == [0..<30])
         #expect(TestFiles.contents(of: folder + "/slow", equal: bytes))
@@ -259,7 +286,7 @@ import TestSupport
                 try writer.take(UnsafeRawBufferPointer(rebasing: all[0..<60]), at: 0),
             ]
         }
-        #expect(taken == [true, true])
+        #expect(taken == [.taken, .taken])
         #expect(writer.written.ranges == [0..<100])
         #expect(FileSystem.size(of: path) == 0)
         // More than the announced size is refused, and never reaches the file.

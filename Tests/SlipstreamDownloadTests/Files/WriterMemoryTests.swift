@@ -43,7 +43,7 @@ import TestSupport
                 let count = min(slice, (connection + 1) * share - next[connection])
                 guard count > 0 else { continue }
                 let chunk = UnsafeRawBufferPointer(rebasing: bytes[..<count])
-                while try !writer.take(chunk, at: Int64(next[connection])) {
+                while try writer.take(chunk, at: Int64(next[connection])) == .refused {
                     guard room.wait(timeout: .now() + .seconds(30)) == .success else { return false }
                 }
                 next[connection] += count
