@@ -132,22 +132,11 @@ public struct DownloadConfiguration: Sendable {
         RetryPolicy(retries: retries, baseDelay: retryDelay.seconds, maxDelay: maxRetryDelay.seconds)
     }
 
-    /// libcurl's receive buffers of a download's connections together, in bytes: each
-    /// connection's is its share of this, within `receiveBufferSizes` (so 128 KiB each up to
-    /// four connections, 64 KiB from eight on). Each buffer is also what a transfer paused for
-    /// the disk may keep a copy of: 16 connections of 128 KiB held 4.4 MiB.
-    static let receiveBufferBudget = 512 << 10
-    /// The sizes a connection's receive buffer may have: at most what one fast connection uses
-    /// (`HTTPRequest`'s default), at least what keeps the CPU per byte, and so the speed where
-    /// the CPU is the limit, as it was (32 KiB cost -n 16 a fifth more CPU and 15% more wall
-    /// time on loopback: more system calls and rounds of libcurl's loop per byte).
-    static let receiveBufferSizes = (64 << 10)...(128 << 10)
-
-    /// The disk writer's slots for a download of `url`: their size (that of one connection's
-    /// largest slice, so that one slice fits in one) and how many (`writeBufferSize` of them,
-    /// at least one, whatever the number of connections).
+    /// The disk writer's slots for a download of `url`: their size (that of libcurl's slices,
+    /// so that one slice fits in one) and how many (`writeBufferSize` of them, at least one,
+    /// whatever the number of connections).
     func writerSlots(for url: String) -> (size: Int, count: Int) {
-        let size = min(Self.receiveBufferSizes.upperBound, sliceLimit() ?? .max)
+        let size = request(url, range: nil, loginOrigins: []).receiveBufferSize
         return (size, max(1, writeBufferSize / size))
     }
 
@@ -168,19 +157,15 @@ public struct DownloadConfiguration: Sendable {
         // Stalls are found by the download's own watchdog, for every connection alike.
         request.lowSpeedLimit = 0
         request.access = access.scoped(to: url, loginOrigins: loginOrigins)
-        let share = Self.receiveBufferBudget / max(connections, 1)
-        request.receiveBufferSize = min(max(share, Self.receiveBufferSizes.lowerBound), Self.receiveBufferSizes.upperBound)
-        if let limit = sliceLimit(limiters) { request.receiveBufferSize = min(request.receiveBufferSize, limit) }
-        return request
-    }
-
-    /// Under a rate limit, the largest slice: the bucket of the slowest of `limiters` (default:
-    /// the limits configured), where libcurl allows, so that one slice never overshoots it;
-    /// nil without a limit.
-    private func sliceLimit(_ limiters: [RateLimiter]? = nil) -> Int? {
+        // Under a rate limit, slices no bigger than the limiter's bucket (where libcurl allows),
+        // so that one slice never overshoots it.
         let limits =
             limiters.map { $0.compactMap(\.bytesPerSecond) }
             ?? [bytesPerSecondLimit, sharedRateLimiter?.bytesPerSecond].compactMap { $0 }
-        return limits.min().map { max(Int(Double($0) * RateLimiter.depthSeconds), 16 << 10) }
+        if let slowest = limits.min() {
+            let depth = Int(Double(slowest) * RateLimiter.depthSeconds)
+            request.receiveBufferSize = min(request.receiveBufferSize, max(depth, 16 << 10))
+        }
+        return request
     }
 }
