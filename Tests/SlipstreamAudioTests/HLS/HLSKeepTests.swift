@@ -52,6 +52,10 @@ struct HLSKeepTests {
         let url = try TestNginx.url(served + "/index.m3u8")
         let output = try TestFiles.makeTemporaryFolder() + "/early.ts"
         let download = try HLSDownloader().start(url, to: output)
+        // Held, as a player holds them: else the download may join (and remove the segments'
+        // files) between the answer and the read.
+        let holder = NSObject()
+        download.kept.hold(holder)
         let last = try TestNginx.url(served + "/" + segments.last!)
         let answer: HLSKeptResources.Answer = await withCheckedContinuation { continuation in
             download.kept.take(last) { continuation.resume(returning: $0) }
@@ -63,6 +67,7 @@ struct HLSKeepTests {
             download.kept.take(url + "?not-a-segment") { continuation.resume(returning: $0) }
         }
         #expect(throws: DownloadError.self) { try stranger.get() }
+        download.kept.release(holder)
         _ = try await download.value
     }
 }
