@@ -210,36 +210,6 @@ import TestSupport
         file.close()
     }
 
-    /// A new file's blocks are allocated after the writer's first write, not before it: a
-    /// reader of the running download waits for those first bytes, not for the allocation.
-    @Test func theFileIsAllocatedAfterTheFirstWrite() async throws {
-        let folder = try TestFiles.makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = try PartFile(creating: folder + "/late")
-        let steps = Mutex<[String]>([])
-        let gate = Gate()
-        let writer = DiskWriter(
-            opening: {
-                gate.wait(); return file
-            },
-            allocating: { (file: PartFile) throws(DownloadError) in
-                steps.withLock { $0.append("allocate") }
-                try file.reserve(1 << 20, allocate: true)
-            }, slotSize: 16, maxSlots: 2,
-            hooks: .init(
-                onError: { _ in Issue.record("no error expected") },
-                beforeWrite: { offset, _ in steps.withLock { $0.append("write \(offset)") } }))
-        let bytes = [UInt8](repeating: 7, count: 16)
-        // A full slot is queued at once: it is there before the file opens.
-        let taking = try bytes.withUnsafeBytes { try writer.take($0, at: 0) }
-        #expect(taking != DiskWriter.Taking.refused)
-        gate.open()
-        await withCheckedContinuation { done in writer.finish(keepRecord: false) { _ in done.resume() } }
-        #expect(steps.withLock { $0 }.prefix(2) == ["write 0", "allocate"])
-        #expect(FileSystem.size(of: folder + "/late") == 1 << 20)
-        file.close()
-    }
-
     /// Slices that continue each other share a slot and make one write; others (another
     /// connection's) make writes of their own, in any order.
     @Test func contiguousSlicesMakeOneWrite() async throws {
