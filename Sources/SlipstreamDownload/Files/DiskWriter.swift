@@ -19,9 +19,8 @@ import Synchronization
 ///
 /// With a `Checkpoint`, the writer thread also keeps the resume records: the live one every
 /// tenth of a second, the durable one (after an fdatasync of the data) at its interval (never
-/// more than once a second), at the start of a new download (after its first write: a reader
-/// waits for those bytes) and when the writer finishes with the record kept. No fsync ever
-/// happens on the network thread.
+/// more than once a second), at the start of a new download and when the writer finishes
+/// with the record kept. No fsync ever happens on the network thread.
 final class DiskWriter: Sendable {
     /// What to record for resuming, and where.
     struct Checkpoint: Sendable {
@@ -100,19 +99,12 @@ final class DiskWriter: Sendable {
     private let hooks: Hooks
     private let checkpoint: Checkpoint?
     private let held: Held?
-    /// Allocates the new file's blocks, once the first bytes are written (see `init`).
-    private let allocate: (@Sendable (PartFile) throws(DownloadError) -> Void)?
 
     /// A writer with its own thread, which first opens the file with `open`, and at most
     /// `maxSlots` (at least 1) slots of `slotSize` bytes (allocated as needed), starting with
-    /// `written` already on disk. `allocate`, if given, runs on the writer's thread after its
-    /// first write (or its first tenth of a second with nothing to write), before the first
-    /// durable record a new download writes: a new file's blocks, reserved once its first
-    /// bytes, which a reader may be waiting for, are in; a failure stops the writer as a failed
-    /// write does.
+    /// `written` already on disk.
     init(
-        opening open: @escaping @Sendable () throws(DownloadError) -> PartFile,
-        allocating allocate: (@Sendable (PartFile) throws(DownloadError) -> Void)? = nil, slotSize: Int, maxSlots: Int,
+        opening open: @escaping @Sendable () throws(DownloadError) -> PartFile, slotSize: Int, maxSlots: Int,
         written: ByteRanges = ByteRanges(), checkpoint: Checkpoint? = nil, hooks: Hooks
     ) {
         precondition(maxSlots > 0, "a writer thread needs a slot")
@@ -120,7 +112,6 @@ final class DiskWriter: Sendable {
         self.maxSlots = maxSlots
         self.hooks = hooks
         self.checkpoint = checkpoint
-        self.allocate = allocate
         held = nil
         state.withLock { $0.written = written }
         IOThread.start(name: "slipstream-disk") { [self] in run(opening: open) }
@@ -134,7 +125,6 @@ final class DiskWriter: Sendable {
         maxSlots = 0
         self.hooks = hooks
         checkpoint = nil
-        allocate = nil
         held = Held(memory: HeldMemoryPool.shared.take(size), size: size)
         state.withLock { $0.file = file }
         hooks.onOpened(file)
@@ -285,10 +275,6 @@ final class DiskWriter: Sendable {
 
     private func run(opening open: @Sendable () throws(DownloadError) -> PartFile) {
         var recorder: Recorder?
-        // Until the first write (or the first tenth of a second with none), a new file's
-        // blocks and its first durable record wait: a reader of the running download (a
-        // player) waits for those first bytes, not for gigabytes to be allocated and synced.
-        var starting = true
         do throws(DownloadError) {
             let file = try open()
             let written = state.withLock { state in
@@ -298,6 +284,7 @@ final class DiskWriter: Sendable {
             hooks.onOpened(file)
             for range in written { hooks.onWritten(range) }
             recorder = checkpoint.map { Recorder(checkpoint: $0, file: file) }
+            if checkpoint?.writeAtStart == true { record(&recorder, durable: true) }
         } catch {
             fail(error)
         }
@@ -324,12 +311,7 @@ final class DiskWriter: Sendable {
             case .write(let slot, let count, let offset):
                 write(slot, count: count, at: offset)
             }
-            if starting, item != nil || timedOut {
-                starting = false
-                if let allocate { allocateBlocks(allocate) }
-                if checkpoint?.writeAtStart == true { record(&recorder, durable: true) }
-            }
-            if !starting { record(&recorder, durable: false) }
+            record(&recorder, durable: false)
         }
     }
 
@@ -376,12 +358,6 @@ final class DiskWriter: Sendable {
         } catch {
             fail(error)
         }
-    }
-
-    /// Runs the new file's deferred allocation; a failure (a full disk) stops the writer.
-    private func allocateBlocks(_ allocate: @Sendable (PartFile) throws(DownloadError) -> Void) {
-        guard let file = state.withLock({ $0.failure == nil ? $0.file : nil }) else { return }
-        do throws(DownloadError) { try allocate(file) } catch { fail(error) }
     }
 
     private func write(_ slot: Slot, count: Int, at offset: Int64) {

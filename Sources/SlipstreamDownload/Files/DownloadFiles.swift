@@ -224,13 +224,7 @@ struct DownloadFiles: Sendable {
             }
             if removeRecords { store.remove() }
             guard let size else { return file }
-            do throws(DownloadError) {
-                // A new file's blocks are allocated after its first write (`allocateNewFile`):
-                // allocating gigabytes takes a tenth of a second and more, which a reader of the
-                // running download (a player) would wait. A full disk is refused here still.
-                try file.reserve(size, allocate: allocate && resuming)
-                if !resuming, allocate { try file.checkRoom(for: size) }
-            } catch {
+            do throws(DownloadError) { try file.reserve(size, allocate: allocate) } catch {
                 // A new file that cannot have its size (a full disk) goes: not a byte is in it.
                 if !resuming { file.removeIfStillNamed() }
                 file.close()
@@ -238,19 +232,10 @@ struct DownloadFiles: Sendable {
             }
             return file
         }
-        var allocateNewFile: (@Sendable (PartFile) throws(DownloadError) -> Void)?
-        if !resuming, allocate, let size {
-            allocateNewFile = { @Sendable (file: PartFile) throws(DownloadError) in
-                do throws(DownloadError) { try file.reserve(size, allocate: true) } catch {
-                    file.removeIfStillNamed()
-                    throw error
-                }
-            }
-        }
         let slots = configuration.writerSlots(for: url)
         writer = DiskWriter(
-            opening: openFile, allocating: allocateNewFile, slotSize: slots.size, maxSlots: slots.count,
-            written: opening.written, checkpoint: checkpoint(for: opening, store: store, head: head), hooks: hooks)
+            opening: openFile, slotSize: slots.size, maxSlots: slots.count, written: opening.written,
+            checkpoint: checkpoint(for: opening, store: store, head: head), hooks: hooks)
         return path
     }
 

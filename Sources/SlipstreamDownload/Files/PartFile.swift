@@ -144,7 +144,6 @@ final class PartFile: Sendable {
         guard size > 0 else { return }
         guard allocate else {
             guard ftruncate(descriptor, off_t(size)) == 0 else {
-                if errno == EFBIG { throw Self.tooLargeError(path, size: size) }
                 throw DownloadError(.disk, "cannot size \(path): \(FileSystem.lastError)", path: path)
             }
             return
@@ -156,26 +155,16 @@ final class PartFile: Sendable {
         case EFBIG:
             throw Self.tooLargeError(path, size: size)
         case ENOSPC:
-            throw noSpace(for: size, free: FileSystem.freeBytes(near: path))
+            throw DownloadError(
+                .noSpace,
+                "not enough space for \(path): it needs \(size) bytes, "
+                    + "\(FileSystem.freeBytes(near: path).map { "\($0) bytes are free" } ?? "the disk is full")", path: path)
         default:
             // Filesystems without preallocation: grow the file instead; a full disk then shows at write time.
             guard ftruncate(descriptor, off_t(size)) == 0 else {
                 throw DownloadError(.disk, "cannot size \(path): \(FileSystem.lastError)", path: path)
             }
         }
-    }
-
-    /// Refuses a new file of `size` bytes where its file system has less free (`statvfs`): the
-    /// quick check made before the first write, when allocating the size waits until after it.
-    func checkRoom(for size: Int64) throws(DownloadError) {
-        if let free = FileSystem.freeBytes(near: path), free < size { throw noSpace(for: size, free: free) }
-    }
-
-    private func noSpace(for size: Int64, free: Int64?) -> DownloadError {
-        DownloadError(
-            .noSpace,
-            "not enough space for \(path): it needs \(size) bytes, \(free.map { "\($0) bytes are free" } ?? "the disk is full")",
-            path: path)
     }
 
     /// Writes all of `bytes` at `offset`.
